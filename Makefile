@@ -1,0 +1,41 @@
+# Waypost — two commands on a fresh machine: `make demo` and `make test`.
+SWIFT     ?= swift
+PREFIX    ?= $(HOME)/.local
+# Debian packages the build, the tests and the demo need; `deps` installs the missing ones.
+DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-bin \
+                shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build release test demo bench install clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product waypost
+
+test: deps
+	$(SWIFT) test
+
+demo: deps build
+	@./Examples/demo.sh "$$($(SWIFT) build --show-bin-path)/waypost"
+
+bench: deps
+	cd Benchmarks && $(SWIFT) run -c release
+
+install: release
+	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/waypost" "$(PREFIX)/bin/waypost"
+
+clean:
+	rm -rf .build Benchmarks/.build

@@ -1,0 +1,59 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Strict settings for every Swift target: existential `any` spelled out, imports visible only where
+/// they are written, so that C modules imported `internal` cannot leak into a public signature.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Waypost",
+    products: [
+        .library(name: "ExternalEvents", targets: ["ExternalEvents"]),
+        .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "Desktop", targets: ["Desktop"]),
+        .executable(name: "waypost", targets: ["waypost"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The pure routing core: events, condition sets, declarations, scenes, the router. No I/O.
+        .target(name: "ExternalEvents", swiftSettings: strict),
+
+        // C libraries, reached through system-library targets only.
+        .systemLibrary(
+            name: "CGIO", pkgConfig: "gio-unix-2.0",
+            providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(
+            name: "CDBus", pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]),
+
+        // The Swift face of libdbus-1; every unsafe pointer stays inside it.
+        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+
+        // The desktop layer over GIO: content types (and later desktop entries, mimeapps, launching).
+        .target(name: "Desktop", dependencies: ["CGIO", "ExternalEvents"], swiftSettings: strict),
+
+        // One executable: argument parsing and wiring only.
+        .executableTarget(
+            name: "waypost",
+            dependencies: [
+                "ExternalEvents", "Desktop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+
+        .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
+        .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents"], swiftSettings: strict),
+        .testTarget(name: "WaypostCommandTests", dependencies: ["waypost"], swiftSettings: strict),
+        .testTarget(
+            name: "DBusTests", dependencies: ["DBus"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)
