@@ -19,10 +19,14 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // The pure routing core: events, condition sets, declarations, scenes, the router. No I/O.
-        .target(name: "ExternalEvents", swiftSettings: strict),
+        .target(
+            name: "ExternalEvents",
+            dependencies: [.product(name: "HeapModule", package: "swift-collections")],
+            swiftSettings: strict),
 
         // C libraries, reached through system-library targets only.
         .systemLibrary(
