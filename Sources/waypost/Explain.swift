@@ -1,0 +1,190 @@
+import ArgumentParser
+import Desktop
+import ExternalEvents
+import FoundationEssentials
+import Glibc
+
+/// `waypost explain --scenario FILE`: where one event would go, and why.
+struct Explain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Explain where an event would be routed, and by which rule.",
+        discussion: """
+            Reads a JSON scenario (an app's scene declarations, its open scenes in search order, and \
+            one event) and prints the decision: {"action", "scene" or "declaration", "rule", "reason"}. \
+            Exits 0 for any decision, non-zero when the scenario is malformed.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, text
+    }
+
+    @Option(name: .long, help: "The scenario file (JSON).")
+    var scenario: String
+
+    @Option(name: .long, help: "Output format: json or text.")
+    var format: Format = .json
+
+    func run() throws {
+        let decision: Decision
+        do {
+            decision = try ScenarioFile.decide(path: scenario)
+        } catch {
+            printError("waypost: \(scenario): \(error)")
+            throw ExitCode(error.exitCode)
+        }
+        switch format {
+        case .json: print(DecisionOutput(decision).json)
+        case .text: print(DecisionOutput(decision).text)
+        }
+    }
+}
+
+/// Reads a scenario file and decides.
+enum ScenarioFile {
+    /// - Throws: `ScenarioProblem` naming what is wrong with the file.
+    static func decide(path: String) throws(ScenarioProblem) -> Decision {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .unreadable(path: path)
+        }
+        let scenario: Scenario
+        do {
+            scenario = try JSONDecoder().decode(Scenario.self, from: data)
+        } catch let error as DecodingError {
+            throw .malformed(ScenarioProblem.describe(error))
+        } catch {
+            throw .malformed("\(error)")
+        }
+        do {
+            return try scenario.router(contentTypes: ContentTypes()).route(scenario.event)
+        } catch {
+            throw .inconsistent(error)
+        }
+    }
+}
+
+/// What is wrong with a scenario file; each case carries the offending part.
+enum ScenarioProblem: Error, CustomStringConvertible {
+    case unreadable(path: String)
+    case malformed(String)
+    case inconsistent(RoutingError)
+
+    var description: String {
+        switch self {
+        case .unreadable: "cannot read the file"
+        case .malformed(let message): message
+        case .inconsistent(let error): error.description
+        }
+    }
+
+    /// sysexits: EX_NOINPUT for a file that cannot be read, EX_DATAERR for bad content.
+    var exitCode: Int32 {
+        if case .unreadable = self { 66 } else { 65 }
+    }
+
+    /// Turns a decoding error into one line: where in the document, and what is wrong.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            var text = ""
+            for key in keys {
+                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+            }
+            return text.isEmpty ? "the top level" : text
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "at \(path(context.codingPath)): expected \(describe(type))"
+        case .valueNotFound(let type, let context):
+            return "at \(path(context.codingPath)): expected \(describe(type)), found null"
+        case .keyNotFound(let key, let context):
+            return "at \(path(context.codingPath)): missing key \"\(key.stringValue)\""
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            let detail = context.underlyingError.map { ": \($0)" } ?? ""
+            return context.debugDescription.hasPrefix("an event") || context.debugDescription.hasPrefix("unknown")
+                ? "at the top level: \(context.debugDescription)"
+                : "not valid JSON (\(context.debugDescription)\(detail))"
+        case .dataCorrupted(let context):
+            return "at \(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        default:
+            // JSONDecoder reports containers as Array<Any> or Dictionary<String, Any>.
+            let name = String(describing: type)
+            return name.hasPrefix("Array") ? "an array" : name.hasPrefix("Dictionary") ? "an object" : name
+        }
+    }
+}
+
+/// A decision as `explain` prints it.
+struct DecisionOutput {
+    let action: String
+    let scene: String?
+    let declaration: String?
+    let rule: String
+    let reason: String
+
+    init(_ decision: Decision) {
+        switch decision.action {
+        case .deliver(let scene): (action, self.scene, declaration) = ("deliver", scene, nil)
+        case .create(let declaration): (action, scene, self.declaration) = ("create", nil, declaration)
+        case .unhandled: (action, scene, declaration) = ("unhandled", nil, nil)
+        }
+        rule = decision.rule.rawValue
+        reason = decision.reason
+    }
+
+    /// One JSON object, keys in reading order: action, where, rule, reason.
+    var json: String {
+        var fields = [("action", action)]
+        if let scene { fields.append(("scene", scene)) }
+        if let declaration { fields.append(("declaration", declaration)) }
+        fields += [("rule", rule), ("reason", reason)]
+        return "{" + fields.map { "\(Self.quoted($0)): \(Self.quoted($1))" }.joined(separator: ", ") + "}"
+    }
+
+    /// A JSON string literal (RFC 8259: quote, backslash and control characters escaped).
+    static func quoted(_ string: String) -> String {
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    var text: String {
+        let destination = scene.map { "open scene \"\($0)\"" }
+            ?? declaration.map { "new scene of \"\($0)\"" } ?? "nowhere (unhandled)"
+        return "destination: \(destination)\nrule:        \(rule)\nreason:      \(reason)"
+    }
+}
+
+func printError(_ message: String) {
+    var standardError = StandardError()
+    print(message, to: &standardError)
+}
+
+private struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        // FoundationEssentials has no FileHandle, and full Foundation is not worth linking for one stream.
+        _ = Glibc.write(2, string, string.utf8.count)
+    }
+}
