@@ -1,7 +1,8 @@
 /// A set of strings compared with an event: `handlesExternalEvents(matching:)`, or one side of
 /// `handlesExternalEvents(preferring:allowing:)`.
 ///
-/// A condition matches when it occurs in the event's string, ignoring case and diacritics; the
+/// A condition matches when it occurs in the event's string, ignoring case and diacritics (both
+/// are folded, then searched: "ss" occurs in "Straße", which folds to "strasse"); the
 /// condition `*` (exactly that, alone) matches any event. An empty set and an empty condition never
 /// match. Conditions are folded here, once, so that routing an event never folds them again.
 public struct ConditionSet: Sendable, Hashable, ExpressibleByArrayLiteral {
