@@ -21,74 +21,73 @@ struct Automaton: Sendable {
     init() {}
 
     /// Builds the automaton for distinct, non-empty byte strings, each with its id.
+    ///
+    /// Allocation-light, since the small automaton is rebuilt on every scene change: the patterns
+    /// are sorted, so the trie grows depth first with each node's children in byte order, and its
+    /// edges go straight into flat arrays.
     init(patterns: [(id: Int32, bytes: [UInt8])]) {
-        // The trie, with children in small lists while it grows.
-        var children: [[(byte: UInt8, node: Int32)]] = [[]]
-        var ends: [Int32] = [-1]
-        for (id, bytes) in patterns {
-            var node: Int32 = 0
-            for byte in bytes {
-                if let next = children[Int(node)].first(where: { $0.byte == byte })?.node {
-                    node = next
-                } else {
-                    let next = Int32(children.count)
-                    children.append([])
-                    ends.append(-1)
-                    children[Int(node)].append((byte, next))
-                    node = next
-                }
+        let order = patterns.indices.sorted { patterns[$0].bytes.lexicographicallyPrecedes(patterns[$1].bytes) }
+        let capacity = patterns.reduce(1) { $0 + $1.bytes.count }
+        var parent: [Int32] = [0], byteIn: [UInt8] = [0], ends: [Int32] = [-1]
+        parent.reserveCapacity(capacity)
+        byteIn.reserveCapacity(capacity)
+        ends.reserveCapacity(capacity)
+        var path: [Int32] = [0]
+        var previous: [UInt8] = []
+        for index in order {
+            let bytes = patterns[index].bytes
+            var common = 0
+            while common < bytes.count && common < previous.count && bytes[common] == previous[common] { common += 1 }
+            path.removeLast(path.count - 1 - common)
+            for byte in bytes[common...] {
+                parent.append(path[path.count - 1])
+                byteIn.append(byte)
+                ends.append(-1)
+                path.append(Int32(parent.count - 1))
             }
-            ends[Int(node)] = id
+            ends[Int(path[path.count - 1])] = patterns[index].id
+            previous = bytes
         }
-        let count = children.count
+        let count = parent.count
 
-        // Breadth first, so that a node's failure target is finished before the node.
-        var failure = [Int32](repeating: 0, count: count)
-        var output = [Int32](repeating: 0, count: count)
-        var queue: [Int32] = children[0].map(\.node)
+        // Children of each node, contiguous and (being created in sorted order) already byte-ordered.
+        var edgeStart = [Int32](repeating: 0, count: count + 1)
+        for node in 1..<max(1, count) { edgeStart[Int(parent[node]) + 1] += 1 }
+        for node in 0..<count { edgeStart[node + 1] += edgeStart[node] }
+        var fill = edgeStart
+        var edgeByte = [UInt8](repeating: 0, count: max(0, count - 1))
+        var edgeTarget = [Int32](repeating: 0, count: max(0, count - 1))
+        for node in 1..<max(1, count) {
+            let at = Int(fill[Int(parent[node])])
+            fill[Int(parent[node])] += 1
+            edgeByte[at] = byteIn[node]
+            edgeTarget[at] = Int32(node)
+            if parent[node] == 0 { rootNext[Int(byteIn[node])] = Int32(node) }
+        }
+        self.edgeStart = edgeStart
+        self.edgeByte = edgeByte
+        self.edgeTarget = edgeTarget
+        self.pattern = ends
+
+        // Failure links breadth first: a node's target is one step from its parent's target.
+        fail = [Int32](repeating: 0, count: count)
+        nextOutput = [Int32](repeating: 0, count: count)
+        var queue = [Int32]()
+        queue.reserveCapacity(count)
+        queue.append(0)
         var head = 0
         while head < queue.count {
             let node = queue[head]
             head += 1
-            for (byte, child) in children[Int(node)] {
-                var f = failure[Int(node)]
-                var target: Int32 = 0
-                while true {
-                    if let t = children[Int(f)].first(where: { $0.byte == byte })?.node, t != child {
-                        target = t
-                        break
-                    }
-                    if f == 0 { break }
-                    f = failure[Int(f)]
-                }
-                failure[Int(child)] = target
-                output[Int(child)] = ends[Int(target)] >= 0 ? target : output[Int(target)]
+            for edge in Int(edgeStart[Int(node)])..<Int(edgeStart[Int(node) + 1]) {
+                let child = edgeTarget[edge]
+                let target = node == 0 ? 0 : step(fail[Int(node)], edgeByte[edge])
+                fail[Int(child)] = target
+                nextOutput[Int(child)] = ends[Int(target)] >= 0 ? target : nextOutput[Int(target)]
                 queue.append(child)
             }
         }
-
-        // Flatten.
-        var edgeStart = [Int32](repeating: 0, count: count + 1)
-        var edgeByte: [UInt8] = [], edgeTarget: [Int32] = []
-        edgeByte.reserveCapacity(count)
-        edgeTarget.reserveCapacity(count)
-        for node in 0..<count {
-            edgeStart[node] = Int32(edgeByte.count)
-            guard node != 0 else { continue }
-            for (byte, child) in children[node].sorted(by: { $0.byte < $1.byte }) {
-                edgeByte.append(byte)
-                edgeTarget.append(child)
-            }
-        }
-        edgeStart[count] = Int32(edgeByte.count)
-        for (byte, child) in children[0] { rootNext[Int(byte)] = child }
-        self.edgeStart = edgeStart
-        self.edgeByte = edgeByte
-        self.edgeTarget = edgeTarget
-        self.fail = failure
-        self.pattern = ends
-        self.nextOutput = output
-        self.firstOutput = (0..<count).map { ends[$0] >= 0 ? Int32($0) : output[$0] }
+        firstOutput = (0..<count).map { ends[$0] >= 0 ? Int32($0) : nextOutput[$0] }
     }
 
     /// Calls `body` with the id of every condition occurring in `text`, once per occurrence.

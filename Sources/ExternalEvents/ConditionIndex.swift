@@ -91,19 +91,17 @@ struct ConditionIndex: Sendable {
 
     private mutating func merge() {
         var keep: [(id: Int32, bytes: [UInt8])] = []
-        var kept: [FoldedText: Int32] = [:]
         keep.reserveCapacity(ids.count - tombstones)
-        kept.reserveCapacity(ids.count - tombstones)
-        for (text, id) in ids {
-            if holders[Int(id)].isEmpty {
-                patterns[Int(id)] = nil
-                freeIDs.append(id)
+        for id in patterns.indices {
+            guard let text = patterns[id] else { continue }
+            if holders[id].isEmpty {
+                ids[text] = nil
+                patterns[id] = nil
+                freeIDs.append(Int32(id))
             } else {
-                keep.append((id, text.bytes))
-                kept[text] = id
+                keep.append((Int32(id), text.bytes))
             }
         }
-        ids = kept
         main = Automaton(patterns: keep)
         mainPatterns = keep.count
         recent = Automaton()

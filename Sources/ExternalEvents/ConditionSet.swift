@@ -13,6 +13,12 @@ public struct ConditionSet: Sendable, Hashable, ExpressibleByArrayLiteral {
     /// Distinct non-empty folded conditions other than `*`, each with the first original that folds to it.
     let folded: [(original: String, text: FoldedText)]
 
+    private init(conditions: [String], matchesEverything: Bool, folded: [(original: String, text: FoldedText)]) {
+        self.conditions = conditions
+        self.matchesEverything = matchesEverything
+        self.folded = folded
+    }
+
     public init(_ conditions: some Sequence<String>) {
         let sorted = Set(conditions).sorted()
         var seen = Set<FoldedText>()
@@ -33,9 +39,19 @@ public struct ConditionSet: Sendable, Hashable, ExpressibleByArrayLiteral {
 
     public var isEmpty: Bool { conditions.isEmpty }
 
-    /// The union of two sets, as a scene with several modifiers uses.
+    /// The union of two sets, as a scene with several modifiers uses; nothing is folded again.
     public func union(_ other: ConditionSet) -> ConditionSet {
-        ConditionSet(conditions + other.conditions)
+        if other.isEmpty { return self }
+        if isEmpty { return other }
+        var seen = Set(folded.map(\.text))
+        let added = other.folded.filter { seen.insert($0.text).inserted }
+        let all = Set(conditions).union(other.conditions).sorted()
+        // Which original stands for a folded condition is a display choice; keep the sorted-first one.
+        let merged = (folded + added).sorted { $0.original < $1.original }
+        var kept = Set<FoldedText>()
+        return ConditionSet(
+            conditions: all, matchesEverything: matchesEverything || other.matchesEverything,
+            folded: merged.filter { kept.insert($0.text).inserted })
     }
 
     /// The first condition (as given) that matches `event`, or nil; `*` when only `*` matches.

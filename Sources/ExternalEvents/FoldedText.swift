@@ -13,20 +13,35 @@ struct FoldedText: Hashable, Sendable {
     let bytes: [UInt8]
 
     init(_ text: String) {
-        var ascii = [UInt8]()
-        ascii.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            guard byte < 0x80 else {
-                bytes = Array(
-                    text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).utf8)
+        var ascii = Array(text.utf8)
+        for index in ascii.indices {
+            let byte = ascii[index]
+            if byte >= 0x80 {
+                bytes = Array(text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).utf8)
                 return
             }
-            ascii.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+            if byte &- 0x41 < 26 { ascii[index] = byte | 0x20 }
         }
         bytes = ascii
     }
 
     var isEmpty: Bool { bytes.isEmpty }
+
+    static func == (a: FoldedText, b: FoldedText) -> Bool { a.bytes == b.bytes }
+
+    /// Eight bytes per `combine`: hashing byte by byte dominated the cost of setting a scene's sets.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes.count)
+        var word: UInt64 = 0
+        for (offset, byte) in bytes.enumerated() {
+            word = word << 8 | UInt64(byte)
+            if offset & 7 == 7 {
+                hasher.combine(word)
+                word = 0
+            }
+        }
+        hasher.combine(word)
+    }
 
     /// Whether `needle` occurs in this text; a plain scan, for the few conditions outside the index.
     func contains(_ needle: FoldedText) -> Bool {

@@ -44,9 +44,12 @@ public struct EventPreference: Sendable, Hashable {
 
     /// The union of several modifiers' sets: what a scene carrying all of them uses.
     public static func union(_ modifiers: [EventPreference]) -> EventPreference {
-        EventPreference(
-            preferring: ConditionSet(modifiers.flatMap(\.preferring.conditions)),
-            allowing: ConditionSet(modifiers.flatMap(\.allowing.conditions)))
+        guard var united = modifiers.first else { return EventPreference() }
+        for modifier in modifiers.dropFirst() {
+            united.preferring = united.preferring.union(modifier.preferring)
+            united.allowing = united.allowing.union(modifier.allowing)
+        }
+        return united
     }
 }
 
