@@ -6,7 +6,7 @@ DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-b
                 shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo bench install clean
+.PHONY: all deps build release test demo bench bench-routing install clean
 
 all: build
 
@@ -33,6 +33,9 @@ demo: deps build
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release
+
+bench-routing: deps
+	cd Benchmarks && $(SWIFT) run -c release routing-bench
 
 install: release
 	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/waypost" "$(PREFIX)/bin/waypost"
