@@ -1,0 +1,122 @@
+import Synchronization
+
+/// A connection to a message bus.
+///
+/// One dedicated thread owns the libdbus connection and runs its dispatch loop; no Swift concurrency
+/// thread ever blocks on the bus. Methods may be called from any task. Exported method handlers run
+/// as their own tasks, so a handler awaiting another peer never stops the connection from
+/// dispatching (that peer may call back in). The connection closes on `close()`, when the bus goes
+/// away, or when the last reference to it is dropped.
+public final class Connection: Sendable {
+    let core: ConnectionCore
+
+    /// The name the bus gave this connection, such as `:1.42`.
+    public var uniqueName: BusName { core.uniqueName }
+
+    /// Connects to the bus at `address` (e.g. `unix:path=/run/user/1000/bus`) and registers with it.
+    /// - Throws: `BusError` from libdbus when the address is malformed or nobody answers there.
+    public init(address: String) async throws {
+        core = try await ConnectionCore.open(address: address)
+    }
+
+    private init(core: ConnectionCore) { self.core = core }
+
+    /// Connects to the session bus found the usual way (`DBUS_SESSION_BUS_ADDRESS`, then
+    /// `$XDG_RUNTIME_DIR/bus`).
+    /// - Throws: `BusError` when there is no session bus to reach.
+    public static func session() async throws -> Connection {
+        Connection(core: try await ConnectionCore.open(address: nil))
+    }
+
+    deinit { core.requestClose() }
+
+    /// Closes the connection: queued messages are written, calls still waiting fail with
+    /// `Disconnected`, signal streams finish. Returns at once; idempotent.
+    public func close() { core.requestClose() }
+
+    /// Whether the connection is still open.
+    public var isConnected: Bool { core.state.withLock { $0.closingReason == nil && !$0.closeRequested } }
+
+    /// Suspends until the connection is closed, by `close()` or because the bus went away (what a
+    /// daemon waits on to exit cleanly).
+    /// - Throws: `CancellationError` if the waiting task is cancelled first.
+    public func waitUntilClosed() async throws -> ClosingReason {
+        let id = core.state.withLock { state in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let closed: ClosingReason? = core.state.withLock { state in
+                    if let reason = state.closingReason { return reason }
+                    state.closeWaiters[id] = continuation
+                    return nil
+                }
+                if let closed { continuation.resume(returning: closed) }
+                if Task.isCancelled {
+                    core.state.withLock { $0.closeWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            core.state.withLock { $0.closeWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Calls a method and waits for its reply.
+    ///
+    /// - Parameters:
+    ///   - arguments: the call's arguments, in order, each a `BusValue`.
+    ///   - timeout: how long to wait for the reply; the call then fails with `NoReply`.
+    /// - Returns: the reply; read it with `decode(_:)`.
+    /// - Throws: `BusError` carrying the remote error's name and message; `BusError` `NoReply` after
+    ///   the timeout; `Disconnected` if the connection closes first; `CancellationError` when the
+    ///   calling task is cancelled (the reply, if one comes, is dropped).
+    public func call<each Argument: BusValue>(
+        destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
+        _ arguments: repeat each Argument, timeout: Duration = .seconds(25)
+    ) async throws -> Message {
+        let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
+        try message.append(repeat each arguments)
+        return try await core.sendWithReply(message, timeout: timeout)
+    }
+
+    /// Sends a method call that wants no reply (the no-reply flag is set; the peer sends none).
+    /// - Throws: `BusError` when the connection is closed or an argument cannot travel.
+    public func send<each Argument: BusValue>(
+        destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
+        _ arguments: repeat each Argument
+    ) throws {
+        let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
+        try message.append(repeat each arguments)
+        message.setNoReply()
+        try core.send(message)
+    }
+
+    /// Emits a signal from `path`, to every subscriber, or only to `destination` when given.
+    /// - Throws: `BusError` when the connection is closed or an argument cannot travel.
+    public func emit<each Argument: BusValue>(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, _ arguments: repeat each Argument,
+        destination: BusName? = nil
+    ) throws {
+        let message = Message.signal(path: path, interface: interface, member: member)
+        if let destination { message.setDestination(destination) }
+        try message.append(repeat each arguments)
+        try core.send(message)
+    }
+}
+
+/// Why a connection closed.
+public enum ClosingReason: Sendable, Hashable {
+    /// `close()` was called, or the connection was released.
+    case closedLocally
+    /// The bus (or the peer) went away.
+    case disconnected(BusError)
+
+    /// The error a call on the closed connection fails with.
+    var error: BusError {
+        switch self {
+        case .closedLocally: BusError(.disconnected, "the connection was closed")
+        case .disconnected(let error): error
+        }
+    }
+}

@@ -1,0 +1,260 @@
+import Synchronization
+
+/// A named, typed argument of a method or signal, as introspection shows it.
+public struct Argument: Sendable, Hashable {
+    public var name: String
+    public var signature: Signature
+
+    /// - Parameter signature: one complete type.
+    public init(_ name: String, _ signature: Signature) {
+        precondition(signature.isSingleCompleteType, "argument '\(name)' must be one complete type, not '\(signature)'")
+        self.name = name
+        self.signature = signature
+    }
+}
+
+/// A method in an exported interface: its arguments, its results and the handler that answers it.
+///
+/// Calls whose signature differs from `arguments` are refused with `InvalidArgs` before the handler
+/// runs; a reply whose signature differs from `returns` is replaced by a `Failed` error (a bug in the
+/// handler). The handler runs as its own task and may await other calls.
+public struct Method: Sendable {
+    public var name: MemberName
+    public var arguments: [Argument]
+    public var returns: [Argument]
+    let handler: @Sendable (MethodCall) async throws -> Reply
+    let inputSignature: String
+    let outputSignature: String
+
+    public init(
+        _ name: MemberName, arguments: [Argument] = [], returns: [Argument] = [],
+        handler: @escaping @Sendable (MethodCall) async throws -> Reply
+    ) {
+        self.name = name
+        self.arguments = arguments
+        self.returns = returns
+        self.handler = handler
+        inputSignature = arguments.map(\.signature.rawValue).joined()
+        outputSignature = returns.map(\.signature.rawValue).joined()
+    }
+}
+
+/// A signal an interface emits, declared for introspection (emit it with `Connection.emit`).
+public struct SignalDeclaration: Sendable, Hashable {
+    public var name: MemberName
+    public var arguments: [Argument]
+
+    public init(_ name: MemberName, arguments: [Argument] = []) {
+        self.name = name
+        self.arguments = arguments
+    }
+}
+
+/// A read-only property, served through `org.freedesktop.DBus.Properties` `Get` and `GetAll`.
+public struct Property: Sendable {
+    public var name: MemberName
+    public var signature: Signature
+    let value: @Sendable () async throws -> Variant
+
+    /// - Parameter value: produces the current value; its signature must be `signature`.
+    public init(_ name: MemberName, _ signature: Signature, value: @escaping @Sendable () async throws -> Variant) {
+        self.name = name
+        self.signature = signature
+        self.value = value
+    }
+}
+
+/// An interface an object exports: the table of its methods, signals and properties.
+public struct Interface: Sendable {
+    public var name: InterfaceName
+    public var methods: [Method]
+    public var signals: [SignalDeclaration]
+    public var properties: [Property]
+
+    public init(
+        _ name: InterfaceName, methods: [Method] = [], signals: [SignalDeclaration] = [],
+        properties: [Property] = []
+    ) {
+        self.name = name
+        self.methods = methods
+        self.signals = signals
+        self.properties = properties
+    }
+}
+
+/// A method call received by an exported object, as its handler sees it.
+public struct MethodCall: Sendable {
+    public let message: Message
+
+    /// The unique name of the caller (the bus always stamps it).
+    public var sender: BusName { message.sender ?? BusName(unchecked: ":unknown") }
+    public var path: ObjectPath { message.path ?? .root }
+    public var interface: InterfaceName? { message.interface }
+    public var member: MemberName { message.member ?? "Unknown" }
+
+    /// Reads the call's arguments as exactly these types.
+    /// - Throws: `ArgumentError`, which the caller receives as `InvalidArgs` if the handler lets it go.
+    public func arguments<each Value: BusValue>(_ types: repeat (each Value).Type) throws -> (repeat each Value) {
+        try message.decode(repeat (each Value).self)
+    }
+
+    /// A reply carrying `values`.
+    /// - Throws: `BusError` (`InvalidArgs`) when a value cannot travel, e.g. a string containing NUL.
+    public func reply<each Value: BusValue>(_ values: repeat each Value) throws -> Reply {
+        let reply = message.methodReturn()
+        try reply.append(repeat each values)
+        return Reply(message: reply)
+    }
+}
+
+/// A method's successful answer, made by `MethodCall.reply(_:)`.
+public struct Reply: Sendable {
+    let message: Message
+}
+
+/// The interfaces exported at one path, indexed for dispatch.
+struct ExportedObject: Sendable {
+    let interfaces: [InterfaceName: Interface]
+    let order: [InterfaceName]
+
+    init(_ interfaces: [Interface]) {
+        self.interfaces = Dictionary(interfaces.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        order = interfaces.map(\.name)
+    }
+
+    func method(_ member: MemberName, in interface: InterfaceName?) -> Method? {
+        if let interface { return interfaces[interface]?.methods.first { $0.name == member } }
+        for name in order { if let method = interfaces[name]?.methods.first(where: { $0.name == member }) { return method } }
+        return nil
+    }
+}
+
+extension Connection {
+    /// Serves `interfaces` at `path` until `unexport(_:)` or the connection closes.
+    ///
+    /// `Introspect`, `org.freedesktop.DBus.Properties` (`Get`, `GetAll`) and `org.freedesktop.DBus.Peer`
+    /// (answered by libdbus) come with every object. Calls to paths, interfaces or methods not exported
+    /// get `UnknownObject` or `UnknownMethod`.
+    /// - Throws: `BusError` `ObjectPathInUse` when something is already exported at `path`.
+    public func export(_ path: ObjectPath, interfaces: [Interface]) throws {
+        let object = ExportedObject(interfaces)
+        let added = core.state.withLock { state in
+            guard state.objects[path] == nil else { return false }
+            state.objects[path] = object
+            return true
+        }
+        if !added { throw BusError(.objectPathInUse, "an object is already exported at \(path)") }
+    }
+
+    /// Stops serving `path`; calls already running finish.
+    public func unexport(_ path: ObjectPath) {
+        _ = core.state.withLock { $0.objects.removeValue(forKey: path) }
+    }
+}
+
+extension ErrorName {
+    public static let objectPathInUse: ErrorName = "org.freedesktop.DBus.Error.ObjectPathInUse"
+}
+
+private let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable"
+private let properties: InterfaceName = "org.freedesktop.DBus.Properties"
+
+extension ConnectionCore {
+    /// Starts answering a received method call (on the loop thread): the work runs as a task.
+    func receiveMethodCall(_ message: Message) {
+        Task { await self.answer(message) }
+    }
+
+    private func answer(_ message: Message) async {
+        let outcome: Result<Message, BusError>
+        do {
+            outcome = .success(try await handle(message))
+        } catch let error as BusError {
+            outcome = .failure(error)
+        } catch let error as ArgumentError {
+            outcome = .failure(BusError(error))
+        } catch {
+            outcome = .failure(BusError(.failed, String(describing: error)))
+        }
+        guard message.expectsReply else { return }
+        switch outcome {
+        case .success(let reply): try? send(reply)
+        case .failure(let error): try? send(message.errorReply(error))
+        }
+    }
+
+    private func handle(_ message: Message) async throws -> Message {
+        let path = message.path ?? .root
+        let member = message.member ?? "Unknown"
+        let (object, children) = state.withLock { state in
+            (state.objects[path], message.interface == introspectable ? Self.children(of: path, in: state.objects) : [])
+        }
+        if message.interface == introspectable, member == "Introspect", object != nil || !children.isEmpty {
+            return try MethodCall(message: message).reply(introspectionXML(object, children: children)).message
+        }
+        guard let object else { throw BusError(.unknownObject, "no object at \(path)") }
+        if message.interface == properties {
+            return try await answerProperties(message, object: object)
+        }
+        guard let method = object.method(member, in: message.interface) else {
+            if let interface = message.interface, object.interfaces[interface] == nil {
+                throw BusError(.unknownMethod, "no interface \(interface) at \(path)")
+            }
+            throw BusError(.unknownMethod, "no method \(member) at \(path)")
+        }
+        let signature = message.signature.rawValue
+        if signature != method.inputSignature {
+            throw BusError(.invalidArgs, "\(member) takes '\(method.inputSignature)', not '\(signature)'")
+        }
+        let reply = try await method.handler(MethodCall(message: message)).message
+        let replied = reply.signature.rawValue
+        if replied != method.outputSignature {
+            throw BusError(.failed, "\(member) answered '\(replied)' where it declares '\(method.outputSignature)'")
+        }
+        return reply
+    }
+
+    private func answerProperties(_ message: Message, object: ExportedObject) async throws -> Message {
+        let call = MethodCall(message: message)
+        switch message.member?.rawValue {
+        case "Get":
+            let (interfaceName, propertyName) = try call.arguments(String.self, String.self)
+            let interface = try Self.interface(interfaceName, of: object)
+            guard let property = interface.properties.first(where: { $0.name.rawValue == propertyName }) else {
+                throw BusError(.unknownProperty, "no property \(propertyName) in \(interface.name)")
+            }
+            return try call.reply(try await property.value()).message
+        case "GetAll":
+            let interfaceName = try call.arguments(String.self)
+            let interface = try Self.interface(interfaceName, of: object)
+            var values: [String: Variant] = [:]
+            for property in interface.properties { values[property.name.rawValue] = try await property.value() }
+            return try call.reply(values).message
+        case "Set":
+            let (interfaceName, propertyName, _) = try call.arguments(String.self, String.self, Variant.self)
+            _ = try Self.interface(interfaceName, of: object)
+            throw BusError(.propertyReadOnly, "property \(propertyName) cannot be set")
+        default:
+            throw BusError(.unknownMethod, "no method \(call.member) in \(properties)")
+        }
+    }
+
+    private static func interface(_ name: String, of object: ExportedObject) throws -> Interface {
+        guard let interfaceName = try? InterfaceName(name), let interface = object.interfaces[interfaceName] else {
+            throw BusError(.unknownInterface, "no interface '\(name)' here")
+        }
+        return interface
+    }
+
+    /// Names of the next path elements below `path` that lead to exported objects.
+    private static func children(of path: ObjectPath, in objects: [ObjectPath: ExportedObject]) -> [String] {
+        let prefix = path.rawValue == "/" ? "/" : path.rawValue + "/"
+        var names: Set<String> = []
+        for exported in objects.keys where exported.rawValue.hasPrefix(prefix) && exported != path {
+            if let first = exported.rawValue.dropFirst(prefix.count).split(separator: "/").first {
+                names.insert(String(first))
+            }
+        }
+        return names.sorted()
+    }
+}

@@ -1,0 +1,159 @@
+import Synchronization
+
+/// Which signals a subscription wants, in the bus's match-rule terms (`type='signal'` implied).
+///
+/// The bus filters by the rule; the connection matches again locally to hand each signal only to the
+/// subscriptions it fits. A well-known `sender` is resolved by the bus only, so locally it is not
+/// compared (the bus sends the signal with the owner's unique name).
+public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
+    public var sender: BusName?
+    public var path: ObjectPath?
+    public var interface: InterfaceName?
+    public var member: MemberName?
+    /// String arguments that must be equal, by zero-based position (`arg0='org.example.App'`).
+    public var arguments: [Int: String]
+
+    public init(
+        sender: BusName? = nil, path: ObjectPath? = nil, interface: InterfaceName? = nil,
+        member: MemberName? = nil, arguments: [Int: String] = [:]
+    ) {
+        self.sender = sender
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.arguments = arguments
+    }
+
+    /// The rule as the bus's `AddMatch` takes it.
+    public var description: String {
+        var parts = ["type='signal'"]
+        if let sender { parts.append("sender='\(sender)'") }
+        if let path { parts.append("path='\(path)'") }
+        if let interface { parts.append("interface='\(interface)'") }
+        if let member { parts.append("member='\(member)'") }
+        for (position, value) in arguments.sorted(by: { $0.key < $1.key }) {
+            // Inside quotes nothing is special but the quote itself: close, escaped quote, reopen.
+            parts.append("arg\(position)='\(value.replacingOccurrences(of: "'", with: "'\\''"))'")
+        }
+        return parts.joined(separator: ",")
+    }
+
+    func matches(_ message: Message) -> Bool {
+        if let sender, sender.isUnique || sender == .bus, message.sender != sender { return false }
+        if let path, message.path != path { return false }
+        if let interface, message.interface != interface { return false }
+        if let member, message.member != member { return false }
+        if arguments.isEmpty { return true }
+        var reader = message.reader()
+        var position = 0
+        for (wanted, value) in arguments.sorted(by: { $0.key < $1.key }) {
+            while position < wanted {
+                guard !reader.isAtEnd, (try? Variant.readContent(from: &reader)) != nil else { return false }
+                position += 1
+            }
+            guard (try? reader.read(String.self)) == value else { return false }
+            position += 1
+        }
+        return true
+    }
+}
+
+extension String {
+    fileprivate func replacingOccurrences(of target: Character, with replacement: String) -> String {
+        var result = ""
+        for character in self { if character == target { result += replacement } else { result.append(character) } }
+        return result
+    }
+}
+
+/// A change of a bus name's owner, from the bus's `NameOwnerChanged` signal.
+public struct NameOwnerChange: Sendable, Hashable {
+    public var name: BusName
+    /// Nil when the name had no owner.
+    public var oldOwner: BusName?
+    /// Nil when the name now has no owner.
+    public var newOwner: BusName?
+}
+
+/// One live subscription: how to hand it a signal and how to end it.
+struct Subscription: Sendable {
+    let rule: MatchRule
+    let deliver: @Sendable (Message) -> Void
+    let finish: @Sendable (BusError?) -> Void
+}
+
+extension ConnectionCore {
+    /// Hands a received signal to every subscription whose rule it fits (on the loop thread).
+    func deliverSignal(_ message: Message) {
+        let subscriptions = state.withLock { Array($0.subscriptions.values) }
+        for subscription in subscriptions where subscription.rule.matches(message) {
+            subscription.deliver(message)
+        }
+    }
+}
+
+extension Connection {
+    /// Subscribes to the signals `rule` matches.
+    ///
+    /// When this returns the bus has accepted the rule, so signals emitted from then on arrive.
+    /// Ending the stream (breaking out of the loop, cancelling its task) removes the rule from the bus.
+    /// Signals are buffered without bound until read. The stream throws `Disconnected` if the bus goes
+    /// away and finishes quietly after `close()`.
+    /// - Throws: `BusError` when the bus rejects the rule or the connection is closed.
+    public func signals(matching rule: MatchRule) async throws -> AsyncThrowingStream<Message, any Error> {
+        try await subscribe(rule) { $0 }
+    }
+
+    /// The changes of `name`'s owner, as they happen (appear, vanish, change hands).
+    /// - Throws: `BusError` when the connection is closed.
+    public func nameOwnerChanges(for name: BusName) async throws -> AsyncThrowingStream<NameOwnerChange, any Error> {
+        let rule = MatchRule(
+            sender: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "NameOwnerChanged", arguments: [0: name.rawValue])
+        return try await subscribe(rule) { message in
+            guard let (name, old, new) = try? message.decode(String.self, String.self, String.self),
+                let changed = try? BusName(name)
+            else { return nil }
+            return NameOwnerChange(
+                name: changed, oldOwner: old.isEmpty ? nil : try? BusName(old),
+                newOwner: new.isEmpty ? nil : try? BusName(new))
+        }
+    }
+
+    /// Registers a local subscription, then the rule with the bus; the stream's end undoes both.
+    private func subscribe<Element: Sendable>(
+        _ rule: MatchRule, _ transform: @escaping @Sendable (Message) -> Element?
+    ) async throws -> AsyncThrowingStream<Element, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Element.self)
+        let subscription = Subscription(
+            rule: rule,
+            deliver: { message in if let element = transform(message) { continuation.yield(element) } },
+            finish: { error in continuation.finish(throwing: error) })
+        let id: Int? = core.state.withLock { state in
+            guard state.closingReason == nil else { return nil }
+            defer { state.nextSubscriptionID += 1 }
+            state.subscriptions[state.nextSubscriptionID] = subscription
+            return state.nextSubscriptionID
+        }
+        guard let id else { throw BusError(.disconnected, "the connection is closed") }
+        let core = self.core
+        continuation.onTermination = { _ in
+            let removed = core.state.withLock { $0.subscriptions.removeValue(forKey: id) }
+            guard removed != nil else { return }  // the connection closed: the bus forgot the rule itself
+            let message = Message.methodCall(
+                destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "RemoveMatch")
+            try? message.append(rule.description)
+            message.setNoReply()
+            try? core.send(message)
+        }
+        do {
+            _ = try await callBus("AddMatch", rule.description)
+        } catch {
+            core.state.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
+            continuation.finish(throwing: error)
+            throw error
+        }
+        return stream
+    }
+}
