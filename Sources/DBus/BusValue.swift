@@ -136,7 +136,7 @@ extension Signature: BasicBusValue {
 }
 
 extension Array: BusValue where Element: BusValue {
-    public static var busSignature: Signature { "a" + Element.busSignature }
+    public static var busSignature: Signature { Signature(unchecked: "a\(Element.busSignature)") }
     public func write(to writer: inout MessageWriter) {
         writer.writeArray(of: Element.busSignature) { elements in
             for element in self { elements.write(element) }
@@ -151,7 +151,7 @@ extension Array: BusValue where Element: BusValue {
 
 extension Dictionary: BusValue where Key: BasicBusValue, Value: BusValue {
     public static var busSignature: Signature { Signature(unchecked: "a" + entrySignature.rawValue) }
-    private static var entrySignature: Signature { "{" + Key.busSignature + Value.busSignature + "}" }
+    private static var entrySignature: Signature { Signature(unchecked: "{\(Key.busSignature)\(Value.busSignature)}") }
 
     public func write(to writer: inout MessageWriter) {
         writer.writeArray(of: Self.entrySignature) { entries in

@@ -243,7 +243,10 @@ extension ObjectPath {
     /// The path of a child object: `/org/example` + `Item` → `/org/example/Item`.
     /// - Throws: `InvalidNameError` when `element` is not a valid path element.
     public func appending(_ element: String) throws(InvalidNameError) -> ObjectPath {
-        try ObjectPath(rawValue == "/" ? "/" + element : rawValue + "/" + element)
+        if element.isEmpty || element.contains("/") {
+            throw InvalidNameError(kind: .objectPath, value: element, reason: "not a single path element")
+        }
+        return try ObjectPath(rawValue == "/" ? "/" + element : rawValue + "/" + element)
     }
 }
 
@@ -255,6 +258,4 @@ extension Signature {
 
     /// Whether this signature is exactly one complete type (what a variant may hold).
     public var isSingleCompleteType: Bool { DBus.isSingleCompleteType(rawValue) }
-
-    static func + (lhs: Signature, rhs: Signature) -> Signature { Signature(unchecked: lhs.rawValue + rhs.rawValue) }
 }

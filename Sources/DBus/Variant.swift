@@ -59,7 +59,7 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
         case .string: "s"
         case .objectPath: "o"
         case .signature: "g"
-        case .array(let element, _): "a" + element
+        case .array(let element, _): Signature(unchecked: "a\(element)")
         case .dictionary(let key, let value, _): Signature(unchecked: "a{\(key)\(value)}")
         case .structure(let fields): Signature(unchecked: "(" + fields.map(\.signature.rawValue).joined() + ")")
         case .variant: "v"

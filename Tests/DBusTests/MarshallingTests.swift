@@ -1,0 +1,123 @@
+import Testing
+
+@testable import DBus
+
+/// Values through libdbus's wire format and back, without a bus.
+@Suite struct MarshallingTests {
+    func roundTrip<Value: BusValue>(_ value: Value) throws -> (Value, Signature) {
+        let message = Message.scratch()
+        try message.append(value)
+        return (try message.decode(Value.self), message.signature)
+    }
+
+    func expectRoundTrip<Value: BusValue & Equatable>(
+        _ value: Value, signature: Signature, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let (back, written) = try roundTrip(value)
+        #expect(back == value, sourceLocation: sourceLocation)
+        #expect(written == signature, sourceLocation: sourceLocation)
+        #expect(Value.busSignature == signature, sourceLocation: sourceLocation)
+    }
+
+    @Test func basicTypesKeepTheirValuesAtTheEdges() throws {
+        for value: UInt8 in [0, 1, .max] { try expectRoundTrip(value, signature: "y") }
+        for value in [true, false] { try expectRoundTrip(value, signature: "b") }
+        for value: Int16 in [.min, -1, 0, .max] { try expectRoundTrip(value, signature: "n") }
+        for value: UInt16 in [0, .max] { try expectRoundTrip(value, signature: "q") }
+        for value: Int32 in [.min, -1, 0, .max] { try expectRoundTrip(value, signature: "i") }
+        for value: UInt32 in [0, .max] { try expectRoundTrip(value, signature: "u") }
+        for value: Int64 in [.min, -1, 0, .max] { try expectRoundTrip(value, signature: "x") }
+        for value: UInt64 in [0, .max] { try expectRoundTrip(value, signature: "t") }
+        for value: Double in [0, -0.5, .pi, .greatestFiniteMagnitude, .infinity] {
+            try expectRoundTrip(value, signature: "d")
+        }
+        for value in ["", "scheme://host/path?q=1", "héllo → wörld 🌍"] { try expectRoundTrip(value, signature: "s") }
+        try expectRoundTrip(ObjectPath("/org/example/Scene_2"), signature: "o")
+        try expectRoundTrip(Signature("a{sv}"), signature: "g")
+    }
+
+    @Test func containersNestAndStayTypedWhenEmpty() throws {
+        try expectRoundTrip([String](), signature: "as")
+        try expectRoundTrip(["a", "b", "c"], signature: "as")
+        try expectRoundTrip([[Int32]](), signature: "aai")
+        try expectRoundTrip([[Int32(1), 2], [], [3]], signature: "aai")
+        try expectRoundTrip([String: Int32](), signature: "a{si}")
+        try expectRoundTrip(["one": [UInt8(1)], "none": []], signature: "a{say}")
+        try expectRoundTrip([Int64(7): ["x": true]], signature: "a{xa{sb}}")
+        try expectRoundTrip([ObjectPath("/a"), ObjectPath("/b")], signature: "ao")
+    }
+
+    @Test func structuresCarryTheirFields() throws {
+        let value = Structure(("org.example.App", Int32(-3), [Double(1.5)], ["k": Variant.boolean(true)]))
+        let (back, signature) = try roundTrip(value)
+        #expect(signature == "(siada{sv})")
+        #expect(back.fields.0 == "org.example.App")
+        #expect(back.fields.1 == -3)
+        #expect(back.fields.2 == [1.5])
+        #expect(back.fields.3 == ["k": .boolean(true)])
+        let (list, listSignature) = try roundTrip([Structure((UInt32(1), "x")), Structure((UInt32(2), "y"))])
+        #expect(listSignature == "a(us)")
+        #expect(list.map(\.fields.1) == ["x", "y"])
+    }
+
+    @Test func variantsHoldEveryKindAndPropertyMapsAreASV() throws {
+        let map: [String: Variant] = [
+            "name": "Scene",
+            "count": 3,
+            "ready": true,
+            "ratio": 0.25,
+            "bytes": .array(element: "y", [.byte(1), .byte(2)]),
+            "nothing": .array(element: "s", []),
+            "emptyMap": .dictionary(key: "s", value: "v", [:]),
+            "nested": .variant(.variant(.uint64(9))),
+            "pair": .structure([.int16(-1), .objectPath("/p")]),
+            "table": .dictionary(key: "u", value: "as", [.uint32(1): .array(element: "s", [.string("a")])]),
+            "signature": .signature("a{sv}"),
+            "small": .uint16(7),
+            "wide": .int64(-7),
+        ]
+        try expectRoundTrip(map, signature: "a{sv}")
+        #expect(map["nothing"]?.signature == "as")
+        #expect(map["table"]?.signature == "a{uas}")
+        #expect(map["pair"]?.signature == "(no)")
+    }
+
+    @Test func variantsConvertToAndFromTypedValues() throws {
+        let variant = Variant(["a": [Int32(1), 2]])
+        #expect(variant == .dictionary(key: "s", value: "ai", [.string("a"): .array(element: "i", [.int32(1), .int32(2)])]))
+        #expect(try variant.decode(as: [String: [Int32]].self) == ["a": [1, 2]])
+        #expect(try Variant.string("x").decode(as: String.self) == "x")
+        let error = #expect(throws: ArgumentError.self) { try Variant.int32(1).decode(as: String.self) }
+        #expect(error?.expected == "s")
+        #expect(error?.found == "i")
+    }
+
+    @Test func aSignatureMismatchIsATypedErrorNamingBothTypes() throws {
+        let message = Message.scratch()
+        try message.append("text", Int32(5))
+        let wrongType = #expect(throws: ArgumentError.self) { try message.decode(String.self, String.self) }
+        #expect(wrongType == ArgumentError(position: 1, expected: "s", found: "i"))
+        #expect(BusError(wrongType!).name == .invalidArgs)
+        let tooFew = #expect(throws: ArgumentError.self) { try message.decode(String.self) }
+        #expect(tooFew?.found == "i")
+        let tooMany = #expect(throws: ArgumentError.self) { try message.decode(String.self, Int32.self, Bool.self) }
+        #expect(tooMany?.position == 2)
+        #expect(tooMany?.found == "")
+        let wrongContainer = #expect(throws: ArgumentError.self) { try message.decode([String].self, Int32.self) }
+        #expect(wrongContainer?.expected == "as")
+        #expect(wrongContainer?.found == "s")
+    }
+
+    @Test func anEmptyArrayOfTheWrongElementTypeIsRejected() throws {
+        let message = Message.scratch()
+        try message.append([Int32]())
+        #expect(throws: ArgumentError.self) { try message.decode([String].self) }
+    }
+
+    @Test func aStringWithNULCannotBeWritten() {
+        let message = Message.scratch()
+        let error = #expect(throws: BusError.self) { try message.append("a\0b") }
+        #expect(error?.name == .invalidArgs)
+        #expect(error?.message.contains("NUL") == true)
+    }
+}
