@@ -73,6 +73,12 @@ public struct NameOwnerChange: Sendable, Hashable {
     public var oldOwner: BusName?
     /// Nil when the name now has no owner.
     public var newOwner: BusName?
+
+    public init(name: BusName, oldOwner: BusName?, newOwner: BusName?) {
+        self.name = name
+        self.oldOwner = oldOwner
+        self.newOwner = newOwner
+    }
 }
 
 /// One live subscription: how to hand it a signal and how to end it.

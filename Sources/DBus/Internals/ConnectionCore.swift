@@ -8,6 +8,10 @@ import Synchronization
 /// wake it, handles I/O, dispatches every received message through one filter, and expires calls
 /// whose deadline passed. Any thread may send (libdbus locks the connection and writes at once if it
 /// can). Rule that keeps this deadlock-free: no libdbus function is called while `state` is locked.
+///
+/// `ioGate` serialises every libdbus call that may do socket I/O (send, watch handling, flush,
+/// close): any of them may find the socket dead and free the connection's watches, so the loop only
+/// touches a watch while holding the gate and after checking it is still registered.
 final class ConnectionCore: Sendable {
     let connection: LibdbusReference
     let uniqueName: BusName
@@ -16,6 +20,7 @@ final class ConnectionCore: Sendable {
     private let wakePending = Atomic<Bool>(false)
     private let lastSerial = Atomic<UInt32>(1)
     private let loopThread: pthread_t
+    private let ioGate = Mutex(())
 
     /// The loop never sleeps longer than this, which is also the default call timeout: a call with
     /// that timeout then never needs to wake the loop to have its deadline seen.
@@ -150,23 +155,26 @@ final class ConnectionCore: Sendable {
             let now = monotonicNanoseconds()
             let plan = state.withLock { state in
                 state.loopWakesAt = min(state.earliestDeadline, now &+ UInt64(Self.idleWake.nanoseconds))
-                let rebuild = state.watchesChanged ? state.watches : nil
+                let rebuild = state.watchesChanged
                 state.watchesChanged = false
                 return (rebuild: rebuild, wakeAt: state.loopWakesAt, closing: state.closeRequested)
             }
             if plan.closing { return }
-            if let watches = plan.rebuild {
-                watched = []
-                descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
-                for address in watches {
-                    guard let watch = OpaquePointer(bitPattern: address), dbus_watch_get_enabled(watch) != 0
-                    else { continue }
-                    let flags = dbus_watch_get_flags(watch)
-                    var events: Int16 = 0
-                    if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
-                    if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
-                    descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
-                    watched.append(watch)
+            if plan.rebuild {
+                (descriptors, watched) = ioGate.withLock { _ in
+                    var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+                    var watched: [OpaquePointer] = []
+                    for address in state.withLock({ $0.watches }) {
+                        guard let watch = OpaquePointer(bitPattern: address), dbus_watch_get_enabled(watch) != 0
+                        else { continue }
+                        let flags = dbus_watch_get_flags(watch)
+                        var events: Int16 = 0
+                        if flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
+                        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
+                        descriptors.append(pollfd(fd: dbus_watch_get_unix_fd(watch), events: events, revents: 0))
+                        watched.append(watch)
+                    }
+                    return (descriptors, watched)
                 }
             }
             let milliseconds = plan.wakeAt <= now ? 0 : Int32(min((plan.wakeAt - now + 999_999) / 1_000_000, 60_000))
@@ -186,7 +194,12 @@ final class ConnectionCore: Sendable {
                     if revents & Int32(POLLERR) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
                     if revents & Int32(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
                     descriptors[index + 1].revents = 0
-                    _ = dbus_watch_handle(watched[index], flags)
+                    let watch = watched[index]
+                    ioGate.withLock { _ in
+                        // A send on another thread may have found the socket dead and dropped the watch.
+                        guard state.withLock({ $0.watches.contains(UInt(bitPattern: watch)) }) else { return }
+                        _ = dbus_watch_handle(watch, flags)
+                    }
                     // Handling may add or free watches; the rest of this list may be stale.
                     if state.withLock({ $0.watchesChanged }) { break }
                 }
@@ -225,10 +238,10 @@ final class ConnectionCore: Sendable {
     private func tearDown() {
         let pointer = connection.pointer
         let connected = dbus_connection_get_is_connected(pointer) != 0
-        if connected { dbus_connection_flush(pointer) }
+        if connected { ioGate.withLock { _ in dbus_connection_flush(pointer) } }
         let reason: ClosingReason = connected
             ? .closedLocally : .disconnected(BusError(.disconnected, "the bus closed the connection"))
-        dbus_connection_close(pointer)
+        ioGate.withLock { _ in dbus_connection_close(pointer) }
         // Unhook every callback while this core is still alive: libdbus calls them until it is told not to.
         dbus_connection_remove_filter(pointer, filterTrampoline, Unmanaged.passUnretained(self).toOpaque())
         dbus_connection_set_watch_functions(pointer, nil, nil, nil, nil, nil)
@@ -237,13 +250,14 @@ final class ConnectionCore: Sendable {
         let leftovers = state.withLock { state in
             state.closingReason = reason
             state.closeRequested = true
-            defer {
-                state.pending = [:]
-                state.subscriptions = [:]
-                state.closeWaiters = [:]
-                state.objects = [:]
-            }
-            return (state.pending, state.subscriptions, state.closeWaiters)
+            // Moved out, not cleared in place: releasing a handler may release a Connection, whose
+            // deinit takes this lock.
+            let taken = (state.pending, state.subscriptions, state.closeWaiters, state.objects)
+            state.pending = [:]
+            state.subscriptions = [:]
+            state.closeWaiters = [:]
+            state.objects = [:]
+            return taken
         }
         let error = reason.error
         for pending in leftovers.0.values { pending.continuation.resume(throwing: error) }
@@ -261,7 +275,7 @@ final class ConnectionCore: Sendable {
         if let reason = state.withLock({ $0.closingReason }) { throw reason.error }
         let serial = nextSerial()
         message.setSerial(serial)
-        if dbus_connection_send(connection.pointer, message.reference.pointer, nil) == 0 {
+        if !sendNow(message) {
             throw BusError(.noMemory, "cannot queue the message")
         }
     }
@@ -294,7 +308,7 @@ final class ConnectionCore: Sendable {
                     finishCall(serial, throwing: CancellationError())
                     return
                 }
-                if dbus_connection_send(connection.pointer, message.reference.pointer, nil) == 0 {
+                if !sendNow(message) {
                     finishCall(serial, throwing: BusError(.noMemory, "cannot queue the message"))
                     return
                 }
@@ -303,6 +317,11 @@ final class ConnectionCore: Sendable {
         } onCancel: {
             finishCall(serial, throwing: CancellationError())
         }
+    }
+
+    /// `dbus_connection_send`, through the I/O gate.
+    private func sendNow(_ message: Message) -> Bool {
+        ioGate.withLock { _ in dbus_connection_send(connection.pointer, message.reference.pointer, nil) != 0 }
     }
 
     private func finishCall(_ serial: UInt32, throwing error: any Error) {
