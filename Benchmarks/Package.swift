@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Benchmarks live in their own package so that `make test` never builds them; run them in release
-// mode (`make bench-routing`). Each benchmark is one executable target.
+// mode (`make bench`, or `make bench-routing` / `make bench-bus`). Each benchmark is one executable target.
 let package = Package(
     name: "WaypostBenchmarks",
     dependencies: [
@@ -13,6 +13,12 @@ let package = Package(
         .executableTarget(
             name: "routing-bench",
             dependencies: [.product(name: "ExternalEvents", package: "Waypost")]),
+        // glibc's mallinfo2, which the Glibc module map leaves out (bytes in use, for memory figures).
+        .systemLibrary(name: "CMallocInfo"),
+        // Bus round trips through the DBus module beside libdbus in C, on a private bus.
+        .executableTarget(
+            name: "bus-bench",
+            dependencies: [.product(name: "DBus", package: "Waypost"), "CMallocInfo"]),
     ],
     swiftLanguageModes: [.v6]
 )
