@@ -1,4 +1,3 @@
-// GIO for Swift: content types now, desktop entries and launching later. gio-unix-2.0 (not plain
-// gio-2.0) because GDesktopAppInfo's header lives only in its include directory.
+// GIO for the desktop layer; GDesktopAppInfo's header lives only in gio-unix-2.0, not in <gio/gio.h>.
 #include <gio/gio.h>
 #include <gio/gdesktopappinfo.h>
