@@ -1,0 +1,134 @@
+internal import CGIO
+
+/// The installed desktop entries, as GIO sees them for this process's XDG directories.
+///
+/// GIO reads the XDG variables once per process (set them before the first call) and keeps a
+/// cache of the applications directories, refreshed by inotify monitors that GIO runs on its own
+/// worker thread, so changes show up without a main loop, a moment after they happen. Entries are
+/// found by `MimeType=` only through `mimeinfo.cache` (`update-desktop-database`). Every method
+/// is safe to call from any thread. Creating the cache holds inotify watches: keep the catalog off
+/// short-lived commands (their exit gets slower).
+public struct ApplicationCatalog: Sendable {
+    public init() {}
+
+    /// The entry with this desktop-file id.
+    /// - Parameter id: with or without `.desktop`.
+    /// - Throws: `invalidApplicationID`, `notInstalled`, or `unreadable` with the file and why.
+    public func entry(id: String) throws(CatalogError) -> ApplicationEntry {
+        let desktopFileID = try Self.validatedDesktopFileID(id)
+        if let reference = AppInfoReference.load(desktopFileID: desktopFileID),
+           let entry = ApplicationEntry(reading: reference) {
+            return entry
+        }
+        let bareID = String(desktopFileID.dropLast(".desktop".count))
+        guard let file = desktopFilesOnDisk().first(where: { $0.desktopFileID == desktopFileID }) else {
+            throw .notInstalled(applicationID: bareID)
+        }
+        throw .unreadable(
+            applicationID: bareID, file: file.path,
+            reason: diagnoseDesktopFile(at: file.path) ?? "GIO does not load it")
+    }
+
+    /// The participating (`X-Waypost=true`) entries that declare `x-scheme-handler/<scheme>`,
+    /// the user's choice first: the mimeapps.list default, then GIO's recommended order.
+    /// - Throws: `invalidScheme` when `scheme` is not a URL scheme.
+    public func handlers(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
+        let contentType = try Self.schemeHandlerType(scheme)
+        return handlersInPreferenceOrder(contentType: contentType)
+            .compactMap(ApplicationEntry.init(reading:))
+            .filter { $0.participates && $0.declares(scheme: scheme) }
+    }
+
+    /// The handler a URL of `scheme` goes to when no participating app takes it: the default or first
+    /// recommended entry that does not take part in Waypost. The default counts even when it does not
+    /// list the scheme, as GIO honours it.
+    /// - Parameters:
+    ///   - scheme: the URL scheme.
+    ///   - excludedID: an id never returned (Waypost's own dispatcher entry), with or without `.desktop`.
+    /// - Returns: nil when no other handler is installed.
+    /// - Throws: `invalidScheme`.
+    public func fallbackHandler(
+        forScheme scheme: String, excluding excludedID: String? = nil
+    ) throws(CatalogError) -> ApplicationEntry? {
+        let contentType = try Self.schemeHandlerType(scheme)
+        let excluded = excludedID.map { $0.hasSuffix(".desktop") ? String($0.dropLast(8)) : $0 }
+        return handlersInPreferenceOrder(contentType: contentType)
+            .lazy
+            .compactMap(ApplicationEntry.init(reading:))
+            .first { !$0.participates && $0.id != excluded }
+    }
+
+    /// The participating entry that lists `activityType` in `X-Waypost-Activity-Types=`.
+    ///
+    /// Policy when several claim it: the smallest desktop-file id wins, so the answer does not depend
+    /// on directory order; `participatingEntries()` shows all claimants.
+    public func application(forActivityType activityType: String) -> ApplicationEntry? {
+        participatingEntries().first { $0.activityTypes.contains(activityType) }
+    }
+
+    /// Every installed entry with `X-Waypost=true`, ordered by id.
+    public func participatingEntries() -> [ApplicationEntry] {
+        allInstalledEntries()
+            .compactMap(ApplicationEntry.init(reading:))
+            .filter(\.participates)
+            .sorted { $0.id < $1.id }
+    }
+
+    /// The `.desktop` files in the applications directories that GIO does not load, each as an
+    /// `unreadable` error naming the file and the reason (for `waypost doctor`).
+    public func unreadableEntries() -> [CatalogError] {
+        desktopFilesOnDisk().compactMap { file in
+            guard AppInfoReference.load(desktopFileID: file.desktopFileID) == nil else { return nil }
+            return .unreadable(
+                applicationID: String(file.desktopFileID.dropLast(8)), file: file.path,
+                reason: diagnoseDesktopFile(at: file.path) ?? "GIO does not load it")
+        }
+    }
+
+    static func validatedDesktopFileID(_ id: String) throws(CatalogError) -> String {
+        let bare = id.hasSuffix(".desktop") ? String(id.dropLast(8)) : id
+        guard !bare.isEmpty, !bare.hasPrefix("."), !bare.contains("/"), !bare.contains("\0"),
+              bare.utf8.count <= 255
+        else { throw .invalidApplicationID(id) }
+        return bare + ".desktop"
+    }
+
+    static func schemeHandlerType(_ scheme: String) throws(CatalogError) -> String {
+        let bytes = Array(scheme.utf8)
+        func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+        func isSchemeByte(_ byte: UInt8) -> Bool {
+            isLetter(byte) || (0x30...0x39).contains(byte) || byte == 0x2B || byte == 0x2D || byte == 0x2E
+        }
+        guard let first = bytes.first, isLetter(first), bytes.allSatisfy(isSchemeByte), bytes.count <= 255 else {
+            throw .invalidScheme(scheme)
+        }
+        return "x-scheme-handler/" + scheme.lowercased()
+    }
+}
+
+extension ApplicationEntry {
+    /// Copies what Waypost needs out of a loaded entry; nil when GIO gave it no id.
+    init?(reading reference: AppInfoReference) {
+        guard let desktopFileID = reference.desktopFileID else { return nil }
+        let schemePrefix = "x-scheme-handler/"
+        let mimeTypes = reference.stringList("MimeType")
+        let exec = reference.string("Exec")
+        let tryExec = reference.string("TryExec")
+        let program: String? =
+            if let exec, !exec.isEmpty { (try? execArguments(exec))?.first } else { tryExec }
+        self.init(
+            id: desktopFileID.hasSuffix(".desktop") ? String(desktopFileID.dropLast(8)) : desktopFileID,
+            filePath: reference.filename ?? "",
+            name: reference.name,
+            participates: reference.boolean("X-Waypost"),
+            schemes: mimeTypes.filter { $0.lowercased().hasPrefix(schemePrefix) }
+                .map { String($0.dropFirst(schemePrefix.count)).lowercased() },
+            contentTypes: mimeTypes.filter { !$0.lowercased().hasPrefix(schemePrefix) },
+            activityTypes: reference.stringList("X-Waypost-Activity-Types"),
+            isDBusActivatable: reference.boolean("DBusActivatable"),
+            startupNotify: reference.boolean("StartupNotify"),
+            exec: exec,
+            tryExec: tryExec,
+            executablePath: program.flatMap(resolveProgram))
+    }
+}

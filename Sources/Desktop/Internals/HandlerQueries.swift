@@ -1,0 +1,38 @@
+internal import CGIO
+
+/// GIO's handlers for one content type, in the user's order: the default (mimeapps.list
+/// `[Default Applications]`, honoured even when the entry does not list the type), then GIO's
+/// recommended handlers, then every other handler. Each entry appears once.
+/// `g_app_info_get_default_for_type`, `g_app_info_get_recommended_for_type`, `g_app_info_get_all_for_type`.
+func handlersInPreferenceOrder(contentType: String) -> [AppInfoReference] {
+    var ordered: [AppInfoReference] = []
+    var seen: Set<String> = []
+    func append(_ candidates: [AppInfoReference]) {
+        for candidate in candidates {
+            guard let id = candidate.desktopFileID, seen.insert(id).inserted else { continue }
+            ordered.append(candidate)
+        }
+    }
+    // must_support_uris FALSE: a scheme handler's entries are desktop entries, which all take URIs.
+    if let defaultInfo = g_app_info_get_default_for_type(contentType, 0),
+       let reference = AppInfoReference.adopt(appInfo: defaultInfo) {
+        append([reference])
+    }
+    append(takeAppInfoList(g_app_info_get_recommended_for_type(contentType)))
+    append(takeAppInfoList(g_app_info_get_all_for_type(contentType)))
+    return ordered
+}
+
+/// Every installed desktop entry GIO would show (Hidden ones excluded). `g_app_info_get_all`.
+func allInstalledEntries() -> [AppInfoReference] {
+    takeAppInfoList(g_app_info_get_all())
+}
+
+/// The user data dir first, then the system data dirs, as GLib resolved them for this process.
+/// `g_get_user_data_dir`, `g_get_system_data_dirs` (both transfer none, cached by GLib).
+func dataDirectoriesInPrecedenceOrder() -> [String] {
+    var directories: [String] = []
+    if let user = borrowGLibString(g_get_user_data_dir()) { directories.append(user) }
+    directories += borrowGLibStringVector(g_get_system_data_dirs())
+    return directories
+}
