@@ -1,0 +1,85 @@
+internal import CGIO
+
+/// Key under which a launch context keeps the startup id its `get_startup_notify_id` returns.
+private let startupIDDataKey = "waypost-startup-id"
+
+/// `get_startup_notify_id` for our launch contexts: a copy (transfer full) of the token stored on
+/// the context. GIO asks it only for `StartupNotify=true` entries, and puts the answer into the
+/// D-Bus activation `platform_data` (`activation-token`, `desktop-startup-id`) or the child's
+/// `DESKTOP_STARTUP_ID`. `g_object_get_data`, `g_strdup`.
+private let startupNotifyID: @convention(c) (
+    UnsafeMutablePointer<GAppLaunchContext>?, OpaquePointer?, UnsafeMutablePointer<GList>?
+) -> UnsafeMutablePointer<gchar>? = { context, _, _ in
+    guard let context, let stored = g_object_get_data(UnsafeMutablePointer<GObject>(OpaquePointer(context)), startupIDDataKey)
+    else { return nil }
+    return g_strdup(stored.assumingMemoryBound(to: gchar.self))
+}
+
+/// A `GAppLaunchContext` subclass whose only change is `get_startup_notify_id`: the base class
+/// answers NULL, which would drop the token on the D-Bus activation path. Registered once per
+/// process (a global is initialised exactly once). `g_type_register_static_simple`.
+private let tokenCarryingContextType: GType = g_type_register_static_simple(
+    g_app_launch_context_get_type(),
+    "WaypostTokenLaunchContext",
+    guint(MemoryLayout<GAppLaunchContextClass>.size),
+    { classPointer, _ in
+        guard let classPointer else { return }
+        classPointer.assumingMemoryBound(to: GAppLaunchContextClass.self).pointee.get_startup_notify_id = startupNotifyID
+    },
+    guint(MemoryLayout<GAppLaunchContext>.size),
+    nil,
+    GTypeFlags(rawValue: 0))
+
+/// Owns a launch context (transfer full from `g_object_new_with_properties`, released with
+/// `g_object_unref`) carrying the environment and startup id a launch hands on.
+final class LaunchContextReference {
+    let pointer: UnsafeMutablePointer<GAppLaunchContext>
+
+    /// - Parameters:
+    ///   - environment: variables to set (value) or remove (nil) in launched processes' environment.
+    ///   - startupID: what GIO passes as startup id / activation token to `StartupNotify` entries.
+    init(environment: [(name: String, value: String?)], startupID: String?) {
+        let object = g_object_new_with_properties(tokenCarryingContextType, 0, nil, nil)!
+        pointer = UnsafeMutableRawPointer(object).assumingMemoryBound(to: GAppLaunchContext.self)
+        for (name, value) in environment {
+            if let value {
+                g_app_launch_context_setenv(pointer, name, value)
+            } else {
+                g_app_launch_context_unsetenv(pointer, name)
+            }
+        }
+        if let startupID {
+            g_object_set_data_full(
+                UnsafeMutablePointer<GObject>(OpaquePointer(pointer)), startupIDDataKey, g_strdup(startupID), g_free)
+        }
+    }
+
+    deinit { g_object_unref(gpointer(pointer)) }
+}
+
+/// Launches a loaded entry through GIO: D-Bus activation for `DBusActivatable` entries (when a session
+/// bus is reachable), otherwise one spawn per command line that the field codes make (one per URI for
+/// `%u`/`%f`). Children are reaped by GLib's double fork (no `G_SPAWN_DO_NOT_REAP_CHILD`) and get no
+/// descriptor beyond 0–2 (no `G_SPAWN_LEAVE_DESCRIPTORS_OPEN`).
+/// - Returns: the pid of each spawned program, in launch order; empty after D-Bus activation.
+/// `g_desktop_app_info_launch_uris_as_manager`.
+func launchEntry(
+    _ entry: AppInfoReference, uris: [String], context: LaunchContextReference
+) throws(GLibFailure) -> [Int32] {
+    var list: UnsafeMutablePointer<GList>? = nil
+    for uri in uris { list = g_list_append(list, g_strdup(uri)) }
+    defer { g_list_free_full(list, g_free) }
+
+    var pids: [Int32] = []
+    let recordPid: GDesktopAppLaunchCallback = { _, pid, userData in
+        userData?.assumingMemoryBound(to: [Int32].self).pointee.append(pid)
+    }
+    _ = try withUnsafeMutablePointer(to: &pids) { pidsPointer throws(GLibFailure) in
+        try withGLibError { error in
+            g_desktop_app_info_launch_uris_as_manager(
+                entry.pointer, list, context.pointer, G_SPAWN_SEARCH_PATH, nil, nil,
+                recordPid, pidsPointer, error)
+        }
+    }
+    return pids
+}

@@ -1,0 +1,68 @@
+/// The activation token and X11 startup id an opener handed over, passed on to what is launched.
+public struct LaunchPlatformData: Sendable, Hashable {
+    /// The Wayland `xdg-activation` token (`activation-token` in D-Bus `platform_data`).
+    public var activationToken: String?
+    /// The X11 startup-notification id (`desktop-startup-id` in D-Bus `platform_data`).
+    public var desktopStartupID: String?
+
+    public init(activationToken: String? = nil, desktopStartupID: String? = nil) {
+        self.activationToken = activationToken
+        self.desktopStartupID = desktopStartupID
+    }
+}
+
+/// A launch that failed, with the entry, the URIs and GLib's (or our) explanation.
+public struct LaunchError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let applicationID: String
+    public let uris: [String]
+    public let message: String
+
+    public var description: String {
+        "launching '\(applicationID)'" + (uris.isEmpty ? "" : " with \(uris)") + " failed: \(message)"
+    }
+}
+
+/// Starts applications from their desktop entries, through GIO.
+public struct Launcher: Sendable {
+    public init() {}
+
+    /// Launches `entry`, honouring `DBusActivatable` (GIO calls `org.freedesktop.Application`
+    /// `Activate`/`Open` itself) and the `Exec` field codes (one process per URI for `%u`).
+    ///
+    /// Policy: a participating app is launched with no URIs (its event arrives over D-Bus); a fallback
+    /// handler gets them. The tokens go into the launched environment as `XDG_ACTIVATION_TOKEN` and
+    /// `DESKTOP_STARTUP_ID` (absent ones are removed, so our own never leak) and, for `StartupNotify`
+    /// entries, into GIO's D-Bus `platform_data`. Children are reaped and inherit no descriptor past 2.
+    /// - Returns: the pids GIO spawned, in order; empty after D-Bus activation.
+    /// - Throws: `LaunchError` with GLib's message (missing program, entry gone, NUL in a URI).
+    public func launch(
+        _ entry: ApplicationEntry, uris: [String] = [], platformData: LaunchPlatformData = .init()
+    ) throws(LaunchError) -> [Int32] {
+        func failure(_ message: String) -> LaunchError {
+            LaunchError(applicationID: entry.id, uris: uris, message: message)
+        }
+        if let bad = uris.first(where: { $0.isEmpty || $0.contains("\0") }) {
+            throw failure("URI \(bad.debugDescription) is empty or holds a NUL byte")
+        }
+        for token in [platformData.activationToken, platformData.desktopStartupID] {
+            if let token, token.isEmpty || token.contains("\0") {
+                throw failure("token \(token.debugDescription) is empty or holds a NUL byte")
+            }
+        }
+        // Reload by id: the value may be older than the file, and GIO launches what is installed now.
+        guard let reference = AppInfoReference.load(desktopFileID: entry.desktopFileID) else {
+            throw failure("no desktop entry '\(entry.desktopFileID)' is loadable any more")
+        }
+        let context = LaunchContextReference(
+            environment: [
+                ("XDG_ACTIVATION_TOKEN", platformData.activationToken),
+                ("DESKTOP_STARTUP_ID", platformData.desktopStartupID),
+            ],
+            startupID: platformData.activationToken ?? platformData.desktopStartupID)
+        do {
+            return try launchEntry(reference, uris: uris, context: context)
+        } catch {
+            throw failure(error.message)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// Facts about running processes that the dispatcher checks before trusting a registration.
+public enum RunningProgram {
+    /// The absolute path of the program process `pid` runs, read from `/proc/<pid>/exe`.
+    ///
+    /// Symlinks are already resolved by the kernel. A program replaced on disk since it started reads
+    /// with a ` (deleted)` suffix, which is kept: it no longer is the installed program.
+    /// - Throws: `RunningProgramError` with the pid: no such process, or not ours to inspect.
+    public static func executable(ofProcess pid: Int32) throws(RunningProgramError) -> String {
+        guard pid > 0 else { throw RunningProgramError(pid: pid, reason: "not a process id") }
+        switch readProcessExecutable(pid: pid) {
+        case .success(let path): return path
+        case .failure(let error): throw RunningProgramError(pid: pid, reason: errnoMessage(error.code))
+        }
+    }
+}
+
+/// Reading a process's program failed; `reason` is the system's explanation.
+public struct RunningProgramError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let pid: Int32
+    public let reason: String
+
+    public var description: String { "cannot read the program of process \(pid): \(reason)" }
+}
