@@ -1,0 +1,158 @@
+import Desktop
+import Foundation
+import Testing
+
+/// Launches real programs from real entries: a shell script that records its arguments, the
+/// tokens in its environment and its open descriptors into `<directory>/<pid>`.
+@Suite("Launching desktop entries")
+struct LauncherTests {
+    let desktop = DesktopTestEnvironment.shared  // first: sets XDG_* before any GLib call
+    let catalog = ApplicationCatalog()
+    let launcher = Launcher()
+
+    static let recorderBody = """
+        #!/bin/sh
+        # Records how it was launched: one file per process, named by its pid, in the directory given first.
+        directory="$1"; shift
+        {
+          echo "pid=$$"
+          for argument in "$@"; do echo "arg=$argument"; done
+          echo "XDG_ACTIVATION_TOKEN=${XDG_ACTIVATION_TOKEN-<unset>}"
+          echo "DESKTOP_STARTUP_ID=${DESKTOP_STARTUP_ID-<unset>}"
+          for descriptor in /proc/$$/fd/*; do echo "fd=${descriptor##*/}"; done
+        } > "$directory/.$$" && mv "$directory/.$$" "$directory/$$"
+
+        """
+
+    /// What one launched process recorded.
+    struct Record {
+        let pid: Int32
+        let arguments: [String]
+        let environment: [String: String]
+        let descriptors: Set<Int32>
+    }
+
+    /// Installs an entry running the recorder with `fieldCode`; returns it and its output directory.
+    func recorderEntry(
+        _ stem: String, fieldCode: String, extra: [String] = []
+    ) async throws -> (ApplicationEntry, String) {
+        let id = "org.waypost.test." + desktop.uniqueName(stem)
+        let recorder = try desktop.writeScript(desktop.uniqueName("record-launch"), Self.recorderBody)
+        let output = desktop.root + "/launches/" + id
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        try desktop.install(id: id, [
+            "Type=Application", "Name=\(stem)", "Exec=\(recorder) \(output) \(fieldCode)",
+        ] + extra)
+        #expect(await eventually { (try? catalog.entry(id: id)) != nil })
+        return (try catalog.entry(id: id), output)
+    }
+
+    /// Waits (bounded) for the records of `pids` and reads them.
+    func records(of pids: [Int32], in directory: String) async throws -> [Record] {
+        let arrived = await eventually {
+            pids.allSatisfy { FileManager.default.fileExists(atPath: "\(directory)/\($0)") }
+        }
+        try #require(arrived, "launched processes \(pids) wrote no record within 5 s")
+        return try pids.map { pid in
+            let lines = try String(contentsOfFile: "\(directory)/\(pid)", encoding: .utf8).split(separator: "\n")
+            func values(_ key: String) -> [String] {
+                lines.filter { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+            }
+            return Record(
+                pid: Int32(values("pid").first ?? "") ?? -1,
+                arguments: values("arg"),
+                environment: Dictionary(uniqueKeysWithValues: ["XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID"].map {
+                    ($0, values($0).first ?? "")
+                }),
+                descriptors: Set(values("fd").compactMap { Int32($0) }))
+        }
+    }
+
+    /// Our children that died and were never reaped.
+    func zombieChildren() -> [Int32] {
+        let me = getpid()
+        return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { name in
+            guard let pid = Int32(name),
+                  let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && fields[0] == "Z" && Int32(fields[1]) == me ? pid : nil
+        }
+    }
+
+    @Test func launchesWithoutURIs() async throws {
+        let (entry, output) = try await recorderEntry("NoURI", fieldCode: "%u")
+        // A descriptor without close-on-exec, numbered far from the shell's own.
+        let stray = fcntl(open("/dev/null", O_RDONLY), F_DUPFD, 200)
+        defer { close(stray) }
+        try #require(stray >= 200)
+
+        let pids = try launcher.launch(entry)
+        #expect(pids.count == 1)
+        let launched = try await records(of: pids, in: output)
+        #expect(launched.map(\.pid) == pids)
+        #expect(launched.first?.arguments == [], "%u with no URI expands to nothing")
+        #expect(launched.first?.environment == [
+            "XDG_ACTIVATION_TOKEN": "<unset>", "DESKTOP_STARTUP_ID": "<unset>",
+        ], "our own stale tokens must not leak")
+        #expect(launched.first.map { !$0.descriptors.contains(stray) } == true)
+        #expect(launched.first.map { $0.descriptors.allSatisfy { $0 < 200 } } == true)
+        #expect(zombieChildren() == [])
+    }
+
+    @Test func launchesOneProcessPerURIForPercentU() async throws {
+        let (entry, output) = try await recorderEntry("PerURI", fieldCode: "%u")
+        let uris = ["waypost-test://first/a?b=c", "waypost-test://second/it's \"quoted\""]
+        let pids = try launcher.launch(entry, uris: uris)
+        #expect(pids.count == 2)
+        #expect(Set(pids).count == 2)
+        let launched = try await records(of: pids, in: output)
+        #expect(launched.map(\.arguments) == [[uris[0]], [uris[1]]])
+        #expect(zombieChildren() == [])
+    }
+
+    @Test func launchesOneProcessForAllURIsWithPercentCapitalU() async throws {
+        let (entry, output) = try await recorderEntry("AllURIs", fieldCode: "%U")
+        let uris = ["waypost-test://one", "waypost-test://two"]
+        let pids = try launcher.launch(entry, uris: uris)
+        #expect(pids.count == 1)
+        let launched = try await records(of: pids, in: output)
+        #expect(launched.first?.arguments == uris)
+    }
+
+    @Test func activationTokenReachesTheChild() async throws {
+        let (entry, output) = try await recorderEntry("Token", fieldCode: "%u")
+        let pids = try launcher.launch(
+            entry, uris: ["waypost-test://token"],
+            platformData: LaunchPlatformData(activationToken: "token-123", desktopStartupID: "startup-456"))
+        let launched = try await records(of: pids, in: output)
+        #expect(launched.first?.environment == [
+            "XDG_ACTIVATION_TOKEN": "token-123", "DESKTOP_STARTUP_ID": "startup-456",
+        ])
+    }
+
+    @Test func launchFailuresCarryTheEntryAndGLibsMessage() async throws {
+        // A working directory that does not exist fails inside GLib's spawn, before the program runs.
+        // (A program that fails after exec, e.g. a bad #! line, is not reported: GIO runs entries
+        // through gio-launch-desktop, which has already started by then.)
+        let id = "org.waypost.test." + desktop.uniqueName("BadPath")
+        let missingDirectory = desktop.root + "/no-such-directory"
+        try desktop.install(id: id, ["Type=Application", "Name=Bad", "Exec=/bin/true %u", "Path=\(missingDirectory)"])
+        #expect(await eventually { (try? catalog.entry(id: id)) != nil })
+        let entry = try catalog.entry(id: id)
+
+        let error = #expect(throws: LaunchError.self) { try launcher.launch(entry, uris: ["waypost-test://x"]) }
+        #expect(error?.applicationID == id)
+        #expect(error?.uris == ["waypost-test://x"])
+        #expect(error?.message.contains(missingDirectory) == true, "\(String(describing: error))")
+
+        let nul = #expect(throws: LaunchError.self) { try launcher.launch(entry, uris: ["waypost-test://a\0b"]) }
+        #expect(nul?.applicationID == id)
+        #expect(nul?.message.contains("NUL") == true)
+
+        try FileManager.default.removeItem(atPath: entry.filePath)
+        let gone = #expect(throws: LaunchError.self) { try launcher.launch(entry) }
+        #expect(gone?.applicationID == id)
+    }
+}
