@@ -5,8 +5,8 @@ private let startupIDDataKey = "waypost-startup-id"
 
 /// `get_startup_notify_id` for our launch contexts: a copy (transfer full) of the token stored on
 /// the context. GIO asks it only for `StartupNotify=true` entries, and puts the answer into the
-/// D-Bus activation `platform_data` (`activation-token`, `desktop-startup-id`) or the child's
-/// `DESKTOP_STARTUP_ID`. `g_object_get_data`, `g_strdup`.
+/// D-Bus activation `platform_data` (`desktop-startup-id`; GLib ≥ 2.76 adds `activation-token`) or the
+/// child's `DESKTOP_STARTUP_ID`. `g_object_get_data`, `g_strdup`.
 private let startupNotifyID: @convention(c) (
     UnsafeMutablePointer<GAppLaunchContext>?, OpaquePointer?, UnsafeMutablePointer<GList>?
 ) -> UnsafeMutablePointer<gchar>? = { context, _, _ in
