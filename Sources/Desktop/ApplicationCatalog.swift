@@ -1,5 +1,3 @@
-internal import CGIO
-
 /// The installed desktop entries, as GIO sees them for this process's XDG directories.
 ///
 /// GIO reads the XDG variables once per process (set them before the first call) and keeps a
