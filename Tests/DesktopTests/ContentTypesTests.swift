@@ -5,6 +5,9 @@ import Testing
 /// Against the machine's real shared-mime-info database.
 @Suite("Content types through GIO")
 struct ContentTypesTests {
+    // First: GLib caches the XDG directories at its first call, and the catalog tests in this
+    // process need their throwaway ones.
+    let desktop = DesktopTestEnvironment.shared
     let types = ContentTypes()
 
     @Test("a .md file is text/markdown")
