@@ -5,21 +5,21 @@ enum GIOContentType {
     /// The local path a `file://` URI names, percent-decoded; nil for other URIs.
     /// Transfer full: the returned C string is freed here. `g_filename_from_uri`.
     static func path(ofFileURI uri: String) -> String? {
-        withGError { error in takeString(g_filename_from_uri(uri, nil, error)) }.result
+        try? withGLibError { error in takeGLibString(g_filename_from_uri(uri, nil, error)) } ?? nil
     }
 
     /// The type guessed from a file name alone (no file is read); nil when GIO is uncertain.
     /// Transfer full. `g_content_type_guess`.
     static func guess(fileName: String) -> String? {
         var uncertain: gboolean = 0
-        let type = takeString(g_content_type_guess(fileName, nil, 0, &uncertain))
+        let type = takeGLibString(g_content_type_guess(fileName, nil, 0, &uncertain))
         return uncertain != 0 ? nil : type
     }
 
     /// The content type for a MIME type, with aliases resolved (`text/x-markdown` → `text/markdown`).
     /// Transfer full; nil for a string that is not a MIME type. `g_content_type_from_mime_type`.
     static func fromMIMEType(_ mimeType: String) -> String? {
-        takeString(g_content_type_from_mime_type(mimeType))
+        takeGLibString(g_content_type_from_mime_type(mimeType))
     }
 
     /// Whether `type` is `supertype` or a subtype of it. `g_content_type_is_a`.
