@@ -20,6 +20,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // The pure routing core: events, condition sets, declarations, scenes, the router. No I/O.
@@ -42,11 +43,21 @@ let package = Package(
         // The desktop layer over GIO: content types (and later desktop entries, mimeapps, launching).
         .target(name: "Desktop", dependencies: ["CGIO", "ExternalEvents"], swiftSettings: strict),
 
+        // The daemon's logic: registry, routing over live scenes, delivery, launches, fallbacks.
+        .target(
+            name: "Dispatcher",
+            dependencies: [
+                "ExternalEvents", "DBus", "Desktop",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
         // One executable: argument parsing and wiring only.
         .executableTarget(
             name: "waypost",
             dependencies: [
-                "ExternalEvents", "Desktop",
+                "ExternalEvents", "Desktop", "DBus", "Dispatcher",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -54,6 +65,10 @@ let package = Package(
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost"], swiftSettings: strict),
+        .testTarget(
+            name: "DispatcherTests", dependencies: ["DBus", "waypost"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict),
         .testTarget(
             name: "DBusTests", dependencies: ["DBus"],
             resources: [.copy("Fixtures")],

@@ -1,8 +1,8 @@
 import ArgumentParser
 
 @main
-struct Waypost: ParsableCommand {
+struct Waypost: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Routes links and user activities to the right scene of the right app.",
-        subcommands: [Explain.self])
+        subcommands: [Open.self, Continue.self, Explain.self, Status.self, Monitor.self, Daemon.self])
 }

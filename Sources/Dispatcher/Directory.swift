@@ -1,0 +1,23 @@
+public import Desktop
+
+/// Where the dispatcher learns which installed app handles what: the desktop entries.
+/// `ApplicationCatalog` answers from GIO; the protocol keeps the daemon's logic apart from it.
+public protocol ApplicationDirectory: Sendable {
+    /// Participating entries for a URL scheme, the user's preferred first.
+    func handlers(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry]
+    /// The participating entry that lists this activity type.
+    func application(forActivityType activityType: String) -> ApplicationEntry?
+    /// The installed entry with this id.
+    func entry(id: String) throws(CatalogError) -> ApplicationEntry
+    /// The non-participating handler for a scheme, never the dispatcher's own entry.
+    func fallbackHandler(forScheme scheme: String, excluding excludedID: String?) throws(CatalogError) -> ApplicationEntry?
+}
+
+/// Starts applications from their desktop entries.
+public protocol ApplicationLauncher: Sendable {
+    /// - Returns: the pids spawned; empty after D-Bus activation.
+    func launch(_ entry: ApplicationEntry, uris: [String], platformData: LaunchPlatformData) throws(LaunchError) -> [Int32]
+}
+
+extension ApplicationCatalog: ApplicationDirectory {}
+extension Launcher: ApplicationLauncher {}

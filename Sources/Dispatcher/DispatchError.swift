@@ -1,0 +1,70 @@
+/// Why the dispatcher refused a request or could not deliver an event. Each case carries the
+/// offending value; `name` is the D-Bus error name (`io.waypost.Error.<Name>`) callers receive.
+public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
+    case invalidURI(String, reason: String)
+    case invalidArgument(String, reason: String)
+    case noHandler(String, reason: String)
+    case unknownApplication(String, reason: String)
+    case notRegistered(caller: String)
+    case notOwner(scene: String, app: String)
+    case unknownScene(String, app: String)
+    case unknownDeclaration(String, app: String)
+    case sceneExists(String, app: String)
+    case programMismatch(app: String, expected: String, running: String)
+    case deliveryFailed(String, attempts: [String])
+    case launchFailed(app: String, reason: String)
+    case timeout(app: String, waitedFor: String, seconds: Double)
+
+    /// The last component of the D-Bus error name.
+    public var name: String {
+        switch self {
+        case .invalidURI: "InvalidURI"
+        case .invalidArgument: "InvalidArgument"
+        case .noHandler: "NoHandler"
+        case .unknownApplication: "UnknownApplication"
+        case .notRegistered: "NotRegistered"
+        case .notOwner: "NotOwner"
+        case .unknownScene: "UnknownScene"
+        case .unknownDeclaration: "UnknownDeclaration"
+        case .sceneExists: "SceneExists"
+        case .programMismatch: "ProgramMismatch"
+        case .deliveryFailed: "DeliveryFailed"
+        case .launchFailed: "LaunchFailed"
+        case .timeout: "Timeout"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidURI(let uri, let reason): "invalid URI \(Self.abbreviated(uri)): \(reason)"
+        case .invalidArgument(let value, let reason): "invalid argument \(Self.abbreviated(value)): \(reason)"
+        case .noHandler(let what, let reason): "no application handles \(Self.abbreviated(what)): \(reason)"
+        case .unknownApplication(let app, let reason): "unknown application \"\(app)\": \(reason)"
+        case .notRegistered(let caller):
+            "\(caller) has not registered an application: call RegisterApplication first"
+        case .notOwner(let scene, let app):
+            "scene \"\(scene)\" of \(app) belongs to another connection; only the one that added it may change it"
+        case .unknownScene(let scene, let app): "\(app) has no open scene \"\(scene)\""
+        case .unknownDeclaration(let declaration, let app):
+            "\(app) has not declared a scene \"\(declaration)\" (call DeclareScenes first)"
+        case .sceneExists(let scene, let app): "\(app) already has an open scene \"\(scene)\""
+        case .programMismatch(let app, let expected, let running):
+            "the calling process runs \(running), but the desktop entry of \(app) names \(expected)"
+        case .deliveryFailed(let event, let attempts):
+            "\(Self.abbreviated(event)) was not delivered: " + attempts.joined(separator: "; ")
+        case .launchFailed(let app, let reason): "could not start \(app): \(reason)"
+        case .timeout(let app, let what, let seconds):
+            "\(app) did not \(what) within \(Self.seconds(seconds)) s"
+        }
+    }
+
+    /// Long values are cut in messages so that an oversized URI does not flood a terminal.
+    static func abbreviated(_ value: String) -> String {
+        let quoted = value.count > 200 ? "\"\(value.prefix(200))…\" (\(value.utf8.count) bytes)" : "\"\(value)\""
+        return quoted
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

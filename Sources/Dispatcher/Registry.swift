@@ -1,0 +1,220 @@
+public import DBus
+public import ExternalEvents
+
+/// A live process of a participating app, as it registered.
+public struct AppProcess: Sendable, Hashable {
+    /// The unique bus name of its connection: the identity every change is checked against.
+    public let owner: BusName
+    public let appID: String
+    /// Where it serves `io.waypost.Application1`.
+    public let objectPath: ObjectPath
+    public let pid: UInt32
+    public let singleScene: Bool
+    /// Nil until the process has called `DeclareScenes`; events held for a launch wait for it.
+    public internal(set) var declarations: [SceneDeclaration]?
+    /// Larger is more recent: registering, declaring, adding or activating a scene counts.
+    var lastActive: UInt64
+}
+
+/// An open scene as `Status` lists it.
+public struct SceneRecord: Sendable, Hashable {
+    public let appID: String
+    public let scene: OpenScene
+    public let owner: String
+}
+
+/// What participating apps have registered: live processes, their declarations, their open scenes.
+///
+/// Pure state, no I/O. Every change names the connection asking for it and is refused when that
+/// connection did not register, or when the scene is another connection's. Scene ids are unique
+/// within an app, across its processes, so that one search order spans them all.
+struct Registry: Sendable {
+    /// Limits that keep one misbehaving client from growing the daemon without bound.
+    enum Limits {
+        static let idBytes = 1024
+        static let conditionBytes = 4096
+        static let conditionsPerScene = 1024
+        static let declarations = 256
+        static let scenesPerProcess = 100_000
+    }
+
+    private struct AppScenes: Sendable {
+        var router: SceneRouter
+        var owners: [String: String] = [:]
+    }
+
+    private(set) var processes: [String: AppProcess] = [:]
+    private var apps: [String: AppScenes] = [:]
+    private var clock: UInt64 = 0
+    let contentTypes: (any ContentTypeResolving)?
+
+    init(contentTypes: (any ContentTypeResolving)?) {
+        self.contentTypes = contentTypes
+    }
+
+    // MARK: Changes, each checked against the caller
+
+    /// Makes `owner` a live process of `appID`; registering again replaces the earlier registration.
+    mutating func register(owner: BusName, appID: String, objectPath: ObjectPath, pid: UInt32, singleScene: Bool) {
+        if processes[owner.rawValue] != nil { _ = removeProcess(owner.rawValue) }
+        processes[owner.rawValue] = AppProcess(
+            owner: owner, appID: appID, objectPath: objectPath, pid: pid, singleScene: singleScene,
+            declarations: nil, lastActive: tick())
+    }
+
+    /// Replaces the app's declarations with the caller's; open scenes of declarations that are gone close.
+    mutating func declare(owner: String, _ declarations: [SceneDeclaration]) throws(DispatchError) {
+        var process = try registered(owner)
+        guard declarations.count <= Limits.declarations else {
+            throw .invalidArgument("\(declarations.count) declarations", reason: "at most \(Limits.declarations) are accepted")
+        }
+        for declaration in declarations { try Self.check(id: declaration.id, what: "declaration id") }
+        var kept: [OpenScene] = []
+        var owners: [String: String] = [:]
+        if let app = apps[process.appID] {
+            let known = Set(declarations.map(\.id))
+            kept = app.router.openScenes.filter { known.contains($0.declaration) }
+            owners = app.owners.filter { scene, _ in kept.contains { $0.id == scene } }
+        }
+        do {
+            let router = try SceneRouter(
+                declarations: declarations, openScenes: kept, supportsMultipleScenes: !process.singleScene,
+                contentTypes: contentTypes)
+            apps[process.appID] = AppScenes(router: router, owners: owners)
+        } catch {
+            throw .invalidArgument(Self.offendingID(error), reason: error.description)
+        }
+        process.declarations = declarations
+        process.lastActive = tick()
+        processes[owner] = process
+    }
+
+    mutating func addScene(owner: String, scene: String, declaration: String) throws(DispatchError) {
+        var process = try registered(owner)
+        try Self.check(id: scene, what: "scene id")
+        guard var app = apps[process.appID], process.declarations?.contains(where: { $0.id == declaration }) == true
+        else { throw .unknownDeclaration(declaration, app: process.appID) }
+        guard app.owners[scene] == nil else { throw .sceneExists(scene, app: process.appID) }
+        guard app.owners.values.lazy.filter({ $0 == owner }).count < Limits.scenesPerProcess else {
+            throw .invalidArgument(scene, reason: "a process may have at most \(Limits.scenesPerProcess) open scenes")
+        }
+        apps[process.appID] = nil  // keep the router uniquely referenced while it changes
+        do throws(RoutingError) {
+            try app.router.addScene(scene, declaration: declaration)
+        } catch {
+            apps[process.appID] = app
+            throw .unknownDeclaration(declaration, app: process.appID)
+        }
+        app.owners[scene] = owner
+        apps[process.appID] = app
+        process.lastActive = tick()
+        processes[owner] = process
+    }
+
+    mutating func removeScene(owner: String, scene: String) throws(DispatchError) {
+        let appID = try ownedScene(scene, by: owner)
+        apps[appID]!.owners[scene] = nil
+        try? apps[appID]!.router.removeScene(scene)
+    }
+
+    mutating func activateScene(owner: String, scene: String) throws(DispatchError) {
+        let appID = try ownedScene(scene, by: owner)
+        try? apps[appID]!.router.activateScene(scene)
+        processes[owner]!.lastActive = tick()
+    }
+
+    mutating func setModifiers(owner: String, scene: String, _ modifiers: [EventPreference]) throws(DispatchError) {
+        let appID = try ownedScene(scene, by: owner)
+        let conditions = modifiers.flatMap { $0.preferring.conditions + $0.allowing.conditions }
+        guard conditions.count <= Limits.conditionsPerScene else {
+            throw .invalidArgument("\(conditions.count) conditions", reason: "a scene may carry at most \(Limits.conditionsPerScene)")
+        }
+        if let long = conditions.first(where: { $0.utf8.count > Limits.conditionBytes }) {
+            throw .invalidArgument(long, reason: "a condition may be at most \(Limits.conditionBytes) bytes")
+        }
+        try? apps[appID]!.router.setModifiers(modifiers, ofScene: scene)
+    }
+
+    /// Forgets a process whose connection went away, with every scene it owned.
+    /// - Returns: the process, or nil when it was not registered.
+    @discardableResult
+    mutating func removeProcess(_ owner: String) -> AppProcess? {
+        guard let process = processes.removeValue(forKey: owner) else { return nil }
+        guard var app = apps.removeValue(forKey: process.appID) else { return process }
+        if !processes.values.contains(where: { $0.appID == process.appID }) { return process }
+        for (scene, sceneOwner) in app.owners where sceneOwner == owner {
+            app.owners[scene] = nil
+            try? app.router.removeScene(scene)
+        }
+        apps[process.appID] = app
+        return process
+    }
+
+    // MARK: Reading
+
+    /// The app's routing state: its declarations and open scenes across its processes.
+    func router(of appID: String) -> SceneRouter? { apps[appID]?.router }
+
+    /// The process that owns an open scene of the app.
+    func owner(ofScene scene: String, in appID: String) -> AppProcess? {
+        apps[appID]?.owners[scene].flatMap { processes[$0] }
+    }
+
+    /// The app's live processes, most recently active first.
+    func processes(of appID: String) -> [AppProcess] {
+        processes.values.filter { $0.appID == appID }.sorted { $0.lastActive > $1.lastActive }
+    }
+
+    /// Whether a process of the app has declared its scenes: events for it can be routed.
+    func isReady(_ appID: String) -> Bool {
+        processes.values.contains { $0.appID == appID && $0.declarations != nil }
+    }
+
+    /// Every open scene, app by app (ordered by id), each app's in search order.
+    var scenes: [SceneRecord] {
+        apps.keys.sorted().flatMap { appID in
+            let app = apps[appID]!
+            return app.router.openScenes.map { SceneRecord(appID: appID, scene: $0, owner: app.owners[$0.id] ?? "") }
+        }
+    }
+
+    // MARK: Helpers
+
+    private mutating func tick() -> UInt64 {
+        clock += 1
+        return clock
+    }
+
+    private func registered(_ owner: String) throws(DispatchError) -> AppProcess {
+        guard let process = processes[owner] else { throw .notRegistered(caller: owner) }
+        return process
+    }
+
+    /// The app id of `scene` when `owner` may change it.
+    private func ownedScene(_ scene: String, by owner: String) throws(DispatchError) -> String {
+        let process = try registered(owner)
+        if let sceneOwner = apps[process.appID]?.owners[scene] {
+            guard sceneOwner == owner else { throw .notOwner(scene: scene, app: process.appID) }
+            return process.appID
+        }
+        // Not in the caller's app: say it is not theirs when another app has it, without naming that app.
+        if apps.values.contains(where: { $0.owners[scene] != nil }) {
+            throw .notOwner(scene: scene, app: "another application")
+        }
+        throw .unknownScene(scene, app: process.appID)
+    }
+
+    static func check(id: String, what: String) throws(DispatchError) {
+        if id.isEmpty { throw .invalidArgument(id, reason: "a \(what) may not be empty") }
+        if id.utf8.count > Limits.idBytes {
+            throw .invalidArgument(id, reason: "a \(what) may be at most \(Limits.idBytes) bytes")
+        }
+    }
+
+    private static func offendingID(_ error: RoutingError) -> String {
+        switch error {
+        case .duplicateDeclaration(let id), .duplicateScene(let id), .unknownScene(let id): id
+        case .unknownDeclaration(let id, _): id
+        }
+    }
+}

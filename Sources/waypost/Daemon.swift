@@ -1,0 +1,55 @@
+import ArgumentParser
+import DBus
+import Desktop
+import Dispatcher
+import Logging
+
+/// `waypost daemon`: serves io.waypost.Dispatcher on the session bus until the bus goes away.
+struct Daemon: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the dispatcher on the session bus (D-Bus activation starts it; logs go to stderr).")
+
+    @Option(help: "Seconds a launched app has to register and declare its scenes.")
+    var launchTimeout: Double = 10
+
+    @Option(help: "Seconds an app has to acknowledge an event before it counts as failed.")
+    var deliveryTimeout: Double = 5
+
+    @Flag(help: "Log every registration and routed event.")
+    var verbose = false
+
+    func validate() throws {
+        guard launchTimeout > 0, deliveryTimeout > 0 else {
+            throw ValidationError("timeouts must be positive numbers of seconds")
+        }
+    }
+
+    func run() async throws {
+        let level: Logger.Level = verbose ? .info : .notice
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "waypost.daemon")
+        var configuration = Dispatcher.Configuration()
+        configuration.launchTimeout = .milliseconds(Int64(launchTimeout * 1000))
+        configuration.deliveryTimeout = .milliseconds(Int64(deliveryTimeout * 1000))
+        let connection: Connection
+        do { connection = try await Connection.session() } catch {
+            printError("waypost daemon: cannot reach the session bus: \(error)")
+            throw ExitCode(69)
+        }
+        let dispatcher = Dispatcher(
+            connection: connection, directory: ApplicationCatalog(), launcher: Launcher(),
+            contentTypes: ContentTypes(), configuration: configuration, logger: logger)
+        let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
+        do { try await service.start() } catch {
+            printError("waypost daemon: \(error)")
+            throw ExitCode(69)
+        }
+        logger.notice("serving \(Contract.busName) as \(connection.uniqueName)")
+        let reason = try await connection.waitUntilClosed()
+        logger.notice("the bus went away (\(reason)); exiting")
+    }
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import DBus
+import Dispatcher
+import Glibc
+
+/// `waypost open URI…`: what a desktop entry's `Exec=` runs. Exits 0 only once every URI was delivered.
+struct Open: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Open links through the dispatcher; exits 0 only once each was delivered.")
+
+    @ArgumentParser.Argument(help: "The URIs to open.")
+    var uris: [String]
+
+    @Flag(name: .shortAndLong, help: "Print where each link went.")
+    var verbose = false
+
+    func run() async throws {
+        let connection = try await BusClient.connect()
+        // Openers that spawn us pass the activation token in the environment (xdg-open, GIO's Exec path).
+        var platformData: [String: Variant] = [:]
+        if let token = getenv("XDG_ACTIVATION_TOKEN") { platformData["activation-token"] = .string(String(cString: token)) }
+        if let id = getenv("DESKTOP_STARTUP_ID") { platformData["desktop-startup-id"] = .string(String(cString: id)) }
+        var failed = false
+        for uri in uris {
+            do {
+                let reply = try await connection.call(
+                    destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
+                    member: "Open", uri, platformData, timeout: BusClient.routingTimeout)
+                if verbose { print(OutcomeText(try reply.decode([String: Variant].self)).line(for: uri)) }
+            } catch {
+                printError("waypost: cannot open \(uri): \(BusClient.message(error))")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}
+
+/// `waypost continue TYPE`: hands a user activity to the app that lists its type.
+struct Continue: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Continue a user activity (Handoff, search result, shortcut) in the right scene.")
+
+    @ArgumentParser.Argument(help: "The activity type, e.g. com.example.contact.show.")
+    var type: String
+
+    @Option(help: "The activity's targetContentIdentifier.")
+    var target: String?
+
+    @Option(help: "The activity's webpageURL.")
+    var webpageURL: String?
+
+    @Option(help: "The activity's title.")
+    var title: String?
+
+    @Flag(name: .shortAndLong, help: "Print where the activity went.")
+    var verbose = false
+
+    func run() async throws {
+        let connection = try await BusClient.connect()
+        var activity: [String: Variant] = [:]
+        if let target { activity["target-content-identifier"] = .string(target) }
+        if let webpageURL { activity["webpage-url"] = .string(webpageURL) }
+        if let title { activity["title"] = .string(title) }
+        do {
+            let reply = try await connection.call(
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
+                member: "ContinueActivity", type, activity, [String: Variant](), timeout: BusClient.routingTimeout)
+            if verbose { print(OutcomeText(try reply.decode([String: Variant].self)).line(for: type)) }
+        } catch {
+            printError("waypost: cannot continue \(type): \(BusClient.message(error))")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// The short-lived commands' side of the bus.
+enum BusClient {
+    /// Longer than the daemon's launch and delivery timeouts together, so the daemon reports them.
+    static let routingTimeout: Duration = .seconds(30)
+
+    static func connect() async throws -> Connection {
+        do { return try await Connection.session() } catch {
+            printError("waypost: cannot reach the session bus: \(message(error))")
+            throw ExitCode(69)
+        }
+    }
+
+    /// The dispatcher's own sentence when it sent one; the bus error otherwise.
+    static func message(_ error: any Error) -> String {
+        guard let error = error as? BusError else { return "\(error)" }
+        if error.name.rawValue.hasPrefix(Contract.errorPrefix) {
+            return "\(error.message) [\(error.name.rawValue.dropFirst(Contract.errorPrefix.count))]"
+        }
+        return error.description
+    }
+}
+
+/// An `a{sv}` outcome as one line for people.
+struct OutcomeText {
+    let fields: [String: Variant]
+
+    init(_ fields: [String: Variant]) { self.fields = fields }
+
+    func string(_ key: String) -> String? { try? fields[key]?.decode(as: String.self) }
+
+    func line(for event: String) -> String {
+        let app = string("app-id") ?? "?"
+        let destination = string("scene-id").map { "scene \($0)" } ?? string("declaration-id").map { "new \($0)" } ?? ""
+        return "\(event) → \(app) \(destination) [\(string("action") ?? "?"), \(string("rule") ?? "?")]"
+    }
+}

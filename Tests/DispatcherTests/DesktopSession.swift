@@ -1,0 +1,303 @@
+import DBus
+import Foundation
+import Testing
+
+/// A private desktop session for one test: its own `dbus-daemon`, a throwaway HOME and XDG
+/// directories with real desktop entries, and the dispatcher installed as a D-Bus activatable
+/// service (the bus starts it on the first call, as on a real desktop). Torn down by `close()`.
+final class DesktopSession: Sendable {
+    let root: URL
+    let environment: [String: String]
+    let address: String
+    private let bus: Process
+    private let spawned = SpawnedProcesses()
+
+    static let waypost: URL = {
+        if let path = ProcessInfo.processInfo.environment["WAYPOST"] { return URL(fileURLWithPath: path) }
+        // The test bundle is an executable in the build directory, next to the products it tests.
+        return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("waypost")
+    }()
+
+    static let sampleApp = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Apps/sample_app.py")
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    /// The interpreter Debian's python3-dbus and python3-gi are installed for.
+    static let python = "/usr/bin/python3"
+
+    /// - Parameters:
+    ///   - launchTimeout: seconds the dispatcher waits for a launched app to register.
+    ///   - deliveryTimeout: seconds it waits for an app to acknowledge an event.
+    init(launchTimeout: Double = 5, deliveryTimeout: Double = 1) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-session-\(UUID().uuidString)")
+        let dirs = ["home", "data/applications", "data/dbus-1/services", "config", "runtime", "logs"]
+        for dir in dirs {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(dir), withIntermediateDirectories: true)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.appendingPathComponent("runtime").path)
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in
+            ["PATH", "LANG", "LC_ALL", "TMPDIR"].contains(key)
+        }
+        environment["HOME"] = root.appendingPathComponent("home").path
+        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
+        environment["XDG_DATA_DIRS"] = "/usr/share"
+        environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path
+        let service = """
+            [D-BUS Service]
+            Name=io.waypost.Dispatcher
+            Exec=\(Self.waypost.path) daemon --verbose --launch-timeout \(launchTimeout) --delivery-timeout \(deliveryTimeout)
+
+            """
+        try service.write(
+            to: root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service"), atomically: true, encoding: .utf8)
+
+        bus = Process()
+        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        bus.arguments = ["--config-file=\(Self.fixtures.appendingPathComponent("session.conf").path)", "--nofork", "--print-address=1"]
+        bus.environment = environment
+        let out = Pipe()
+        bus.standardOutput = out
+        bus.standardError = try FileHandle(forWritingTo: Self.touch(root.appendingPathComponent("logs/bus.log")))
+        try bus.run()
+        var line = Data()
+        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        address = String(decoding: line, as: UTF8.self)
+        guard !address.isEmpty else { throw SessionError("dbus-daemon printed no address") }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        self.environment = environment
+    }
+
+    /// Stops everything the session started and removes its files.
+    func close() {
+        spawned.terminateAll()
+        // SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
+        if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    deinit { close() }
+
+    /// Stops the bus alone, as when the session ends under the daemon.
+    func stopBus() {
+        // SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
+        if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
+    }
+
+    /// What the daemon and the bus logged, for failure messages.
+    var busLog: String { (try? String(contentsOf: root.appendingPathComponent("logs/bus.log"), encoding: .utf8)) ?? "" }
+
+    func connect() async throws -> Connection { try await Connection(address: address) }
+
+    // MARK: Apps
+
+    /// Installs a participating app: a desktop entry that runs `sample_app.py` with its config.
+    @discardableResult
+    func installApp(_ app: SampleApp) throws -> SampleApp {
+        var config = app.config
+        config["log"] = log(of: app.id).path
+        let configFile = root.appendingPathComponent("\(app.id).json")
+        try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys]).write(to: configFile)
+        let mimeTypes = app.schemes.map { "x-scheme-handler/\($0);" }.joined()
+        var entry = """
+            [Desktop Entry]
+            Type=Application
+            Name=\(app.id)
+            Exec=\(Self.python) \(Self.sampleApp.path) \(configFile.path)
+            MimeType=\(mimeTypes)
+            X-Waypost=\(app.participates)
+
+            """
+        if !app.activityTypes.isEmpty { entry += "X-Waypost-Activity-Types=\(app.activityTypes.joined(separator: ";"));\n" }
+        try writeEntry(id: app.id, entry)
+        return app
+    }
+
+    /// Installs a desktop entry as given, then refreshes `mimeinfo.cache` as a package install would.
+    func writeEntry(id: String, _ text: String) throws {
+        try text.write(to: root.appendingPathComponent("data/applications/\(id).desktop"), atomically: true, encoding: .utf8)
+        try run("/usr/bin/update-desktop-database", [root.appendingPathComponent("data/applications").path])
+    }
+
+    /// Starts a process of an installed app, as the user would, and waits until it is ready.
+    @discardableResult
+    func start(_ app: SampleApp) async throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = [Self.sampleApp.path, root.appendingPathComponent("\(app.id).json").path]
+        process.environment = environment
+        process.standardError = try FileHandle(forWritingAtPath: Self.touch(root.appendingPathComponent("logs/\(app.id).stderr")).path)
+        let before = events(of: app.id).filter { $0["event"] as? String == "ready" }.count
+        try process.run()
+        spawned.add(process)
+        try await waitUntil("\(app.id) is ready") {
+            events(of: app.id).filter { $0["event"] as? String == "ready" }.count > before
+        }
+        return process.processIdentifier
+    }
+
+    func log(of appID: String) -> URL { root.appendingPathComponent("logs/\(appID).events") }
+
+    /// The JSON lines an app logged: one per event received, plus `ready` at start.
+    func events(of appID: String) -> [[String: Any]] {
+        guard let text = try? String(contentsOf: log(of: appID), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    /// The events an app received (not counting `ready` lines).
+    func received(_ appID: String) -> [[String: Any]] {
+        events(of: appID).filter { $0["event"] as? String != "ready" }
+    }
+
+    // MARK: Calls
+
+    /// Calls the dispatcher's `Open` as an opener would.
+    func open(_ uri: String, with connection: Connection, platformData: [String: Variant] = [:]) async throws -> [String: String] {
+        let reply = try await connection.call(
+            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+            member: "Open", uri, platformData, timeout: .seconds(30))
+        return try Self.strings(reply.decode([String: Variant].self))
+    }
+
+    /// Asks a running sample app to do what its UI would (`io.waypost.test.Control`).
+    func control(_ appID: String, pid: Int32? = nil, with connection: Connection, _ member: MemberName,
+                 _ arguments: [String], modifiers: [([String], [String])]? = nil) async throws {
+        let status = try await connection.call(
+            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+            member: "Status")
+        let (processes, _) = try status.decode([[String: Variant]].self, [[String: Variant]].self)
+        guard let process = processes.first(where: {
+            (try? $0["app-id"]?.decode(as: String.self)) == appID
+                && (pid == nil || (try? $0["pid"]?.decode(as: UInt32.self)) == UInt32(pid!))
+        }), let owner = try? BusName(try process["owner"]!.decode(as: String.self)) else {
+            throw SessionError("no registered process of \(appID)")
+        }
+        let path: ObjectPath = "/io/waypost/sample"
+        let control: InterfaceName = "io.waypost.test.Control"
+        switch (arguments.count, modifiers) {
+        case (1, nil): _ = try await connection.call(destination: owner, path: path, interface: control, member: member, arguments[0])
+        case (1, let modifiers?):
+            _ = try await connection.call(
+                destination: owner, path: path, interface: control, member: member, arguments[0],
+                modifiers.map { Structure(($0.0, $0.1)) })
+        case (2, let modifiers):
+            _ = try await connection.call(
+                destination: owner, path: path, interface: control, member: member, arguments[0], arguments[1],
+                (modifiers ?? []).map { Structure(($0.0, $0.1)) })
+        default: throw SessionError("unsupported control call")
+        }
+    }
+
+    /// The dispatcher's `Status`: processes, and scenes in search order.
+    func status(with connection: Connection) async throws -> (processes: [[String: String]], scenes: [[String: String]]) {
+        let reply = try await connection.call(
+            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+            member: "Status")
+        let (processes, scenes) = try reply.decode([[String: Variant]].self, [[String: Variant]].self)
+        return (processes.map(Self.strings), scenes.map(Self.strings))
+    }
+
+    static func strings(_ map: [String: Variant]) -> [String: String] {
+        map.reduce(into: [:]) { result, entry in
+            if case .string(let value) = entry.value { result[entry.key] = value }
+            if case .uint32(let value) = entry.value { result[entry.key] = String(value) }
+        }
+    }
+
+    // MARK: Helpers
+
+    @discardableResult
+    func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Starts a long-running process in the session (killed by `close()`).
+    func spawn(_ program: String, _ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.environment = environment
+        try process.run()
+        spawned.add(process)
+        return process
+    }
+
+    static func touch(_ url: URL) throws -> URL {
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        return url
+    }
+}
+
+/// A participating app as the tests install it: `sample_app.py` with a config.
+struct SampleApp: Sendable {
+    var id: String
+    var schemes: [String]
+    var activityTypes: [String] = []
+    var participates = true
+    /// sample_app.py's config (declarations, scenes, behaviour…); `app_id` and `log` are filled in.
+    nonisolated(unsafe) var config: [String: Any]
+
+    init(
+        _ id: String, schemes: [String], activityTypes: [String] = [], singleScene: Bool = false,
+        declarations: [(String, [String: Any])], scenes: [(id: String, declaration: String, modifiers: [([String], [String])])] = [],
+        behaviour: [String: String] = [:]
+    ) {
+        self.id = id
+        self.schemes = schemes
+        self.activityTypes = activityTypes
+        config = [
+            "app_id": id, "single_scene": singleScene,
+            "declarations": declarations.map { [$0.0, $0.1] },
+            "scenes": scenes.map { ["id": $0.id, "declaration": $0.declaration, "modifiers": $0.modifiers.map { [$0.0, $0.1] }] },
+            "behaviour": behaviour,
+        ]
+    }
+}
+
+struct SessionError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Processes a session started, to be stopped with it.
+final class SpawnedProcesses: @unchecked Sendable {
+    // Invariant: `processes` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var processes: [Process] = []
+
+    func add(_ process: Process) { lock.withLock { processes.append(process) } }
+
+    func terminateAll() {
+        let all = lock.withLock { defer { processes = [] }; return processes }
+        // No waitUntilExit: Foundation reaps its children itself, and waiting here can hang a test
+        // thread on its run loop.
+        for process in all where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Polls `condition` until it holds, for at most `seconds`.
+func waitUntil(_ what: String, seconds: Double = 10, _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw SessionError("timed out waiting until \(what)")
+}

@@ -1,0 +1,179 @@
+import DBus
+import Foundation
+import Testing
+
+/// What strangers, broken input and failing apps get: a named error each, and a daemon that keeps serving.
+@Suite("dispatcher: security and faults")
+struct SecurityAndFaultTests {
+    static let dispatcher: BusName = "io.waypost.Dispatcher"
+    static let path: ObjectPath = "/io/waypost/Dispatcher"
+    static let interface: InterfaceName = "io.waypost.Dispatcher1"
+
+    /// The error name a call failed with.
+    static func errorName(_ call: () async throws -> Void) async -> String? {
+        do { try await call(); return nil } catch let error as BusError { return error.name.rawValue } catch { return "\(error)" }
+    }
+
+    @Test("only the connection that added a scene may change it")
+    func strangers() async throws {
+        let session = try DesktopSession()
+        defer { session.close() }
+        let owner = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("mine", "contacts", [([], ["*"])])]))
+        let other = try session.installApp(SampleApp(
+            "org.example.Other", schemes: ["other"], declarations: [("main", ["kind": "window-group"])], scenes: []))
+        try await session.start(owner)
+        try await session.start(other)
+        let bus = try await session.connect()
+
+        // Another registered app cannot close it …
+        let closing = await Self.errorName { try await session.control(other.id, with: bus, "CloseScene", ["mine"]) }
+        #expect(closing == "io.waypost.Error.NotOwner")
+        // … and a connection that never registered cannot touch anything.
+        for (member, arguments) in [("RemoveScene", ["mine"]), ("ActivateScene", ["mine"]), ("AddScene", ["x", "contacts"])] {
+            let name = await Self.errorName {
+                if arguments.count == 1 {
+                    _ = try await bus.call(destination: Self.dispatcher, path: Self.path, interface: Self.interface,
+                                           member: MemberName(member), arguments[0])
+                } else {
+                    _ = try await bus.call(destination: Self.dispatcher, path: Self.path, interface: Self.interface,
+                                           member: MemberName(member), arguments[0], arguments[1])
+                }
+            }
+            #expect(name == "io.waypost.Error.NotRegistered", "\(member)")
+        }
+        let stranger = await Self.errorName {
+            _ = try await bus.call(destination: Self.dispatcher, path: Self.path, interface: Self.interface,
+                                   member: "SetExternalEvents", "mine", [Structure<[String], [String]>]())
+        }
+        #expect(stranger == "io.waypost.Error.NotRegistered")
+        // The scene is untouched and still takes links.
+        #expect(try await session.open("contacts://show?id=kim", with: bus)["scene-id"] == "mine")
+    }
+
+    @Test("registration needs an installed, opted-in entry whose program the caller runs")
+    func registrationChecks() async throws {
+        let session = try DesktopSession()
+        defer { session.close() }
+        let app = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
+        try session.writeEntry(id: "org.example.Shy", """
+            [Desktop Entry]
+            Type=Application
+            Name=Shy
+            Exec=/bin/true
+            MimeType=x-scheme-handler/shy;
+
+            """)
+        let bus = try await session.connect()
+        func register(_ id: String) async -> String? {
+            await Self.errorName {
+                _ = try await bus.call(destination: Self.dispatcher, path: Self.path, interface: Self.interface,
+                                       member: "RegisterApplication", id, ObjectPath("/app"), [String: Variant]())
+            }
+        }
+        #expect(await register("org.example.Nobody") == "io.waypost.Error.UnknownApplication")
+        #expect(await register("org.example.Shy") == "io.waypost.Error.UnknownApplication")
+        // This test process is not the Python program the Contacts entry runs.
+        #expect(await register(app.id) == "io.waypost.Error.ProgramMismatch")
+        #expect(await register("") == "io.waypost.Error.InvalidArgument")
+    }
+
+    @Test("malformed, oversized and unknown links get named errors; the daemon keeps serving")
+    func badLinks() async throws {
+        let session = try DesktopSession()
+        defer { session.close() }
+        let app = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("any", "contacts", [([], ["*"])])]))
+        try await session.start(app)
+        let bus = try await session.connect()
+        let cases: [(String, String)] = [
+            ("", "io.waypost.Error.InvalidURI"),
+            ("no scheme here", "io.waypost.Error.InvalidURI"),
+            ("1http://x", "io.waypost.Error.InvalidURI"),
+            ("contacts://a b", "io.waypost.Error.InvalidURI"),
+            ("contacts://" + String(repeating: "x", count: 70_000), "io.waypost.Error.InvalidURI"),
+            ("nobody-handles-this://x", "io.waypost.Error.NoHandler"),
+        ]
+        for (uri, expected) in cases {
+            let name = await Self.errorName { _ = try await session.open(uri, with: bus) }
+            #expect(name == expected, "\(uri.prefix(40))")
+        }
+        // Wrong signatures are refused by the bus layer before any handler runs.
+        let wrong = await Self.errorName {
+            _ = try await bus.call(destination: Self.dispatcher, path: Self.path, interface: Self.interface,
+                                   member: "Open", Int32(7))
+        }
+        #expect(wrong == "org.freedesktop.DBus.Error.InvalidArgs")
+        // Right signature, wrong content: a kind must be a string.
+        let declaration = await Self.errorName {
+            _ = try await bus.call(destination: Self.dispatcher, path: Self.path, interface: Self.interface,
+                                   member: "DeclareScenes", [Structure(("x", ["kind": Variant.int32(3)]))])
+        }
+        #expect(declaration == "io.waypost.Error.InvalidArgument")
+        // A flood of bad calls, then a good one.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<500 {
+                group.addTask { _ = await Self.errorName { _ = try await session.open("bad \(index)", with: bus) } }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await session.open("contacts://show?id=liz", with: bus)["scene-id"] == "any")
+        #expect(session.received(app.id).count == 1)
+    }
+
+    @Test("a launched app that never registers: Timeout, naming the app")
+    func launchTimeout() async throws {
+        let session = try DesktopSession(launchTimeout: 1)
+        defer { session.close() }
+        try session.writeEntry(id: "org.example.Sleepy", """
+            [Desktop Entry]
+            Type=Application
+            Name=Sleepy
+            Exec=/bin/sleep 30
+            MimeType=x-scheme-handler/sleepy;
+            X-Waypost=true
+
+            """)
+        let bus = try await session.connect()
+        do {
+            _ = try await session.open("sleepy://wake", with: bus)
+            Issue.record("the link was reported delivered")
+        } catch let error as BusError {
+            #expect(error.name.rawValue == "io.waypost.Error.Timeout")
+            #expect(error.message.contains("org.example.Sleepy"))
+        }
+    }
+
+    @Test("after a daemon restart the apps register again and nothing stale remains")
+    func daemonRestart() async throws {
+        let session = try DesktopSession()
+        defer { session.close() }
+        let app = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("keep", "contacts", [(["mallory"], [])])]))
+        try await session.start(app)
+        let bus = try await session.connect()
+        let first = try await bus.processID(of: Self.dispatcher)
+        kill(Int32(first), SIGTERM)
+        try await waitUntil("the old daemon is gone") { (try? await bus.nameOwner(of: Self.dispatcher)) == nil }
+        // Any call starts a new daemon; the app sees the name appear and registers again.
+        try await waitUntil("the app registered again") {
+            (try? await session.status(with: bus))?.scenes.map { $0["scene-id"] } == ["keep"]
+        }
+        #expect(try await bus.processID(of: Self.dispatcher) != first)
+        #expect(try await session.status(with: bus).processes.count == 1)
+        #expect(try await session.open("contacts://show?id=MALLORY", with: bus)["scene-id"] == "keep")
+    }
+
+    @Test("the daemon exits when the bus goes away")
+    func exitsWithTheBus() async throws {
+        let session = try DesktopSession()
+        defer { session.close() }
+        let bus = try await session.connect()
+        _ = try await session.status(with: bus)
+        let pid = Int32(try await bus.processID(of: Self.dispatcher))
+        bus.close()
+        session.stopBus()
+        try await waitUntil("the daemon exited") {
+            // Gone, or a zombie waiting for its parent: either way it stopped running.
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+            return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+        }
+    }
+}
