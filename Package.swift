@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost"], swiftSettings: strict),
         .testTarget(
-            name: "DispatcherTests", dependencies: ["DBus", "waypost"],
+            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
