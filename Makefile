@@ -6,7 +6,7 @@ DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-b
                 shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo bench bench-routing bench-bus install clean
+.PHONY: all deps build release test demo bench bench-routing bench-bus bench-dispatch install clean
 
 all: build
 
@@ -31,7 +31,7 @@ test: deps
 demo: deps build
 	@./Examples/demo.sh "$$($(SWIFT) build --show-bin-path)/waypost"
 
-bench: bench-routing bench-bus
+bench: bench-routing bench-bus bench-dispatch
 
 bench-routing: deps
 	cd Benchmarks && $(SWIFT) run -c release routing-bench
@@ -39,6 +39,11 @@ bench-routing: deps
 # Bus round trips through the DBus module beside libdbus in C (../shared/baselines), on a private bus.
 bench-bus: deps
 	cd Benchmarks && $(SWIFT) run -c release bus-bench
+
+# The dispatcher end to end (Open round trips, throughput, RSS, `waypost open` as a process) with the
+# statically linked release binary, beside the C baselines.
+bench-dispatch: release
+	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release dispatch-bench
 
 install: release
 	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/waypost" "$(PREFIX)/bin/waypost"

@@ -15,12 +15,39 @@ struct Open: AsyncParsableCommand {
     var verbose = false
 
     func run() async throws {
-        let connection = try await BusClient.connect()
+        let status = await Self.open(uris, verbose: verbose)
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// `open` with nothing but URIs and `-v`, recognised without the argument parser.
+    struct PlainRequest {
+        var uris: [String] = []
+        var verbose = false
+
+        init?(_ arguments: [String]) {
+            guard arguments.first == "open", arguments.count > 1 else { return nil }
+            for argument in arguments.dropFirst() {
+                if argument == "-v" || argument == "--verbose" { verbose = true; continue }
+                guard !argument.hasPrefix("-") else { return nil }
+                uris.append(argument)
+            }
+            if uris.isEmpty { return nil }
+        }
+    }
+
+    /// Opens each URI through the dispatcher, telling on stderr why any was not delivered.
+    /// - Returns: the exit status: 0 when every URI was delivered, 1 when one was not, 69 without a bus.
+    static func open(_ uris: [String], verbose: Bool) async -> Int32 {
+        let connection: Connection
+        do { connection = try await Connection.session() } catch {
+            printError("waypost: cannot reach the session bus: \(BusClient.message(error))")
+            return 69
+        }
         // Openers that spawn us pass the activation token in the environment (xdg-open, GIO's Exec path).
         var platformData: [String: Variant] = [:]
         if let token = getenv("XDG_ACTIVATION_TOKEN") { platformData["activation-token"] = .string(String(cString: token)) }
         if let id = getenv("DESKTOP_STARTUP_ID") { platformData["desktop-startup-id"] = .string(String(cString: id)) }
-        var failed = false
+        var status: Int32 = 0
         for uri in uris {
             do {
                 let reply = try await connection.call(
@@ -29,10 +56,11 @@ struct Open: AsyncParsableCommand {
                 if verbose { print(OutcomeText(try reply.decode([String: Variant].self)).line(for: uri)) }
             } catch {
                 printError("waypost: cannot open \(uri): \(BusClient.message(error))")
-                failed = true
+                status = 1
             }
         }
-        if failed { throw ExitCode(1) }
+        connection.close()
+        return status
     }
 }
 

@@ -50,6 +50,14 @@ struct Monitor: AsyncParsableCommand {
         let connection = try await BusClient.connect()
         let events = try await connection.signals(
             matching: MatchRule(interface: Contract.dispatcherInterface, member: "Routed"))
+        do {
+            _ = try await connection.call(
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
+                member: "MonitorRouted")
+        } catch {
+            printError("waypost: \(BusClient.message(error))")
+            throw ExitCode(1)
+        }
         print("watching \(Contract.busName); Ctrl-C to stop")
         fflush(nil)  // a pipe or file gets each line as it happens
         var seen = 0
