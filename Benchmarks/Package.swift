@@ -14,7 +14,7 @@ let package = Package(
         // Routing decisions and scene changes at 10 to 10,000 open scenes.
         .executableTarget(
             name: "routing-bench",
-            dependencies: [.product(name: "ExternalEvents", package: "Waypost")]),
+            dependencies: [.product(name: "ExternalEvents", package: "Waypost"), "CMallocInfo"]),
         // glibc's mallinfo2, which the Glibc module map leaves out (bytes in use, for memory figures).
         .systemLibrary(name: "CMallocInfo"),
         // Bus round trips through the DBus module beside libdbus in C, on a private bus.
