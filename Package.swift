@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ExternalEvents", targets: ["ExternalEvents"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "Desktop", targets: ["Desktop"]),
+        .library(name: "WaypostKit", targets: ["WaypostKit"]),
         .executable(name: "waypost", targets: ["waypost"]),
     ],
     dependencies: [
@@ -51,6 +52,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+
+        // The client library participating apps use: declarations, scenes, handlers, kept in step
+        // with the dispatcher. It speaks the contract in dbus/ and never imports the daemon.
+        .target(name: "WaypostKit", dependencies: ["ExternalEvents", "DBus"], swiftSettings: strict),
 
         // One executable: argument parsing and wiring only.
         .executableTarget(
