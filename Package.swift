@@ -67,6 +67,21 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Sample apps (Examples/): Apple's examples as terminal programs that take part in Waypost.
+        .target(name: "SampleSupport", dependencies: ["WaypostKit"], path: "Examples/SampleSupport", swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-contacts", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Contacts",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-photos", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Photos",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-notes", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Notes",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-player", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Player",
+            swiftSettings: strict),
+
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost"], swiftSettings: strict),
