@@ -90,6 +90,11 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
+            name: "WaypostKitTests",
+            dependencies: ["WaypostKit", "DBus", "waypost", "waypost-contacts", "waypost-photos", "waypost-notes", "waypost-player"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict),
+        .testTarget(
             name: "DBusTests", dependencies: ["DBus"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),

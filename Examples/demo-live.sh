@@ -15,10 +15,11 @@ done
 root=$(mktemp -d "${TMPDIR:-/tmp}/waypost-demo.XXXXXX")
 bus_pid=""
 cleanup() {
-  # The bus going away ends the dispatcher and every app; anything still there is stopped by pid.
-  [ -n "$bus_pid" ] && kill "$bus_pid" 2>/dev/null || true
-  [ -n "${monitor_pid:-}" ] && kill "$monitor_pid" 2>/dev/null || true
-  local pids; pids=$(cat "$root/pids" 2>/dev/null || true)
+  # The bus going away ends the dispatcher, the monitor and every app; anything still there is
+  # stopped by pid. SIGKILL: a dbus-daemon with clients may ignore SIGTERM (or inherit it ignored).
+  [ -n "$bus_pid" ] && kill -9 "$bus_pid" 2>/dev/null || true
+  local pids; pids=$(grep -vx "$bus_pid" "$root/pids" 2>/dev/null || true)
+  pids="$pids ${monitor_pid:-}"
   for _ in $(seq 50); do
     local alive=""
     for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done

@@ -187,6 +187,13 @@ public final class Application: Sendable {
     /// How many calls of each member the app made to the dispatcher (for tests of coalescing).
     package var dispatcherCalls: [String: Int] { state.withLock { $0.calls } }
 
+    /// Holds (or lets go of) sending changes, so that a test can make the dispatcher's view of the
+    /// app stale, as it is for a moment after every change in real use.
+    package func holdSynchronization(_ held: Bool) {
+        state.withLock { $0.held = held }
+        if !held { wake.yield() }
+    }
+
     /// Marks a change the dispatcher must hear of, and wakes the synchronizer.
     func changed(_ change: (inout ApplicationState) -> Void) {
         state.withLock { state in
@@ -211,7 +218,10 @@ public final class Application: Sendable {
 
     /// One pass: register if needed, then send the differences one call at a time.
     private func synchronizeOnce() async {
-        let (target, registering, failures) = state.withLock { ($0.generation, $0.needsRegistration, $0.registrationFailures) }
+        let (target, registering, failures, held) = state.withLock {
+            ($0.generation, $0.needsRegistration, $0.registrationFailures, $0.held)
+        }
+        if held { return }
         do throws(WaypostError) {
             if registering {
                 // A dispatcher that keeps failing is not hammered: back off up to five seconds.

@@ -60,6 +60,8 @@ struct ApplicationState: Sendable {
     var sent: [String: SentScene] = [:]
     /// Calls made to the dispatcher, by member: how tests see that unchanged state costs nothing.
     var calls: [String: Int] = [:]
+    /// Tests hold synchronization to make the dispatcher's view stale on purpose.
+    var held = false
 
     mutating func tick() -> UInt64 {
         clock += 1
