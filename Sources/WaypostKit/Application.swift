@@ -238,13 +238,16 @@ public final class Application: Sendable {
                 state.finishWaiters(upTo: target, error: nil)
             }
         } catch {
-            state.withLock { state in
+            let retry = state.withLock { state in
                 if registering || Self.isGone(error) {
                     state.needsRegistration = true
                     state.registrationFailures += 1
                 }
                 state.finishWaiters(upTo: .max, error: error)
+                return state.needsRegistration && state.connection?.isConnected == true
             }
+            // Try again (after the backoff above) rather than wait for the next change.
+            if retry { wake.yield() }
         }
     }
 

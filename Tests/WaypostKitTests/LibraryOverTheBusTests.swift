@@ -135,13 +135,15 @@ struct LibraryOverTheBusTests {
         // While it is gone the app's state changes: w2 opens Gina, w1 gets focus.
         w2.handlesExternalEvents(preferring: ["gina"], allowing: [])
         w1.activate()
-        try await waitUntil("a new dispatcher has the app's scenes") {
+        // The app's current state, not the one before the kill: w1 first, w2 preferring Gina.
+        let current = [
+            SceneStatus(app: Self.appID, id: "w1", declaration: "list", preferring: [], allowing: ["*"]),
+            SceneStatus(app: Self.appID, id: "w2", declaration: "list", preferring: ["gina"], allowing: []),
+        ]
+        try await waitUntil("a new dispatcher has the app's current scenes", seconds: 20) {
             guard let pid = try? await session.dispatcherPID(with: bus), pid != first else { return false }
-            return (try? await session.scenes(with: bus).map(\.id)) == ["w1", "w2"]
+            return (try? await session.scenes(with: bus)) == current
         }
-        let scenes = try await session.scenes(with: bus)
-        #expect(scenes.first { $0.id == "w2" }?.preferring == ["gina"])
-        #expect(scenes.first { $0.id == "w1" }?.allowing == ["*"])
         #expect(try await session.open("contacts://show?id=gina", with: bus)["scene-id"] == "w2")
         #expect(try await session.open("contacts://show?id=hal", with: bus)["scene-id"] == "w1")
         #expect(inbox.received(by: "w2") == ["contacts://show?id=gina"], "\(session.busLog)")
