@@ -28,8 +28,12 @@ release: deps
 test: deps
 	$(SWIFT) test
 
+# First where example scenarios would go (waypost explain), then the live demo: real gio open and
+# xdg-open calls to the sample apps on a private session bus.
 demo: deps build
 	@./Examples/demo.sh "$$($(SWIFT) build --show-bin-path)/waypost"
+	@echo
+	@./Examples/demo-live.sh "$$($(SWIFT) build --show-bin-path)"
 
 bench: bench-routing bench-bus bench-dispatch
 
