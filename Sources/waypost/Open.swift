@@ -48,7 +48,7 @@ struct Open: AsyncParsableCommand {
         if let token = getenv("XDG_ACTIVATION_TOKEN") { platformData["activation-token"] = .string(String(cString: token)) }
         if let id = getenv("DESKTOP_STARTUP_ID") { platformData["desktop-startup-id"] = .string(String(cString: id)) }
         var status: Int32 = 0
-        for uri in uris {
+        for uri in uris.map(fileURI(ofPath:)) {
             do {
                 let reply = try await connection.call(
                     destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
@@ -62,6 +62,28 @@ struct Open: AsyncParsableCommand {
         connection.close()
         return status
     }
+}
+
+/// A local path as a `file://` URI, as GIO openers send it (xdg-open hands `Exec=… %U` a plain path);
+/// anything with a URI scheme, or nothing like a path, is kept as it is.
+func fileURI(ofPath argument: String) -> String {
+    let isPath = argument.hasPrefix("/") || argument.hasPrefix("./") || argument.hasPrefix("../")
+        || (!argument.contains(":") && access(argument, F_OK) == 0)
+    guard isPath else { return argument }
+    var absolute = argument
+    if !argument.hasPrefix("/") {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        guard getcwd(&buffer, buffer.count) != nil else { return argument }
+        absolute = String(cString: buffer) + "/" + argument
+    }
+    // RFC 3986: keep unreserved bytes and "/", percent-encode the rest.
+    let kept = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+    let hex = Array("0123456789ABCDEF".utf8)
+    var encoded: [UInt8] = []
+    for byte in absolute.utf8 {
+        if kept.contains(byte) { encoded.append(byte) } else { encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
+    }
+    return "file://" + String(decoding: encoded, as: UTF8.self)
 }
 
 /// `waypost continue TYPE`: hands a user activity to the app that lists its type.

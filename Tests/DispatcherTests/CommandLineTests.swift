@@ -24,6 +24,12 @@ struct CommandLineTests {
         #expect(refused.stderr.contains("cannot open nobody://x:") && refused.stderr.contains("[NoHandler]"), "\(refused.stderr)")
         // The good link in the same call was still delivered, once.
         #expect(session.received(app.id).count == 2)
+
+        // A path (what xdg-open hands an Exec= line for a file) travels as a file: URI.
+        let path = session.root.appendingPathComponent("a note.md").path
+        let file = try session.waypost(["open", path])
+        #expect(file.status == 1)
+        #expect(file.stderr.contains("\"file://\(path.replacingOccurrences(of: " ", with: "%20"))\""), "\(file.stderr)")
     }
 
     @Test("explain, status and continue show the live state")
