@@ -52,11 +52,14 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Desktop integration: the handler's files, handing schemes over in mimeapps.list, doctor.
+        .target(name: "Installation", dependencies: ["Desktop"], swiftSettings: strict),
+
         // One executable: argument parsing and wiring only.
         .executableTarget(
             name: "waypost",
             dependencies: [
-                "ExternalEvents", "Desktop", "DBus", "Dispatcher",
+                "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -67,6 +70,10 @@ let package = Package(
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost"], swiftSettings: strict),
         .testTarget(
             name: "DispatcherTests", dependencies: ["DBus", "waypost"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DesktopIntegrationTests", dependencies: ["DBus", "Installation", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
