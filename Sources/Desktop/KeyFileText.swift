@@ -115,8 +115,9 @@ public struct KeyFileText: Sendable, Hashable {
         let trimmed = text.drop { $0 == " " || $0 == "\t" }
         if trimmed.isEmpty { return Line(text: text, kind: .blank) }
         if trimmed.first == "#" { return Line(text: text, kind: .comment) }
-        if text.first == "[" {
-            var name = text.dropFirst()
+        // GLib skips leading blanks on every line.
+        if trimmed.first == "[" {
+            var name = trimmed.dropFirst()
             while name.last == " " || name.last == "\t" { name = name.dropLast() }
             guard name.last == "]" else { throw malformed("a group header must end with ']'") }
             name = name.dropLast()
@@ -125,15 +126,15 @@ public struct KeyFileText: Sendable, Hashable {
             else { throw malformed("'\(name)' is not a valid group name") }
             return Line(text: text, kind: .group(String(name)))
         }
-        guard let equals = text.firstIndex(of: "=") else {
+        guard let equals = trimmed.firstIndex(of: "=") else {
             throw malformed("not a [group] header, a key=value pair or a # comment")
         }
-        var key = text[..<equals]
+        var key = trimmed[..<equals]
         while key.last == " " || key.last == "\t" { key = key.dropLast() }
-        guard !key.isEmpty, key.first != " ", key.first != "\t" else { throw malformed("a key=value pair needs a key") }
+        guard !key.isEmpty else { throw malformed("a key=value pair needs a key") }
         guard Self.isValidKey(key) else { throw malformed("'\(key)' is not a valid key") }
         guard inGroup else { throw malformed("key '\(key)' comes before the first [group] header") }
-        let value = text[text.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
+        let value = trimmed[trimmed.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
         return Line(text: text, kind: .entry(key: String(key), value: String(value)))
     }
 
