@@ -74,8 +74,8 @@ public struct Doctor: Sendable {
         switch activatable {
         case true?: findings.append(Finding(.ok, "the session bus can start the dispatcher"))
         case false?:
-            findings.append(Finding(.problem, "the session bus does not list \(HandlerFiles.busName) as activatable",
-                                    fix: "run `\(installCommand)`, then log out and in if the bus was started before the file existed"))
+            findings.append(Finding(.problem, "the session bus cannot start \(HandlerFiles.busName)",
+                                    fix: "run `\(installCommand)`; if it still fails, run `waypost daemon --verbose` to see why"))
         case nil: findings.append(Finding(.note, "no session bus to ask whether the dispatcher is activatable"))
         }
         return findings

@@ -106,14 +106,19 @@ struct Doctor: AsyncParsableCommand {
         if problems > 0 { throw ExitCode(1) }
     }
 
-    /// Whether the session bus can start the dispatcher (or already runs it); nil without a bus.
+    /// Whether the session bus can start the dispatcher: asks it to (`StartServiceByName`), which
+    /// is what the first link would do anyway, and which also rereads activation directories created
+    /// after the bus started (`ListActivatableNames` would not). Nil without a bus.
     static func activatable() async -> Bool? {
         guard let connection = try? await Connection.session() else { return nil }
-        let bus: BusName = "org.freedesktop.DBus"
-        guard let reply = try? await connection.call(
-            destination: bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "ListActivatableNames"),
-            let names = try? reply.decode([String].self)
-        else { return nil }
-        return names.contains(Contract.busName.rawValue)
+        do {
+            _ = try await connection.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "StartServiceByName", Contract.busName.rawValue, UInt32(0), timeout: .seconds(10))
+            return true
+        } catch {
+            printError("waypost doctor: the bus could not start \(Contract.busName): \(BusClient.message(error))")
+            return false
+        }
     }
 }
