@@ -19,6 +19,10 @@ let package = Package(
         .executableTarget(
             name: "bus-bench",
             dependencies: [.product(name: "DBus", package: "Waypost"), "CMallocInfo"]),
+        // gio open → Waypost → a running app, beside gio open straight to it and to an Exec= entry.
+        .executableTarget(
+            name: "open-bench",
+            dependencies: [.product(name: "DBus", package: "Waypost")]),
     ],
     swiftLanguageModes: [.v6]
 )
