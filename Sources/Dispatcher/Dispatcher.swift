@@ -174,9 +174,18 @@ public actor Dispatcher {
     /// The decision `open` would take now, delivering nothing.
     public func explain(_ uri: String) throws(DispatchError) -> Outcome {
         let scheme = try URIGrammar.scheme(of: uri)
-        let handlers: [ApplicationEntry]
+        var handlers: [ApplicationEntry]
         do { handlers = try directory.handlers(forScheme: scheme) } catch {
             throw .invalidURI(uri, reason: error.description)
+        }
+        if scheme == "file" {
+            let document = try documentHandler(for: uri)
+            guard document.participates else {
+                return Outcome(
+                    action: .fallback, appID: document.id, rule: "fallback",
+                    reason: "\(document.id) opens this file type and does not take part in Waypost; it would be started with the file")
+            }
+            handlers = [document]
         }
         guard let app = handlers.first else {
             let fallback = try? fallbackHandler(forScheme: scheme)
@@ -402,14 +411,20 @@ public actor Dispatcher {
     /// by `waypost install`) gets it when it participates, and its document-type rule picks the
     /// scene; otherwise that app, or GIO's choice, is launched with it as before.
     private func openDocument(_ pending: PendingEvent, uri: String) async throws(DispatchError) -> Outcome {
+        let app = try documentHandler(for: uri)
+        if app.participates { return try await deliver(pending, to: app) }
+        return try await handOverToNonParticipant(uri, app, pending.platformData)
+    }
+
+    /// The app that opened the file's type before Waypost took it over, else GIO's choice.
+    private func documentHandler(for uri: String) throws(DispatchError) -> ApplicationEntry {
         guard let type = contentTypes?.contentType(ofFileURL: uri) else {
             throw .noHandler(uri, reason: "the file's type cannot be told from its name")
         }
         let app = directory.previousDefault(forType: type, excluding: configuration.ownEntryID)
             ?? directory.fallbackHandler(forContentType: type, excluding: configuration.ownEntryID)
         guard let app else { throw .noHandler(uri, reason: "no installed application opens \(type) files") }
-        if app.participates { return try await deliver(pending, to: app) }
-        return try await handOverToNonParticipant(uri, app, pending.platformData)
+        return app
     }
 
     private func handOverToNonParticipant(

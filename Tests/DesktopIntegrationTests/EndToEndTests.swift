@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 import Testing
 
@@ -123,6 +124,15 @@ import Testing
 
         let file = desktop.root.appendingPathComponent("files/plan.md")
         try "# Plan\n\n- write it down\n".write(to: file, atomically: true, encoding: .utf8)
+        // The dispatcher explains the same decision before anything is delivered.
+        let connection = try await Connection(address: desktop.address)
+        let explained = try await connection.call(
+            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+            member: "Explain", file.absoluteString).decode([String: Variant].self)
+        #expect(try explained["app-id"]?.decode(as: String.self) == "org.example.Editor")
+        #expect(try explained["declaration-id"]?.decode(as: String.self) == "document")
+        #expect(try explained["rule"]?.decode(as: String.self) == "document-type")
+
         let gio = try desktop.run("/usr/bin/gio", ["open", file.path])
         #expect(gio.status == 0, "\(gio.errors)")
         try await waitUntil("the editor gets the file", desktop.busLog) { !desktop.received("org.example.Editor").isEmpty }
