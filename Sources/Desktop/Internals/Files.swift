@@ -60,11 +60,12 @@ public enum Files {
         guard unlink(path) == 0 || errno == ENOENT else { throw .inaccessible(file: path, reason: errnoMessage(errno)) }
     }
 
-    /// Creates `path` and its missing parents (mode 0700 as the XDG spec asks). `mkdir`.
+    /// Creates `path` and its missing parents. Mode 0755, not the XDG spec's 0700 for user dirs: a
+    /// system install's directories must be readable by everyone, and nothing here is secret. `mkdir`.
     public static func makeDirectories(_ path: String) throws(KeyFileError) {
         guard !path.isEmpty, !isDirectory(path) else { return }
         try makeDirectories(parent(of: path))
-        guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw .inaccessible(file: path, reason: errnoMessage(errno)) }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw .inaccessible(file: path, reason: errnoMessage(errno)) }
     }
 
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
