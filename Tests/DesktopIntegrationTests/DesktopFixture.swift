@@ -83,14 +83,14 @@ final class ThrowawayDesktop: Sendable {
     func installApp(
         _ id: String, mimeTypes: [String], participates: Bool = true, declarations: [(String, [String: Any])],
         scenes: [(id: String, declaration: String, modifiers: [([String], [String])])] = []
-    ) throws {
+    ) async throws {
         let config: [String: Any] = [
             "app_id": id, "log": log(of: id).path,
             "declarations": declarations.map { [$0.0, $0.1] },
             "scenes": scenes.map { ["id": $0.id, "declaration": $0.declaration, "modifiers": $0.modifiers.map { [$0.0, $0.1] }] },
         ]
         try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys]).write(to: configFile(of: id))
-        try writeEntry(id, """
+        try await writeEntry(id, """
             [Desktop Entry]
             Type=Application
             Name=\(id)
@@ -102,8 +102,8 @@ final class ThrowawayDesktop: Sendable {
     }
 
     /// Installs an app that does not take part: each launch appends its arguments to its log.
-    func installPlainApp(_ id: String, mimeTypes: [String]) throws {
-        try writeEntry(id, """
+    func installPlainApp(_ id: String, mimeTypes: [String]) async throws {
+        try await writeEntry(id, """
             [Desktop Entry]
             Type=Application
             Name=\(id)
@@ -114,14 +114,14 @@ final class ThrowawayDesktop: Sendable {
     }
 
     /// Writes a desktop entry and refreshes `mimeinfo.cache`, as a package install does.
-    func writeEntry(_ id: String, _ text: String) throws {
+    func writeEntry(_ id: String, _ text: String) async throws {
         try text.write(to: applications.appendingPathComponent("\(id).desktop"), atomically: true, encoding: .utf8)
-        try run("/usr/bin/update-desktop-database", [applications.path])
+        try await run("/usr/bin/update-desktop-database", [applications.path])
     }
 
-    func removeEntry(_ id: String) throws {
+    func removeEntry(_ id: String) async throws {
         try FileManager.default.removeItem(at: applications.appendingPathComponent("\(id).desktop"))
-        try run("/usr/bin/update-desktop-database", [applications.path])
+        try await run("/usr/bin/update-desktop-database", [applications.path])
     }
 
     func configFile(of id: String) -> URL { root.appendingPathComponent("\(id).json") }
@@ -155,10 +155,11 @@ final class ThrowawayDesktop: Sendable {
 
     // MARK: Running things in the session
 
-    /// Runs a program in the session's environment (plus `extra`), waits, and returns its status,
-    /// stdout and stderr.
+    /// Runs a program in the session's environment (plus `extra`) and returns its status, stdout and
+    /// stderr once it exited. Async all the way: a test blocking a thread of the small cooperative
+    /// pool while it waits would starve every other test running beside it.
     @discardableResult
-    func run(_ program: String, _ arguments: [String], extra: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
+    func run(_ program: String, _ arguments: [String], extra: [String: String] = [:]) async throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -167,40 +168,35 @@ final class ThrowawayDesktop: Sendable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
-        // Read both before waiting, so that neither pipe fills up.
-        let errors = ReadAll(err.fileHandleForReading)
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), errors.text())
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        // Whatever the program started may keep the pipes open (GIO's launches do): read what is there.
+        return (status, Self.available(out), Self.available(err))
     }
 
-    func waypost(_ arguments: String...) throws -> (status: Int32, output: String, errors: String) {
-        try run(Self.waypost, arguments)
+    private static func available(_ pipe: Pipe) -> String {
+        try? pipe.fileHandleForWriting.close()
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            guard count > 0 else { break }
+            data.append(contentsOf: chunk[0..<count])
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func waypost(_ arguments: String...) async throws -> (status: Int32, output: String, errors: String) {
+        try await run(Self.waypost, arguments)
     }
 
     static func touch(_ url: URL) throws -> URL {
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         return url
-    }
-}
-
-/// Reads a pipe to its end on its own thread.
-final class ReadAll: @unchecked Sendable {
-    // Invariant: `data` is written once by the reading thread before `done` is signalled, and read after.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func text() -> String {
-        done.wait()
-        return String(decoding: data, as: UTF8.self)
     }
 }
 

@@ -8,14 +8,14 @@ import Testing
 @Suite struct EndToEndTests {
     /// A notes app: a list window that takes any link, and note 42's window that prefers its own.
     func installNotes(_ desktop: ThrowawayDesktop, running: Bool) async throws {
-        try desktop.installApp(
+        try await desktop.installApp(
             "org.example.Notes", mimeTypes: ["x-scheme-handler/notes"],
             declarations: [("main", ["kind": "window-group"])],
             scenes: [
                 (id: "list", declaration: "main", modifiers: [([], ["*"])]),
                 (id: "note-42", declaration: "main", modifiers: [(["note=42"], [])]),
             ])
-        let install = try desktop.waypost("install", "--user")
+        let install = try await desktop.waypost("install", "--user")
         try #require(install.status == 0, "\(install.errors)")
         if running { try await desktop.start("org.example.Notes") }
     }
@@ -29,17 +29,17 @@ import Testing
         defer { desktop.close() }
         try await installNotes(desktop, running: true)
 
-        let gio = try desktop.run("/usr/bin/gio", ["open", "notes://show?note=42"])
+        let gio = try await desktop.run("/usr/bin/gio", ["open", "notes://show?note=42"])
         #expect(gio.status == 0, "\(gio.errors)")
         try await waitUntil("gio's link arrives", desktop.busLog) { desktop.received("org.example.Notes").count == 1 }
 
         // No known desktop, an X display: xdg-open asks xdg-mime and runs the entry's Exec (waypost open).
-        let generic = try desktop.run("/usr/bin/xdg-open", ["notes://show?note=7"], extra: ["DISPLAY": ":99"])
+        let generic = try await desktop.run("/usr/bin/xdg-open", ["notes://show?note=7"], extra: ["DISPLAY": ":99"])
         #expect(generic.status == 0, "\(generic.output)\(generic.errors)")
         try await waitUntil("xdg-open's link arrives", desktop.busLog) { desktop.received("org.example.Notes").count == 2 }
 
         // GNOME: xdg-open hands the link to gio.
-        let gnome = try desktop.run("/usr/bin/xdg-open", ["notes://show?note=42&from=gnome"], extra: ["XDG_CURRENT_DESKTOP": "GNOME"])
+        let gnome = try await desktop.run("/usr/bin/xdg-open", ["notes://show?note=42&from=gnome"], extra: ["XDG_CURRENT_DESKTOP": "GNOME"])
         #expect(gnome.status == 0, "\(gnome.output)\(gnome.errors)")
         try await waitUntil("xdg-open's GNOME link arrives", desktop.busLog) { desktop.received("org.example.Notes").count == 3 }
 
@@ -57,7 +57,7 @@ import Testing
         defer { desktop.close() }
         try await installNotes(desktop, running: false)
 
-        let gio = try desktop.run("/usr/bin/gio", ["open", "notes://new?title=groceries"])
+        let gio = try await desktop.run("/usr/bin/gio", ["open", "notes://new?title=groceries"])
         #expect(gio.status == 0, "\(gio.errors)")
         try await waitUntil("the launched app gets the link", desktop.busLog) { !desktop.received("org.example.Notes").isEmpty }
         // Long enough for a second copy (on the command line, or a second delivery) to show up.
@@ -74,14 +74,14 @@ import Testing
     @Test func aSchemeWhoseOnlyHandlerDoesNotTakePartStillOpens() async throws {
         let desktop = try ThrowawayDesktop()
         defer { desktop.close() }
-        try desktop.installPlainApp("org.example.Plain", mimeTypes: ["x-scheme-handler/plain"])
+        try await desktop.installPlainApp("org.example.Plain", mimeTypes: ["x-scheme-handler/plain"])
         try await installNotes(desktop, running: false)
         #expect(!(try String(contentsOf: desktop.mimeAppsList, encoding: .utf8)).contains("x-scheme-handler/plain"))
 
-        try #require(try desktop.run("/usr/bin/gio", ["open", "plain://one"]).status == 0)
+        try #require(await desktop.run("/usr/bin/gio", ["open", "plain://one"]).status == 0)
         try await waitUntil("the plain app is launched with the link") { desktop.plainLines("org.example.Plain") == ["plain://one"] }
         // Through Waypost by hand: the dispatcher launches the scheme's handler with the link.
-        let open = try desktop.waypost("open", "plain://two")
+        let open = try await desktop.waypost("open", "plain://two")
         #expect(open.status == 0, "\(open.errors)")
         try await waitUntil("the plain app gets the second link") { desktop.plainLines("org.example.Plain") == ["plain://one", "plain://two"] }
     }
@@ -91,20 +91,20 @@ import Testing
         defer { desktop.close() }
         // The user's previous choice does not list the scheme (GIO honours the default anyway), so
         // only the recorded previous default leads to it; GIO alone would pick Another.
-        try desktop.installPlainApp("org.example.Old", mimeTypes: [])
-        try desktop.installPlainApp("org.example.Another", mimeTypes: ["x-scheme-handler/notes"])
+        try await desktop.installPlainApp("org.example.Old", mimeTypes: [])
+        try await desktop.installPlainApp("org.example.Another", mimeTypes: ["x-scheme-handler/notes"])
         try "[Default Applications]\nx-scheme-handler/notes=org.example.Old.desktop;\n".write(to: desktop.mimeAppsList, atomically: true, encoding: .utf8)
         try await installNotes(desktop, running: false)
-        try desktop.removeEntry("org.example.Notes")
+        try await desktop.removeEntry("org.example.Notes")
 
-        let open = try desktop.waypost("open", "-v", "notes://show?note=1")
+        let open = try await desktop.waypost("open", "-v", "notes://show?note=1")
         #expect(open.status == 0, "\(open.errors)\n\(desktop.busLog)")
         #expect(open.output.contains("org.example.Old"), "\(open.output)")
         try await waitUntil("the previous default is launched with the link") { desktop.plainLines("org.example.Old") == ["notes://show?note=1"] }
         #expect(desktop.plainLines("org.example.Another").isEmpty)
 
         // refresh gives the scheme back to the user's previous default.
-        let refresh = try desktop.waypost("refresh")
+        let refresh = try await desktop.waypost("refresh")
         #expect(refresh.status == 0, "\(refresh.errors)")
         #expect(try String(contentsOf: desktop.mimeAppsList, encoding: .utf8) == "[Default Applications]\nx-scheme-handler/notes=org.example.Old.desktop;\n")
     }
@@ -112,13 +112,13 @@ import Testing
     @Test func aMarkdownFileReachesTheEditorsDocumentScene() async throws {
         let desktop = try ThrowawayDesktop()
         defer { desktop.close() }
-        try desktop.installApp(
+        try await desktop.installApp(
             "org.example.Editor", mimeTypes: ["x-scheme-handler/editor", "text/markdown"],
             declarations: [("main", ["kind": "window-group", "matching": ["zzz"]]),
                            ("document", ["kind": "document-group", "content-types": ["text/markdown"]])])
         // The user already opens Markdown with the editor, so Waypost takes the type over.
         try "[Default Applications]\ntext/markdown=org.example.Editor.desktop;\n".write(to: desktop.mimeAppsList, atomically: true, encoding: .utf8)
-        try #require(try desktop.waypost("install", "--user").status == 0)
+        try #require(await desktop.waypost("install", "--user").status == 0)
         #expect(try String(contentsOf: desktop.mimeAppsList, encoding: .utf8).contains("text/markdown=io.waypost.Dispatcher.desktop;"))
         try await desktop.start("org.example.Editor")
 
@@ -133,7 +133,7 @@ import Testing
         #expect(try explained["declaration-id"]?.decode(as: String.self) == "document")
         #expect(try explained["rule"]?.decode(as: String.self) == "document-type")
 
-        let gio = try desktop.run("/usr/bin/gio", ["open", file.path])
+        let gio = try await desktop.run("/usr/bin/gio", ["open", file.path])
         #expect(gio.status == 0, "\(gio.errors)")
         try await waitUntil("the editor gets the file", desktop.busLog) { !desktop.received("org.example.Editor").isEmpty }
         let event = try #require(desktop.received("org.example.Editor").first)
