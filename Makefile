@@ -6,7 +6,7 @@ DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-b
                 shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo bench bench-routing bench-bus bench-dispatch install clean
+.PHONY: all deps build release test demo bench bench-routing bench-bus bench-dispatch bench-open install uninstall clean
 
 all: build
 
@@ -35,7 +35,7 @@ demo: deps build
 	@echo
 	@./Examples/demo-live.sh "$$($(SWIFT) build --show-bin-path)"
 
-bench: bench-routing bench-bus bench-dispatch
+bench: bench-routing bench-bus bench-dispatch bench-open
 
 bench-routing: deps
 	cd Benchmarks && $(SWIFT) run -c release routing-bench
@@ -49,8 +49,20 @@ bench-bus: deps
 bench-dispatch: release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release dispatch-bench
 
+
+# gio open → the daemon → a running app, beside gio open straight to the app and to an Exec= entry.
+bench-open: deps release
+	cd Benchmarks && WAYPOST="$$(cd .. && $(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) run -c release open-bench
+
+# The binary (Swift runtime linked in, so it outlives the toolchain), then the desktop integration:
+# entries with absolute paths, defaults for opted-in apps' schemes (`waypost uninstall` undoes it).
 install: release
 	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/waypost" "$(PREFIX)/bin/waypost"
+	"$(PREFIX)/bin/waypost" install --user
+
+uninstall:
+	"$(PREFIX)/bin/waypost" uninstall --user
+	rm -f "$(PREFIX)/bin/waypost"
 
 clean:
 	rm -rf .build Benchmarks/.build

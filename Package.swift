@@ -57,11 +57,14 @@ let package = Package(
         // with the dispatcher. It speaks the contract in dbus/ and never imports the daemon.
         .target(name: "WaypostKit", dependencies: ["ExternalEvents", "DBus"], swiftSettings: strict),
 
+        // Desktop integration: the handler's files, handing schemes over in mimeapps.list, doctor.
+        .target(name: "Installation", dependencies: ["Desktop"], swiftSettings: strict),
+
         // One executable: argument parsing and wiring only.
         .executableTarget(
             name: "waypost",
             dependencies: [
-                "ExternalEvents", "Desktop", "DBus", "Dispatcher",
+                "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -92,6 +95,10 @@ let package = Package(
         .testTarget(
             name: "WaypostKitTests",
             dependencies: ["WaypostKit", "DBus", "waypost", "waypost-contacts", "waypost-photos", "waypost-notes", "waypost-player"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DesktopIntegrationTests", dependencies: ["DBus", "Installation", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(

@@ -25,6 +25,10 @@ let package = Package(
         .executableTarget(
             name: "dispatch-bench",
             dependencies: [.product(name: "DBus", package: "Waypost"), "BenchSupport"]),
+        // gio open → Waypost → a running app, beside gio open straight to it and to an Exec= entry.
+        .executableTarget(
+            name: "open-bench",
+            dependencies: [.product(name: "DBus", package: "Waypost")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -54,36 +54,12 @@ address=$(sed -n 1p "$root/bus.info"); bus_pid=$(sed -n 2p "$root/bus.info")
 export DBUS_SESSION_BUS_ADDRESS=$address
 echo "$bus_pid" >> "$root/pids"
 
-# Install Waypost for this user.
-if "$waypost" --help 2>/dev/null | grep -qE "^ +install( |$)"; then
-  "$waypost" install --user >"$root/install.log" 2>&1
-else
-  # ---- BEGIN stand-in for `waypost install --user` (issue 5); replace this block with the line above at merge.
-  printf '[D-BUS Service]\nName=io.waypost.Dispatcher\nExec=%s daemon --verbose\n' "$waypost" \
-    > "$XDG_DATA_HOME/dbus-1/services/io.waypost.Dispatcher.service"
-  cat > "$XDG_DATA_HOME/applications/io.waypost.Dispatcher.desktop" <<ENTRY
-[Desktop Entry]
-Type=Application
-Name=Waypost
-Exec=$waypost open %U
-DBusActivatable=true
-NoDisplay=true
-MimeType=x-scheme-handler/contacts;x-scheme-handler/myphotos;x-scheme-handler/tune;text/markdown;
-ENTRY
-  cat > "$XDG_CONFIG_HOME/mimeapps.list" <<LIST
-[Default Applications]
-x-scheme-handler/contacts=io.waypost.Dispatcher.desktop
-x-scheme-handler/myphotos=io.waypost.Dispatcher.desktop
-x-scheme-handler/tune=io.waypost.Dispatcher.desktop
-text/markdown=io.waypost.Dispatcher.desktop
-LIST
-  # ---- END stand-in
-fi
+# Install Waypost for this user: handler entry, D-Bus service, defaults in mimeapps.list.
+"$waypost" install --user >"$root/install.log" 2>&1 || { cat "$root/install.log" >&2; exit 1; }
 update-desktop-database "$XDG_DATA_HOME/applications"
 
 # Every routed event, as the dispatcher reports it (its Routed signal).
-# stdbuf: the monitor's stdout is a file here, which C stdio would otherwise buffer in blocks.
-stdbuf -oL "$waypost" monitor > "$root/routed.txt" 2>>"$root/bus.log" &
+"$waypost" monitor > "$root/routed.txt" 2>>"$root/bus.log" &
 monitor_pid=$!
 for _ in $(seq 100); do grep -q watching "$root/routed.txt" 2>/dev/null && break; sleep 0.05; done
 

@@ -13,6 +13,8 @@ public final class CachedDirectory: ApplicationDirectory {
         var activities: [String: ApplicationEntry?] = [:]
         var entries: [String: ApplicationEntry] = [:]
         var fallbacks: [String: ApplicationEntry?] = [:]
+        var previousDefaults: [String: ApplicationEntry?] = [:]
+        var typeHandlers: [String: ApplicationEntry?] = [:]
     }
 
     private let base: any ApplicationDirectory
@@ -40,6 +42,18 @@ public final class CachedDirectory: ApplicationDirectory {
     public func fallbackHandler(forScheme scheme: String, excluding excludedID: String?) throws(CatalogError) -> ApplicationEntry? {
         try remembered(\.fallbacks, "\(scheme) \(excludedID ?? "")") { () throws(CatalogError) in
             try base.fallbackHandler(forScheme: scheme, excluding: excludedID)
+        }
+    }
+
+    public func previousDefault(forType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
+        remembered(\.previousDefaults, "\(contentType) \(excludedID ?? "")") {
+            base.previousDefault(forType: contentType, excluding: excludedID)
+        }
+    }
+
+    public func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
+        remembered(\.typeHandlers, "\(contentType) \(excludedID ?? "")") {
+            base.fallbackHandler(forContentType: contentType, excluding: excludedID)
         }
     }
 

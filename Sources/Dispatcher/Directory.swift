@@ -11,6 +11,11 @@ public protocol ApplicationDirectory: Sendable {
     func entry(id: String) throws(CatalogError) -> ApplicationEntry
     /// The non-participating handler for a scheme, never the dispatcher's own entry.
     func fallbackHandler(forScheme scheme: String, excluding excludedID: String?) throws(CatalogError) -> ApplicationEntry?
+    /// What `contentType` (`x-scheme-handler/…` or a file type) opened with before `waypost install`
+    /// handed it to the dispatcher, when still installed; never `excludedID`.
+    func previousDefault(forType contentType: String, excluding excludedID: String?) -> ApplicationEntry?
+    /// The handler GIO picks for a file type, never `excludedID`.
+    func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry?
 }
 
 /// Starts applications from their desktop entries.

@@ -79,6 +79,7 @@ public actor Dispatcher {
     let directory: any ApplicationDirectory
     let launcher: any ApplicationLauncher
     let logger: Logger
+    let contentTypes: (any ContentTypeResolving)?
     private(set) var registry: Registry
     private var readyWaiters: [String: [Int: CheckedContinuation<Void, any Error>]] = [:]
     private var nextWaiter = 0
@@ -93,6 +94,7 @@ public actor Dispatcher {
         self.launcher = launcher
         self.configuration = configuration
         self.logger = logger
+        self.contentTypes = contentTypes
         registry = Registry(contentTypes: contentTypes)
     }
 
@@ -165,6 +167,7 @@ public actor Dispatcher {
     public func open(_ uri: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
         let scheme = try URIGrammar.scheme(of: uri)
         let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData)
+        if scheme == "file" { return try await openDocument(pending, uri: uri) }
         let handlers: [ApplicationEntry]
         do { handlers = try directory.handlers(forScheme: scheme) } catch {
             throw .invalidURI(uri, reason: error.description)
@@ -187,12 +190,21 @@ public actor Dispatcher {
     /// The decision `open` would take now, delivering nothing.
     public func explain(_ uri: String) throws(DispatchError) -> Outcome {
         let scheme = try URIGrammar.scheme(of: uri)
-        let handlers: [ApplicationEntry]
+        var handlers: [ApplicationEntry]
         do { handlers = try directory.handlers(forScheme: scheme) } catch {
             throw .invalidURI(uri, reason: error.description)
         }
+        if scheme == "file" {
+            let document = try documentHandler(for: uri)
+            guard document.participates else {
+                return Outcome(
+                    action: .fallback, appID: document.id, rule: "fallback",
+                    preface: "\(document.id) opens this file type and does not take part in Waypost; it would be started with the file")
+            }
+            handlers = [document]
+        }
         guard let app = handlers.first else {
-            let fallback = try? directory.fallbackHandler(forScheme: scheme, excluding: configuration.ownEntryID)
+            let fallback = try? fallbackHandler(forScheme: scheme)
             guard let fallback else {
                 throw .noHandler(uri, reason: "no installed application declares x-scheme-handler/\(scheme)")
             }
@@ -392,12 +404,48 @@ public actor Dispatcher {
     /// when it is a running DBusActivatable app, else a launch from its desktop entry with the URI.
     private func fallback(_ uri: String, scheme: String, _ platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
         let entry: ApplicationEntry?
-        do { entry = try directory.fallbackHandler(forScheme: scheme, excluding: configuration.ownEntryID) } catch {
+        do { entry = try fallbackHandler(forScheme: scheme) } catch {
             throw .invalidURI(uri, reason: error.description)
         }
         guard let entry else {
             throw .noHandler(uri, reason: "no installed application declares x-scheme-handler/\(scheme)")
         }
+        return try await handOverToNonParticipant(uri, entry, platformData)
+    }
+
+    /// The scheme's default from before `waypost install` (the user chose it), else GIO's choice;
+    /// never a participating app or the dispatcher itself.
+    private func fallbackHandler(forScheme scheme: String) throws(CatalogError) -> ApplicationEntry? {
+        if let previous = directory.previousDefault(forType: "x-scheme-handler/" + scheme, excluding: configuration.ownEntryID),
+           !previous.participates {
+            return previous
+        }
+        return try directory.fallbackHandler(forScheme: scheme, excluding: configuration.ownEntryID)
+    }
+
+    /// A `file://` URI: the app that opened its type before Waypost took the type over (recorded
+    /// by `waypost install`) gets it when it participates, and its document-type rule picks the
+    /// scene; otherwise that app, or GIO's choice, is launched with it as before.
+    private func openDocument(_ pending: PendingEvent, uri: String) async throws(DispatchError) -> Outcome {
+        let app = try documentHandler(for: uri)
+        if app.participates { return try await deliver(pending, to: app) }
+        return try await handOverToNonParticipant(uri, app, pending.platformData)
+    }
+
+    /// The app that opened the file's type before Waypost took it over, else GIO's choice.
+    private func documentHandler(for uri: String) throws(DispatchError) -> ApplicationEntry {
+        guard let type = contentTypes?.contentType(ofFileURL: uri) else {
+            throw .noHandler(uri, reason: "the file's type cannot be told from its name")
+        }
+        let app = directory.previousDefault(forType: type, excluding: configuration.ownEntryID)
+            ?? directory.fallbackHandler(forContentType: type, excluding: configuration.ownEntryID)
+        guard let app else { throw .noHandler(uri, reason: "no installed application opens \(type) files") }
+        return app
+    }
+
+    private func handOverToNonParticipant(
+        _ uri: String, _ entry: ApplicationEntry, _ platformData: LaunchPlatformData
+    ) async throws(DispatchError) -> Outcome {
         if entry.isDBusActivatable, let name = try? BusName(entry.id),
            (try? await connection.nameOwner(of: name)) != nil {
             do {

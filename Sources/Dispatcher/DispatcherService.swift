@@ -139,6 +139,10 @@ public final class DispatcherService: Sendable {
                         }
                     }
                     guard failures.isEmpty else {
+                        // GIO openers do not wait for this reply: the log and a notification are
+                        // the only places the user can learn that the link went nowhere.
+                        self.logger.error("org.freedesktop.Application.Open from \(call.sender) failed: \(failures.joined(separator: "; "))")
+                        await self.notifyUser("A link could not be opened", failures.joined(separator: "\n"))
                         throw BusError(.failed, failures.joined(separator: "\n"))
                     }
                     return try call.reply()
@@ -151,6 +155,16 @@ public final class DispatcherService: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Shows a desktop notification when a notification server is on the bus; fire and forget.
+    func notifyUser(_ summary: String, _ body: String) async {
+        let server: BusName = "org.freedesktop.Notifications"
+        guard (try? await connection.nameOwner(of: server)) != nil else { return }
+        try? connection.send(
+            destination: server, path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
+            member: "Notify", "Waypost", UInt32(0), "dialog-warning", summary, body, [String](),
+            [String: Variant](), Int32(-1))
+    }
 
     private func method(
         _ name: MemberName, in arguments: [(String, Signature)] = [], out returns: [(String, Signature)] = [],

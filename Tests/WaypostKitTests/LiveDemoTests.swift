@@ -64,10 +64,8 @@ struct LiveDemoTests {
         for (number, row) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(rows[number] == row, "row \(number)\n\(output)")
         }
-        // The Markdown file: Notes launched for it, in a new document scene.
-        withKnownIssue("the dispatcher routes file: URIs by content type only with issue 5 (documents), and `waypost open` of a path with it too") {
-            #expect(rows[9] == Row(opener: "gio open", app: "Notes", rule: "document-type", action: "launch", received: true))
-            #expect(rows[20] == Row(opener: "xdg-open", app: "Notes", rule: "preferring", action: "deliver", received: true))
-        }
+        // The Markdown file: Notes launched for it, in a new document scene; then xdg-open finds that scene.
+        #expect(rows[9] == Row(opener: "gio open", app: "Notes", rule: "document-type", action: "launch", received: true), "\(output)")
+        #expect(rows[20] == Row(opener: "xdg-open", app: "Notes", rule: "preferring", action: "deliver", received: true), "\(output)")
     }
 }

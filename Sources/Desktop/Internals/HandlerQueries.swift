@@ -36,3 +36,11 @@ func dataDirectoriesInPrecedenceOrder() -> [String] {
     directories += borrowGLibStringVector(g_get_system_data_dirs())
     return directories
 }
+
+/// The id of GIO's default entry for a content type (mimeapps.list first, then its own choice),
+/// nil when there is none. `g_app_info_get_default_for_type` (transfer full).
+func gioDefaultHandlerID(contentType: String) -> String? {
+    guard let info = g_app_info_get_default_for_type(contentType, 0) else { return nil }
+    defer { g_object_unref(gpointer(info)) }
+    return borrowGLibString(g_app_info_get_id(info))
+}

@@ -1,0 +1,254 @@
+// open-bench: how long `gio open URL` takes until a running app's handler runs, three ways, interleaved:
+//
+//   waypost  gio open → org.freedesktop.Application.Open on the dispatcher → OpenURL in the app
+//   direct   gio open → org.freedesktop.Application.Open on the same app, its own DBusActivatable entry
+//            (the floor a GIO opener allows)
+//   exec     gio open → spawn of an Exec= entry (a tiny C program: what users get from a plain handler)
+//
+//   WAYPOST=/abs/release/waypost open-bench [ROUNDS]
+//   open-bench app FIFO          (internal) the app process, serving both interfaces
+//
+// Everything runs on a private dbus-daemon with throwaway HOME and XDG dirs; Waypost is set up by its
+// own `waypost install --user` and started by D-Bus activation. Each handler writes the CLOCK_MONOTONIC
+// time it ran to a FIFO; the bench takes the time just before spawning gio.
+import DBus
+import Foundation
+import Glibc
+
+func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
+func report(_ fifo: String, _ kind: String) {
+    let line = "\(kind) \(monotonicNanoseconds())\n"
+    let descriptor = open(fifo, O_WRONLY | O_NONBLOCK)
+    guard descriptor >= 0 else { return }
+    _ = line.withCString { write(descriptor, $0, strlen($0)) }
+    close(descriptor)
+}
+
+// MARK: The app (child process)
+
+func runApp(fifo: String) async throws -> Never {
+    let connection = try await Connection.session()
+    let directPath: ObjectPath = "/io/waypost/bench/Direct"
+    let appPath: ObjectPath = "/io/waypost/bench/App"
+    try connection.export(directPath, interfaces: [
+        Interface("org.freedesktop.Application", methods: [
+            Method("Activate", arguments: [Argument("platform_data", "a{sv}")]) { call in try call.reply() },
+            Method("Open", arguments: [Argument("uris", "as"), Argument("platform_data", "a{sv}")]) { call in
+                report(fifo, "direct")
+                return try call.reply()
+            },
+            Method("ActivateAction", arguments: [Argument("action_name", "s"), Argument("parameter", "av"), Argument("platform_data", "a{sv}")]) { call in
+                try call.reply()
+            },
+        ])
+    ])
+    try connection.export(appPath, interfaces: [
+        Interface("io.waypost.Application1", methods: [
+            Method("OpenURL", arguments: [Argument("scene_id", "s"), Argument("uri", "s"), Argument("platform_data", "a{sv}")]) { call in
+                report(fifo, "waypost")
+                return try call.reply()
+            },
+            Method("CreateScene", arguments: [Argument("declaration_id", "s"), Argument("event", "a{sv}"), Argument("platform_data", "a{sv}")], returns: [Argument("scene_id", "s")]) { call in
+                report(fifo, "waypost-create")
+                return try call.reply("unexpected")
+            },
+            Method("ContinueUserActivity", arguments: [Argument("scene_id", "s"), Argument("activity_type", "s"), Argument("activity", "a{sv}"), Argument("platform_data", "a{sv}")]) { call in
+                try call.reply()
+            },
+        ])
+    ])
+    guard try await connection.requestName("io.waypost.bench.Direct", flags: .doNotQueue) == .primaryOwner else { exit(2) }
+    let dispatcher: BusName = "io.waypost.Dispatcher"
+    let path: ObjectPath = "/io/waypost/Dispatcher"
+    let interface: InterfaceName = "io.waypost.Dispatcher1"
+    // Registering starts the dispatcher by D-Bus activation.
+    _ = try await connection.call(destination: dispatcher, path: path, interface: interface, member: "RegisterApplication",
+                                  "io.waypost.bench.Routed", appPath, [String: Variant](), timeout: .seconds(20))
+    _ = try await connection.call(destination: dispatcher, path: path, interface: interface, member: "DeclareScenes",
+                                  [Structure(("main", ["kind": Variant.string("window-group")]))])
+    _ = try await connection.call(destination: dispatcher, path: path, interface: interface, member: "AddScene", "main", "main")
+    _ = try await connection.call(destination: dispatcher, path: path, interface: interface, member: "SetExternalEvents",
+                                  "main", [Structure(([String](), ["*"]))])
+    report(fifo, "ready")
+    _ = try await connection.waitUntilClosed()
+    exit(0)
+}
+
+// MARK: Spawning
+
+func spawn(_ program: String, _ arguments: [String], environment: [String: String]) -> pid_t {
+    var pid: pid_t = 0
+    let argv = ([program] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    guard posix_spawn(&pid, program, &actions, nil, argv, envp) == 0 else { fatalError("cannot start \(program)") }
+    return pid
+}
+
+@discardableResult
+func waitFor(_ pid: pid_t) -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return status
+}
+
+/// Reads lines `kind nanoseconds` from the FIFO, each within `timeout` seconds.
+final class FIFOReader {
+    let descriptor: Int32
+    var buffer: [UInt8] = []
+    init(_ path: String) { descriptor = open(path, O_RDWR) }  // O_RDWR: never EOF, writers never block
+
+    func next(timeout: Int32 = 10_000) -> (String, UInt64)? {
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                let parts = line.split(separator: " ")
+                guard parts.count == 2, let value = UInt64(parts[1]) else { continue }
+                return (String(parts[0]), value)
+            }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, timeout) > 0 else { return nil }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(descriptor, &chunk, chunk.count)
+            if count > 0 { buffer += chunk[0..<count] }
+        }
+    }
+}
+
+// MARK: Setting up the desktop
+
+func write(_ text: String, to path: String) throws {
+    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+}
+
+func median(_ values: [Double]) -> Double { let sorted = values.sorted(); return sorted[sorted.count / 2] }
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+func runBench(rounds: Int) throws {
+    guard let waypost = ProcessInfo.processInfo.environment["WAYPOST"], waypost.hasPrefix("/") else {
+        fatalError("set WAYPOST to the absolute path of a release waypost (make bench-open does)")
+    }
+    let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("open-bench-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    for dir in ["home", "data/applications", "config", "runtime"] {
+        try FileManager.default.createDirectory(atPath: "\(root)/\(dir)", withIntermediateDirectories: true)
+    }
+    chmod("\(root)/runtime", 0o700)
+    let fifo = "\(root)/handlers.fifo"
+    mkfifo(fifo, 0o600)
+    let reader = FIFOReader(fifo)
+
+    // The Exec= handler: a tiny C program, compiled here (what a plain handler costs at best).
+    let handlerSource = """
+        #include <fcntl.h>
+        #include <stdio.h>
+        #include <string.h>
+        #include <time.h>
+        #include <unistd.h>
+        int main(int argc, char **argv) {
+            struct timespec now; clock_gettime(CLOCK_MONOTONIC, &now);
+            char line[64]; int n = snprintf(line, sizeof line, "exec %llu\\n",
+                (unsigned long long)now.tv_sec * 1000000000ULL + (unsigned long long)now.tv_nsec);
+            int fd = open(argv[1], O_WRONLY | O_NONBLOCK); if (fd < 0) return 1;
+            write(fd, line, (size_t)n); close(fd); return 0;
+        }
+        """
+    try write(handlerSource, to: "\(root)/handler.c")
+    let handler = "\(root)/exec-handler"
+    guard waitFor(spawn("/usr/bin/cc", ["-O2", "-o", handler, "\(root)/handler.c"], environment: ProcessInfo.processInfo.environment)) == 0 else {
+        fatalError("cc failed")
+    }
+
+    try write("""
+        <busconfig>
+          <type>session</type>
+          <listen>unix:tmpdir=/tmp</listen>
+          <auth>EXTERNAL</auth>
+          <standard_session_servicedirs/>
+          <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+        </busconfig>
+        """, to: "\(root)/session.conf")
+    var environment = ProcessInfo.processInfo.environment.filter { ["PATH", "LANG", "LC_ALL"].contains($0.key) }
+    environment["HOME"] = "\(root)/home"
+    environment["XDG_DATA_HOME"] = "\(root)/data"
+    environment["XDG_CONFIG_HOME"] = "\(root)/config"
+    environment["XDG_RUNTIME_DIR"] = "\(root)/runtime"
+    environment["XDG_DATA_DIRS"] = "/usr/share"
+    environment["XDG_CONFIG_DIRS"] = "\(root)/config"
+
+    let bus = Process()
+    bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+    bus.arguments = ["--config-file=\(root)/session.conf", "--nofork", "--print-address=1"]
+    bus.environment = environment
+    let out = Pipe()
+    bus.standardOutput = out
+    try bus.run()
+    defer { kill(bus.processIdentifier, SIGKILL) }
+    var address = Data()
+    while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { address.append(byte) }
+    environment["DBUS_SESSION_BUS_ADDRESS"] = String(decoding: address, as: UTF8.self)
+
+    let applications = "\(root)/data/applications"
+    try write("[Desktop Entry]\nType=Application\nName=Routed\nExec=\(me) app \(fifo)\nMimeType=x-scheme-handler/benchwp;\nX-Waypost=true\n",
+              to: "\(applications)/io.waypost.bench.Routed.desktop")
+    try write("[Desktop Entry]\nType=Application\nName=Direct\nExec=\(me) app \(fifo)\nDBusActivatable=true\nMimeType=x-scheme-handler/benchdirect;\n",
+              to: "\(applications)/io.waypost.bench.Direct.desktop")
+    try write("[Desktop Entry]\nType=Application\nName=Exec\nExec=\(handler) \(fifo) %u\nMimeType=x-scheme-handler/benchexec;\n",
+              to: "\(applications)/io.waypost.bench.Exec.desktop")
+    try write("[Default Applications]\nx-scheme-handler/benchdirect=io.waypost.bench.Direct.desktop;\nx-scheme-handler/benchexec=io.waypost.bench.Exec.desktop;\n",
+              to: "\(root)/config/mimeapps.list")
+    waitFor(spawn("/usr/bin/update-desktop-database", [applications], environment: environment))
+    guard waitFor(spawn(waypost, ["install", "--user"], environment: environment)) == 0 else { fatalError("waypost install failed") }
+
+    let app = spawn(me, ["app", fifo], environment: environment)
+    defer { kill(app, SIGKILL); waitFor(app) }
+    guard let (ready, _) = reader.next(timeout: 20_000), ready == "ready" else { fatalError("the app did not become ready") }
+
+    let kinds = [("waypost", "benchwp"), ("direct", "benchdirect"), ("exec", "benchexec")]
+    var samples: [String: [Double]] = [:]
+    var generator = SystemRandomNumberGenerator()
+    let warmup = 5
+    for round in 0..<(rounds + warmup) {
+        for (kind, scheme) in kinds.shuffled(using: &generator) {
+            let started = monotonicNanoseconds()
+            let gio = spawn("/usr/bin/gio", ["open", "\(scheme)://item?round=\(round)"], environment: environment)
+            guard let (seen, at) = reader.next() else { fatalError("\(kind): no handler ran within 10 s") }
+            waitFor(gio)
+            guard seen == kind else { fatalError("\(kind): expected its handler, got \(seen)") }
+            if round >= warmup { samples[kind, default: []].append(Double(at - started) / 1e6) }
+            usleep(2_000)  // let the exec handler's process and gio's exit settle
+        }
+    }
+
+    print("gio open until a running app's handler runs, \(rounds) rounds interleaved (ms)")
+    print("  path      median    p90")
+    for (kind, _) in kinds {
+        let values = samples[kind]!
+        print("  \(kind.padding(toLength: 8, withPad: " ", startingAt: 0))  \(String(format: "%6.2f", median(values)))  \(String(format: "%6.2f", percentile(values, 0.9)))")
+    }
+    let waypostMedian = median(samples["waypost"]!), direct = median(samples["direct"]!), exec = median(samples["exec"]!)
+    print(String(format: "  waypost / direct (target ≤ 1.10): %.2f×", waypostMedian / direct))
+    print(String(format: "  exec / direct: %.2f×   waypost / exec: %.2f×", exec / direct, waypostMedian / exec))
+}
+
+let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "app" {
+    try await runApp(fifo: arguments[2])
+} else {
+    try runBench(rounds: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
+}

@@ -1,0 +1,129 @@
+public import Desktop
+
+/// One thing `waypost doctor` checked: what it found and, when something is wrong, the command
+/// or edit that fixes it.
+public struct Finding: Sendable, Hashable {
+    public enum Severity: Sendable, Hashable { case ok, note, problem }
+    public let severity: Severity
+    public let summary: String
+    public let fix: String?
+
+    public init(_ severity: Severity, _ summary: String, fix: String? = nil) {
+        self.severity = severity
+        self.summary = summary
+        self.fix = fix
+    }
+}
+
+/// What the desktop does with links now, checked against what Waypost needs.
+public struct Doctor: Sendable {
+    public let layout: InstallLayout
+    /// How to run the fixing command for this layout (`waypost install --user`, …).
+    public let installCommand: String
+    let catalog = ApplicationCatalog()
+    let own = HandlerFiles.desktopFileID
+
+    public init(layout: InstallLayout, installCommand: String) {
+        self.layout = layout
+        self.installCommand = installCommand
+    }
+
+    /// - Parameter activatable: whether the session bus lists `io.waypost.Dispatcher` as activatable
+    ///   (nil when no bus could be asked).
+    public func check(activatable: Bool?) -> [Finding] {
+        var findings: [Finding] = []
+        findings += handlerFindings(activatable: activatable)
+        let record: TakeoverRecord?
+        do { record = try TakeoverRecord.load(path: layout.record) } catch {
+            findings.append(Finding(.problem, "the record of previous defaults is damaged: \(error)", fix: "remove it, then run `\(installCommand)`"))
+            record = nil
+        }
+        do { _ = try MimeAppsList(path: layout.mimeAppsList) } catch {
+            findings.append(Finding(.problem, "\(error)", fix: "correct that line, then run `waypost refresh`"))
+        }
+        findings += routingFindings(record: record)
+        for case .unreadable(_, let file, let reason) in catalog.unreadableEntries() {
+            var summary = "\(file) is ignored by the desktop: \(reason)"
+            if let bytes = (try? Files.read(file)) ?? nil {
+                do { _ = try KeyFileText(bytes: bytes, file: file) } catch { summary = "\(file) is ignored by the desktop: \(error)" }
+            }
+            findings.append(Finding(.problem, summary, fix: "correct or remove \(file)"))
+        }
+        return findings
+    }
+
+    func handlerFindings(activatable: Bool?) -> [Finding] {
+        var findings: [Finding] = []
+        do {
+            let entry = try catalog.entry(id: own)
+            findings.append(Finding(.ok, "handler entry \(entry.filePath) runs \(entry.executablePath ?? "?")"))
+        } catch {
+            findings.append(Finding(.problem, "the handler entry is not usable: \(error)", fix: "run `\(installCommand)`"))
+        }
+        let services = ([XDGDirectories.dataHome] + XDGDirectories.systemDataDirectories).map { $0 + "/dbus-1/services/\(HandlerFiles.busName).service" }
+        if let service = services.first(where: Files.exists) {
+            let exec = serviceProgram(service)
+            if let exec, Files.isExecutable(exec) {
+                findings.append(Finding(.ok, "D-Bus activation file \(service) starts \(exec)"))
+            } else {
+                findings.append(Finding(.problem, "\(service) starts \(exec ?? "nothing"), which is not an executable program", fix: "run `\(installCommand)`"))
+            }
+        } else {
+            findings.append(Finding(.problem, "no D-Bus activation file for \(HandlerFiles.busName)", fix: "run `\(installCommand)`"))
+        }
+        switch activatable {
+        case true?: findings.append(Finding(.ok, "the session bus can start the dispatcher"))
+        case false?:
+            findings.append(Finding(.problem, "the session bus cannot start \(HandlerFiles.busName)",
+                                    fix: "run `\(installCommand)`; if it still fails, run `waypost daemon --verbose` to see why"))
+        case nil: findings.append(Finding(.note, "no session bus to ask whether the dispatcher is activatable"))
+        }
+        return findings
+    }
+
+    func routingFindings(record: TakeoverRecord?) -> [Finding] {
+        var findings: [Finding] = []
+        var declared: Set<String> = []
+        let participating = catalog.participatingEntries().filter { $0.desktopFileID != own }
+        if participating.isEmpty { findings.append(Finding(.note, "no installed app opts in with X-Waypost=true")) }
+        for entry in participating {
+            for scheme in entry.schemes {
+                let type = "x-scheme-handler/" + scheme
+                declared.insert(type)
+                let current = catalog.defaultHandlerID(forType: type)
+                if current == own {
+                    findings.append(Finding(.ok, "\(scheme): links go through Waypost to \(entry.id)"))
+                } else {
+                    findings.append(Finding(.problem, "\(scheme): \(entry.id) opts in but \(current ?? "no app") is the default, so links bypass Waypost",
+                                            fix: record == nil ? "run `\(installCommand)`" : "run `waypost refresh`"))
+                }
+            }
+            for type in entry.contentTypes where record?.previousDefaults[type] != nil {
+                declared.insert(type)
+                let routed = catalog.defaultHandlerID(forType: type) == own
+                findings.append(routed
+                    ? Finding(.ok, "\(type) files go through Waypost to \(entry.id)")
+                    : Finding(.problem, "\(type) files bypass Waypost", fix: "run `waypost refresh`"))
+            }
+        }
+        for type in record?.types ?? [] {
+            if !declared.contains(type) {
+                findings.append(Finding(.problem, "stale: \(type) is still handed to Waypost but no opted-in app declares it",
+                                        fix: "run `waypost refresh`"))
+            }
+            for id in record?.previousDefaults[type] ?? [] where (try? catalog.entry(id: id)) == nil {
+                findings.append(Finding(.note, "\(type) fell back to \(id) before, which is no longer installed"))
+            }
+        }
+        return findings
+    }
+
+    /// The program a `.service` file's `Exec=` runs.
+    func serviceProgram(_ path: String) -> String? {
+        guard let bytes = (try? Files.read(path)) ?? nil, let text = try? KeyFileText(bytes: bytes, file: path),
+              let exec = text.entry("Exec", in: "D-BUS Service")?.value
+        else { return nil }
+        if exec.hasPrefix("\"") { return exec.dropFirst().split(separator: "\"").first.map(String.init) }
+        return exec.split(separator: " ").first.map(String.init)
+    }
+}

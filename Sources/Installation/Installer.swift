@@ -1,0 +1,195 @@
+public import Desktop
+
+/// Why installing, refreshing or uninstalling stopped. Nothing was written when it is thrown
+/// before the first write, which is the case for every damaged file it can detect.
+public enum InstallError: Error, Sendable, CustomStringConvertible {
+    /// A file could not be read, parsed or written (the error names the file, and the line).
+    case file(KeyFileError)
+    /// A desktop entry that mentions `X-Waypost` is not valid key-file syntax.
+    case damagedEntry(KeyFileError)
+    /// `refresh` before `install`.
+    case notInstalled(record: String)
+
+    public var description: String {
+        switch self {
+        case .file(let error): "\(error)"
+        case .damagedEntry(let error): "damaged desktop entry: \(error)"
+        case .notInstalled(let record): "Waypost is not installed here (no \(record)); run `waypost install` first"
+        }
+    }
+}
+
+/// Installs Waypost into the desktop: its entries, and the defaults of every type an opted-in
+/// app declares, recording what each type opened with before so that links can fall back to it
+/// and `uninstall` can put `mimeapps.list` back byte for byte.
+///
+/// Policy: every scheme an opted-in (`X-Waypost=true`) entry declares goes to Waypost; of its file
+/// types only those the user already opens with that app (so a file keeps opening in the same app).
+/// Idempotent: a second run changes nothing. Files are read and checked before anything is written.
+public struct Installer: Sendable {
+    public let layout: InstallLayout
+    /// The absolute path written into `Exec` lines.
+    public let program: String
+    let catalog = ApplicationCatalog()
+    let own = HandlerFiles.desktopFileID
+
+    public init(layout: InstallLayout, program: String) {
+        self.layout = layout
+        self.program = program
+    }
+
+    /// What a run changed, one line per change, and what it noticed but could not act on.
+    public struct Report: Sendable {
+        public var changes: [String] = []
+        public var warnings: [String] = []
+    }
+
+    /// Writes the handler's files and hands the opted-in types over.
+    /// - Throws: `InstallError` naming the damaged file and line; nothing is written then.
+    public func install() throws(InstallError) -> Report {
+        try apply(requireRecord: false)
+    }
+
+    /// Like `install`, after apps were installed or removed: new types are handed over, types no
+    /// opted-in app declares any more go back to their previous default.
+    /// - Throws: `notInstalled` when Waypost was never installed with this layout.
+    public func refresh() throws(InstallError) -> Report {
+        try apply(requireRecord: true)
+    }
+
+    private func apply(requireRecord: Bool) throws(InstallError) -> Report {
+        var report = Report()
+        var mimeApps: MimeAppsList
+        var existing: TakeoverRecord?
+        do {
+            mimeApps = try MimeAppsList(path: layout.mimeAppsList)
+            existing = try TakeoverRecord.load(path: layout.record)
+        } catch { throw .file(error) }
+        if requireRecord && existing == nil { throw .notInstalled(record: layout.record) }
+        report.warnings = try damagedEntries()
+        var record = existing ?? TakeoverRecord(mimeAppsList: layout.mimeAppsList)
+        let before = mimeApps.text.bytes
+
+        let wanted = wantedTypes(record: record)
+        do {
+            for (type, app) in wanted.sorted(by: { $0.key < $1.key }) {
+                let current = mimeApps.defaults(for: type)
+                if current == [own] && record.previousDefaults[type] != nil { continue }
+                let previous = (current + [catalog.defaultHandlerID(forType: type)].compactMap { $0 })
+                    .filter { $0 != own }
+                record.previousDefaults[type] = previous.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+                let change = try mimeApps.setDefault(type, to: own)
+                record.previousLines[type] = change.previousLine
+                record.createdGroup = record.createdGroup || change.createdGroup
+                record.addedFinalNewline = record.addedFinalNewline || change.addedFinalNewline
+                let was = previous.first.map { " (was \($0))" } ?? ""
+                report.changes.append("\(type) → Waypost → \(app)\(was)")
+            }
+            for type in record.types where wanted[type] == nil {
+                try mimeApps.restoreDefault(type, from: own, previousLine: record.previousLines[type])
+                let back = record.previousDefaults[type]?.first.map { " back to \($0)" } ?? ""
+                record.previousDefaults[type] = nil
+                record.previousLines[type] = nil
+                report.changes.append("\(type) no longer declared by an opted-in app: handed\(back)")
+            }
+            let changed = mimeApps.text.bytes != before
+            if changed && !mimeApps.existed { record.createdFile = true }
+
+            try write(HandlerFiles.desktopEntry(program: program, mimeTypes: wanted.keys.sorted()), to: layout.handlerEntry, report: &report)
+            try write(HandlerFiles.dbusService(program: program), to: layout.serviceFile, report: &report)
+            try write(HandlerFiles.systemdUnit(program: program), to: layout.systemdUnit, report: &report)
+            // The record first: a crash between the two writes must not lose a previous default.
+            if existing != record || existing == nil {
+                try Files.write(record.bytes, to: layout.record)
+            }
+            if changed {
+                try mimeApps.save()
+                report.changes.append("updated \(layout.mimeAppsList)")
+            }
+        } catch { throw .file(error) }
+        refreshDesktopDatabase(&report)
+        return report
+    }
+
+    /// Removes Waypost's files and puts every recorded `mimeapps.list` line back; a default the
+    /// user changed since is left alone (and reported).
+    /// - Throws: `InstallError` naming a damaged file; nothing is changed then.
+    public func uninstall() throws(InstallError) -> Report {
+        var report = Report()
+        do {
+            if let record = try TakeoverRecord.load(path: layout.record) {
+                var mimeApps = try MimeAppsList(path: record.mimeAppsList.isEmpty ? layout.mimeAppsList : record.mimeAppsList)
+                let before = mimeApps.text.bytes
+                for type in record.types {
+                    if try !mimeApps.restoreDefault(type, from: own, previousLine: record.previousLines[type]) {
+                        report.warnings.append("\(type): its default was changed since install; left as it is")
+                    }
+                }
+                if record.createdGroup { mimeApps.removeCreatedGroup(addedFinalNewline: record.addedFinalNewline) }
+                if mimeApps.text.bytes != before {
+                    try mimeApps.save(removeWhenEmpty: record.createdFile)
+                    report.changes.append("restored \(mimeApps.path)")
+                }
+                try Files.remove(layout.record)
+                report.changes.append("removed \(layout.record)")
+            }
+            for file in [layout.handlerEntry, layout.serviceFile, layout.systemdUnit] where Files.exists(file) {
+                try Files.remove(file)
+                report.changes.append("removed \(file)")
+            }
+        } catch { throw .file(error) }
+        refreshDesktopDatabase(&report)
+        return report
+    }
+
+    /// Type → the opted-in app it goes to: every declared scheme; each file type whose default is
+    /// that app now, or was before Waypost took it over.
+    func wantedTypes(record: TakeoverRecord) -> [String: String] {
+        var wanted: [String: String] = [:]
+        for entry in catalog.participatingEntries() where entry.desktopFileID != own {
+            for scheme in entry.schemes where wanted["x-scheme-handler/" + scheme] == nil {
+                wanted["x-scheme-handler/" + scheme] = entry.id
+            }
+            for type in entry.contentTypes where wanted[type] == nil {
+                let isDefault = catalog.defaultHandlerID(forType: type) == entry.desktopFileID
+                let wasDefault = record.previousDefaults[type]?.first == entry.desktopFileID
+                if isDefault || wasDefault { wanted[type] = entry.id }
+            }
+        }
+        return wanted
+    }
+
+    /// Entries GIO refuses: an error for one that seems to opt in but is not valid syntax (it
+    /// would silently lose its links), a warning for every other.
+    func damagedEntries() throws(InstallError) -> [String] {
+        var warnings: [String] = []
+        for case .unreadable(_, let file, let reason) in catalog.unreadableEntries() {
+            let bytes = (try? Files.read(file)) ?? nil
+            let mentionsWaypost = bytes.map { String(decoding: $0, as: UTF8.self).contains("X-Waypost") } ?? false
+            if mentionsWaypost, let bytes {
+                do { _ = try KeyFileText(bytes: bytes, file: file) } catch { throw .damagedEntry(error) }
+            }
+            warnings.append("\(file) is not usable: \(reason)")
+        }
+        return warnings
+    }
+
+    private func write(_ text: String, to path: String, report: inout Report) throws(KeyFileError) {
+        let bytes = Array(text.utf8)
+        if try Files.read(path) == bytes { return }
+        try Files.write(bytes, to: path)
+        report.changes.append("wrote \(path)")
+    }
+
+    /// GIO finds entries by `MimeType=` only through `mimeinfo.cache`; refresh it when the tool is there.
+    private func refreshDesktopDatabase(_ report: inout Report) {
+        guard let tool = Files.findProgram("update-desktop-database") else {
+            report.warnings.append("update-desktop-database is not installed (package desktop-file-utils); mimeinfo.cache was not refreshed")
+            return
+        }
+        guard Files.isDirectory(layout.applications) else { return }
+        if let result = Files.run(tool, [layout.applications]), result.status != 0 {
+            report.warnings.append("update-desktop-database \(layout.applications) failed: \(result.output)")
+        }
+    }
+}

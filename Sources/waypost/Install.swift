@@ -1,0 +1,124 @@
+import ArgumentParser
+import DBus
+import Desktop
+import Dispatcher
+import Installation
+
+/// `--user` (default) or `--system [--prefix DIR]`, shared by install, uninstall, refresh and doctor.
+struct LayoutOptions: ParsableArguments {
+    @Flag(help: "Install for this user: $XDG_DATA_HOME and $XDG_CONFIG_HOME/mimeapps.list (the default).")
+    var user = false
+
+    @Flag(help: "Install for everyone below --prefix (its applications/mimeapps.list holds the defaults).")
+    var system = false
+
+    @Option(help: "The data directory of a system install.")
+    var prefix = "/usr/local/share"
+
+    func validate() throws {
+        if user && system { throw ValidationError("choose one of --user and --system") }
+        if !system && prefix != "/usr/local/share" { throw ValidationError("--prefix goes with --system") }
+        if !prefix.hasPrefix("/") { throw ValidationError("--prefix must be an absolute path, not '\(prefix)'") }
+    }
+
+    var layout: InstallLayout { system ? .system(prefix: prefix) : .user() }
+    var command: String { system ? "waypost install --system --prefix \(prefix)" : "waypost install --user" }
+}
+
+/// Runs one installer operation and prints its report; a failure exits 1 with the reason.
+private func runInstaller(_ what: String, _ body: () throws(InstallError) -> Installer.Report) throws {
+    do {
+        let report = try body()
+        for change in report.changes { print(change) }
+        for warning in report.warnings { printError("waypost: warning: \(warning)") }
+        if report.changes.isEmpty { print("\(what): nothing to change") }
+    } catch {
+        printError("waypost \(what): \(error)")
+        if case .file = error { printError("waypost \(what): nothing was changed") }
+        if case .damagedEntry = error { printError("waypost \(what): nothing was changed") }
+        throw ExitCode(1)
+    }
+}
+
+private func installedProgram() throws -> String {
+    guard let program = Files.currentExecutable() else {
+        printError("waypost: cannot tell where this program is (/proc/self/exe)")
+        throw ExitCode(1)
+    }
+    return program
+}
+
+struct Install: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make the desktop hand links of opted-in apps' schemes to Waypost.",
+        discussion: """
+            Writes io.waypost.Dispatcher.desktop, the D-Bus activation file and a systemd user unit \
+            (absolute paths to this program), makes Waypost the default in mimeapps.list for every \
+            scheme an X-Waypost=true entry declares (and for its file types it is already the default \
+            of), and records the previous defaults. Running it again changes nothing.
+            """)
+    @OptionGroup var options: LayoutOptions
+
+    func run() throws {
+        let installer = Installer(layout: options.layout, program: try installedProgram())
+        try runInstaller("install") { () throws(InstallError) in try installer.install() }
+    }
+}
+
+struct Refresh: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Hand over the schemes of apps installed since, and give back those of apps removed.")
+    @OptionGroup var options: LayoutOptions
+
+    func run() throws {
+        let installer = Installer(layout: options.layout, program: try installedProgram())
+        try runInstaller("refresh") { () throws(InstallError) in try installer.refresh() }
+    }
+}
+
+struct Uninstall: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove Waypost's entries and put mimeapps.list back as it was.")
+    @OptionGroup var options: LayoutOptions
+
+    func run() throws {
+        let installer = Installer(layout: options.layout, program: try installedProgram())
+        try runInstaller("uninstall") { () throws(InstallError) in try installer.uninstall() }
+    }
+}
+
+struct Doctor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check how links reach Waypost and say how to fix what is wrong (exit 1 then).")
+    @OptionGroup var options: LayoutOptions
+
+    func run() async throws {
+        let activatable = await Self.activatable()
+        let findings = Installation.Doctor(layout: options.layout, installCommand: options.command).check(activatable: activatable)
+        for finding in findings {
+            let mark = switch finding.severity { case .ok: "ok  "; case .note: "note"; case .problem: "FIX " }
+            print("\(mark) \(finding.summary)")
+            if let fix = finding.fix { print("     → \(fix)") }
+        }
+        let problems = findings.filter { $0.severity == .problem }.count
+        print(problems == 0 ? "no problems found" : "\(problems) problem\(problems == 1 ? "" : "s") found")
+        if problems > 0 { throw ExitCode(1) }
+    }
+
+    /// Whether the session bus can start the dispatcher: asks it to (`StartServiceByName`), which
+    /// is what the first link would do anyway, and which also rereads activation directories created
+    /// after the bus started (`ListActivatableNames` would not). Nil without a bus.
+    static func activatable() async -> Bool? {
+        guard let connection = try? await Connection.session() else { return nil }
+        do {
+            _ = try await connection.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "StartServiceByName", Contract.busName.rawValue, UInt32(0), timeout: .seconds(10))
+            return true
+        } catch {
+            printError("waypost doctor: the bus could not start \(Contract.busName): \(BusClient.message(error))")
+            return false
+        }
+    }
+}

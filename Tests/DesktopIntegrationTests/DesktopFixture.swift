@@ -1,0 +1,228 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A throwaway desktop for one test: a private `dbus-daemon` started from `Fixtures/session.conf`
+/// with its own HOME, XDG_DATA_HOME, XDG_CONFIG_HOME and XDG_RUNTIME_DIR, real desktop entries, and
+/// nothing of Waypost's until the test runs `waypost install --user` (the bus then starts the
+/// daemon on demand, from the service file install wrote). `close()` tears it all down.
+final class ThrowawayDesktop: Sendable {
+    let root: URL
+    let environment: [String: String]
+    let address: String
+    private let bus: Process
+    private let spawned = ChildProcesses()
+
+    static let waypost: String = {
+        if let path = ProcessInfo.processInfo.environment["WAYPOST"] { return path }
+        // The test bundle runs from the build directory, next to the products it tests.
+        return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("waypost").path
+    }()
+
+    static let sampleApp = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Apps/sample_app.py").path
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    /// Debian's python3 (the one python3-dbus and python3-gi are installed for), not a PATH shim.
+    static let python = "/usr/bin/python3"
+
+    var applications: URL { root.appendingPathComponent("data/applications") }
+    var mimeAppsList: URL { root.appendingPathComponent("config/mimeapps.list") }
+    var record: URL { root.appendingPathComponent("data/waypost/previous-defaults") }
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-desktop-\(UUID().uuidString)")
+        for dir in ["home", "data/applications", "config", "runtime", "logs", "files"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(dir), withIntermediateDirectories: true)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.appendingPathComponent("runtime").path)
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in ["PATH", "LANG", "LC_ALL", "TMPDIR"].contains(key) }
+        environment["HOME"] = root.appendingPathComponent("home").path
+        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
+        environment["XDG_DATA_DIRS"] = "/usr/share"
+        environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path
+        // GIO's D-Bus launches need no GVfs; keep it from looking for one.
+        environment["GIO_USE_VFS"] = "local"
+
+        bus = Process()
+        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        bus.arguments = ["--config-file=\(Self.fixtures.appendingPathComponent("session.conf").path)", "--nofork", "--print-address=1"]
+        bus.environment = environment
+        let out = Pipe()
+        bus.standardOutput = out
+        bus.standardError = try FileHandle(forWritingTo: Self.touch(root.appendingPathComponent("logs/bus.log")))
+        try bus.run()
+        var line = Data()
+        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        address = String(decoding: line, as: UTF8.self)
+        guard !address.isEmpty else { throw FixtureError("dbus-daemon printed no address") }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        self.environment = environment
+    }
+
+    func close() {
+        spawned.killAll()
+        // SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected; the
+        // daemon it started exits when the bus goes away.
+        if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    deinit { close() }
+
+    /// What the bus and the daemon it started logged, for failure messages.
+    var busLog: String { (try? String(contentsOf: root.appendingPathComponent("logs/bus.log"), encoding: .utf8)) ?? "" }
+
+    // MARK: Apps
+
+    /// Installs `sample_app.py` as a desktop entry with `config`, declaring `mimeTypes`.
+    func installApp(
+        _ id: String, mimeTypes: [String], participates: Bool = true, declarations: [(String, [String: Any])],
+        scenes: [(id: String, declaration: String, modifiers: [([String], [String])])] = []
+    ) async throws {
+        let config: [String: Any] = [
+            "app_id": id, "log": log(of: id).path,
+            "declarations": declarations.map { [$0.0, $0.1] },
+            "scenes": scenes.map { ["id": $0.id, "declaration": $0.declaration, "modifiers": $0.modifiers.map { [$0.0, $0.1] }] },
+        ]
+        try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys]).write(to: configFile(of: id))
+        try await writeEntry(id, """
+            [Desktop Entry]
+            Type=Application
+            Name=\(id)
+            Exec=\(Self.python) \(Self.sampleApp) \(configFile(of: id).path)
+            MimeType=\(mimeTypes.map { $0 + ";" }.joined())
+            X-Waypost=\(participates)
+
+            """)
+    }
+
+    /// Installs an app that does not take part: each launch appends its arguments to its log.
+    func installPlainApp(_ id: String, mimeTypes: [String]) async throws {
+        try await writeEntry(id, """
+            [Desktop Entry]
+            Type=Application
+            Name=\(id)
+            Exec=/bin/sh -c 'echo "$1" >> \(log(of: id).path)' sh %u
+            MimeType=\(mimeTypes.map { $0 + ";" }.joined())
+
+            """)
+    }
+
+    /// Writes a desktop entry and refreshes `mimeinfo.cache`, as a package install does.
+    func writeEntry(_ id: String, _ text: String) async throws {
+        try text.write(to: applications.appendingPathComponent("\(id).desktop"), atomically: true, encoding: .utf8)
+        try await run("/usr/bin/update-desktop-database", [applications.path])
+    }
+
+    func removeEntry(_ id: String) async throws {
+        try FileManager.default.removeItem(at: applications.appendingPathComponent("\(id).desktop"))
+        try await run("/usr/bin/update-desktop-database", [applications.path])
+    }
+
+    func configFile(of id: String) -> URL { root.appendingPathComponent("\(id).json") }
+    func log(of id: String) -> URL { root.appendingPathComponent("logs/\(id).events") }
+
+    /// Starts a process of an installed sample app, as the user would, and waits until it is ready.
+    func start(_ id: String) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = [Self.sampleApp, configFile(of: id).path]
+        process.environment = environment
+        process.standardError = try FileHandle(forWritingTo: Self.touch(root.appendingPathComponent("logs/\(id).stderr")))
+        try process.run()
+        spawned.add(process)
+        try await waitUntil("\(id) is ready", busLog) { readyCount(id) == 1 }
+    }
+
+    /// The JSON lines a sample app logged.
+    func events(of id: String) -> [[String: Any]] {
+        guard let text = try? String(contentsOf: log(of: id), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    func received(_ id: String) -> [[String: Any]] { events(of: id).filter { $0["event"] as? String != "ready" } }
+    func readyCount(_ id: String) -> Int { events(of: id).filter { $0["event"] as? String == "ready" }.count }
+
+    /// The lines a plain app logged (one per launch).
+    func plainLines(_ id: String) -> [String] {
+        ((try? String(contentsOf: log(of: id), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    // MARK: Running things in the session
+
+    /// Runs a program in the session's environment (plus `extra`) and returns its status, stdout and
+    /// stderr once it exited. Async all the way: a test blocking a thread of the small cooperative
+    /// pool while it waits would starve every other test running beside it.
+    @discardableResult
+    func run(_ program: String, _ arguments: [String], extra: [String: String] = [:]) async throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        // Whatever the program started may keep the pipes open (GIO's launches do): read what is there.
+        return (status, Self.available(out), Self.available(err))
+    }
+
+    private static func available(_ pipe: Pipe) -> String {
+        try? pipe.fileHandleForWriting.close()
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            guard count > 0 else { break }
+            data.append(contentsOf: chunk[0..<count])
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func waypost(_ arguments: String...) async throws -> (status: Int32, output: String, errors: String) {
+        try await run(Self.waypost, arguments)
+    }
+
+    static func touch(_ url: URL) throws -> URL {
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        return url
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Processes a fixture started, killed with it.
+final class ChildProcesses: Sendable {
+    private let processes = Mutex<[Process]>([])
+
+    func add(_ process: Process) { processes.withLock { $0.append(process) } }
+
+    func killAll() {
+        let all = processes.withLock { list in defer { list = [] }; return list }
+        for process in all where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Polls `condition` until it holds, for at most `seconds`; the failure carries `context`.
+func waitUntil(_ what: String, _ context: @autoclosure () -> String = "", seconds: Double = 10, _ condition: () throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if try condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw FixtureError("timed out waiting until \(what)\n\(context())")
+}

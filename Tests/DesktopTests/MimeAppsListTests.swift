@@ -1,0 +1,104 @@
+import Desktop
+import Foundation
+import Testing
+
+/// mimeapps.list editing without GIO: every edit undone restores the bytes exactly.
+@Suite struct MimeAppsListTests {
+    let own = "io.waypost.Dispatcher.desktop"
+
+    func list(_ text: String) throws -> (MimeAppsList, String) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mimeapps-\(UUID().uuidString).list").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return (try MimeAppsList(path: path), path)
+    }
+
+    @Test("a parsed file writes back byte for byte, final newline or not", arguments: [
+        "", "\n", "# only a comment", "[Default Applications]\ntext/plain=a.desktop;\n",
+        "  # indented\n[Added Associations]\n\ttext/plain = a.desktop;b.desktop;\n\n\n[Default Applications]\nx=y",
+    ])
+    func roundTrip(text: String) throws {
+        let parsed = try KeyFileText(bytes: Array(text.utf8), file: "f")
+        #expect(parsed.bytes == Array(text.utf8))
+    }
+
+    @Test("syntax errors name the file, the line and the offending text", arguments: [
+        ("[Default Applications]\nok=1\nthis is not a pair\n", 3, "this is not a pair"),
+        ("text/plain=a.desktop;\n[Default Applications]\n", 1, "comes before the first [group]"),
+        ("# c\n[Default Applications\n", 2, "must end with ']'"),
+        ("[Default Applications]\n=a.desktop;\n", 2, "needs a key"),
+        ("[G]\nkey[=v\n", 2, "not a valid key"),
+    ])
+    func malformed(text: String, line: Int, fragment: String) throws {
+        #expect {
+            _ = try KeyFileText(bytes: Array(text.utf8), file: "/x/mimeapps.list")
+        } throws: { error in
+            guard case .malformed(let file, let number, _, _) = error as? KeyFileError else { return false }
+            return file == "/x/mimeapps.list" && number == line && "\(error)".contains(fragment)
+                && "\(error)".hasPrefix("/x/mimeapps.list:\(line): ")
+        }
+    }
+
+    @Test func invalidUTF8IsAnErrorWithItsLine() {
+        let bytes = Array("[G]\n".utf8) + [0x61, 0x3D, 0xFF, 0x0A]
+        #expect(throws: KeyFileError.self) { try KeyFileText(bytes: bytes, file: "f") }
+        do { _ = try KeyFileText(bytes: bytes, file: "f") } catch {
+            #expect("\(error)".hasPrefix("f:2: not valid UTF-8"))
+        }
+    }
+
+    @Test("setting defaults and restoring them leaves the file as it was", arguments: [
+        // a replaced line (odd spacing kept), an added line, a file without final newline
+        "# mine\n[Added Associations]\ntext/plain=gedit.desktop;\n\n[Default Applications]\n  x-scheme-handler/notes = old.desktop;\ntext/html=firefox.desktop;\n# trailing comment",
+        // no [Default Applications] group, no final newline
+        "[Added Associations]\ntext/plain=gedit.desktop;",
+        // an empty file
+        "",
+    ])
+    func undo(text: String) throws {
+        var (list, _) = try list(text)
+        let types = ["x-scheme-handler/notes", "x-scheme-handler/photos", "text/markdown"]
+        var changes: [String: MimeAppsList.Change] = [:]
+        for type in types { changes[type] = try list.setDefault(type, to: own) }
+        for type in types { #expect(list.defaults(for: type) == [own]) }
+        #expect(list.text.bytes != Array(text.utf8))
+        for type in types.reversed() {
+            #expect(try list.restoreDefault(type, from: own, previousLine: changes[type]!.previousLine))
+        }
+        if changes.values.contains(where: \.createdGroup) {
+            list.removeCreatedGroup(addedFinalNewline: changes.values.contains(where: \.addedFinalNewline))
+        }
+        #expect(String(decoding: list.text.bytes, as: UTF8.self) == text)
+    }
+
+    @Test func otherLinesStayAndTheNewLineJoinsTheGroup() throws {
+        var (list, path) = try list("[Default Applications]\ntext/html=firefox.desktop;\n\n[Added Associations]\nx=y;\n")
+        _ = try list.setDefault("x-scheme-handler/notes", to: own)
+        try list.save()
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written == "[Default Applications]\ntext/html=firefox.desktop;\nx-scheme-handler/notes=\(own);\n\n[Added Associations]\nx=y;\n")
+    }
+
+    @Test func aDefaultTheUserChangedSinceIsLeftAlone() throws {
+        var (list, _) = try list("[Default Applications]\nx-scheme-handler/notes=old.desktop;\n")
+        let change = try list.setDefault("x-scheme-handler/notes", to: own)
+        _ = try list.setDefault("x-scheme-handler/notes", to: "chosen.desktop")  // the user's later choice
+        #expect(try !list.restoreDefault("x-scheme-handler/notes", from: own, previousLine: change.previousLine))
+        #expect(list.defaults(for: "x-scheme-handler/notes") == ["chosen.desktop"])
+    }
+
+    @Test func aMissingFileReadsAsEmpty() throws {
+        let list = try MimeAppsList(path: "/nonexistent/mimeapps.list")
+        #expect(!list.existed && list.text.lines.isEmpty)
+    }
+
+    @Test func theRecordRoundTrips() throws {
+        var record = TakeoverRecord(mimeAppsList: "/home/u/.config/mimeapps.list")
+        record.createdGroup = true
+        record.previousDefaults = ["x-scheme-handler/notes": ["old.desktop", "other.desktop"], "text/markdown": []]
+        record.previousLines = ["x-scheme-handler/notes": "  x-scheme-handler/notes = old.desktop;\\x"]
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString)").path
+        try Files.write(record.bytes, to: path)
+        #expect(try TakeoverRecord.load(path: path) == record)
+        #expect(try TakeoverRecord.load(path: path + ".absent") == nil)
+    }
+}
