@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `waypost open`, `continue`, `explain URI`, `status` and `monitor` as a user runs them.
-@Suite("waypost commands against the daemon")
+@Suite("waypost commands against the daemon", .serialized)
 struct CommandLineTests {
     @Test("open exits 0 once delivered, and non-zero with the reason on stderr otherwise")
     func open() async throws {

@@ -4,7 +4,7 @@ import FoundationXML
 import Testing
 
 /// The XML in `dbus/` is the contract: what the daemon and a participating app export must match it.
-@Suite("the D-Bus contract in dbus/")
+@Suite("the D-Bus contract in dbus/", .serialized)
 struct ContractTests {
     static let contractDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("dbus")

@@ -4,7 +4,7 @@ import Testing
 
 /// The dispatcher as apps and openers meet it: a private bus, real desktop entries, the daemon
 /// started by D-Bus activation, and apps written in Python from the XML contract alone.
-@Suite("dispatcher: routing live scenes")
+@Suite("dispatcher: routing live scenes", .serialized)
 struct RoutingOverTheBusTests {
     static let contacts = "org.example.Contacts"
 

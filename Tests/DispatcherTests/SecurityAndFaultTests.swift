@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// What strangers, broken input and failing apps get: a named error each, and a daemon that keeps serving.
-@Suite("dispatcher: security and faults")
+@Suite("dispatcher: security and faults", .serialized)
 struct SecurityAndFaultTests {
     static let dispatcher: BusName = "io.waypost.Dispatcher"
     static let path: ObjectPath = "/io/waypost/Dispatcher"
