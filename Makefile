@@ -6,7 +6,7 @@ DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-b
                 shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo bench bench-routing bench-bus bench-open install uninstall clean
+.PHONY: all deps build release test demo bench bench-routing bench-bus bench-dispatch bench-open install uninstall clean
 
 all: build
 
@@ -28,10 +28,14 @@ release: deps
 test: deps
 	$(SWIFT) test
 
+# First where example scenarios would go (waypost explain), then the live demo: real gio open and
+# xdg-open calls to the sample apps on a private session bus.
 demo: deps build
 	@./Examples/demo.sh "$$($(SWIFT) build --show-bin-path)/waypost"
+	@echo
+	@./Examples/demo-live.sh "$$($(SWIFT) build --show-bin-path)"
 
-bench: bench-routing bench-bus bench-open
+bench: bench-routing bench-bus bench-dispatch bench-open
 
 bench-routing: deps
 	cd Benchmarks && $(SWIFT) run -c release routing-bench
@@ -39,6 +43,12 @@ bench-routing: deps
 # Bus round trips through the DBus module beside libdbus in C (../shared/baselines), on a private bus.
 bench-bus: deps
 	cd Benchmarks && $(SWIFT) run -c release bus-bench
+
+# The dispatcher end to end (Open round trips, throughput, RSS, `waypost open` as a process) with the
+# statically linked release binary, beside the C baselines.
+bench-dispatch: release
+	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release dispatch-bench
+
 
 # gio open → the daemon → a running app, beside gio open straight to the app and to an Exec= entry.
 bench-open: deps release

@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ExternalEvents", targets: ["ExternalEvents"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "Desktop", targets: ["Desktop"]),
+        .library(name: "WaypostKit", targets: ["WaypostKit"]),
         .executable(name: "waypost", targets: ["waypost"]),
     ],
     dependencies: [
@@ -52,6 +53,10 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // The client library participating apps use: declarations, scenes, handlers, kept in step
+        // with the dispatcher. It speaks the contract in dbus/ and never imports the daemon.
+        .target(name: "WaypostKit", dependencies: ["ExternalEvents", "DBus"], swiftSettings: strict),
+
         // Desktop integration: the handler's files, handing schemes over in mimeapps.list, doctor.
         .target(name: "Installation", dependencies: ["Desktop"], swiftSettings: strict),
 
@@ -65,11 +70,31 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Sample apps (Examples/): Apple's examples as terminal programs that take part in Waypost.
+        .target(name: "SampleSupport", dependencies: ["WaypostKit"], path: "Examples/SampleSupport", swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-contacts", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Contacts",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-photos", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Photos",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-notes", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Notes",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-player", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Player",
+            swiftSettings: strict),
+
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost"], swiftSettings: strict),
         .testTarget(
-            name: "DispatcherTests", dependencies: ["DBus", "waypost"],
+            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "waypost"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "WaypostKitTests",
+            dependencies: ["WaypostKit", "DBus", "waypost", "waypost-contacts", "waypost-photos", "waypost-notes", "waypost-player"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(

@@ -9,16 +9,22 @@ let package = Package(
         .package(name: "Waypost", path: ".."),
     ],
     targets: [
+        // A private bus, child processes, the C baselines and statistics, shared by the benchmarks.
+        .target(name: "BenchSupport"),
         // Routing decisions and scene changes at 10 to 10,000 open scenes.
         .executableTarget(
             name: "routing-bench",
-            dependencies: [.product(name: "ExternalEvents", package: "Waypost")]),
+            dependencies: [.product(name: "ExternalEvents", package: "Waypost"), "CMallocInfo"]),
         // glibc's mallinfo2, which the Glibc module map leaves out (bytes in use, for memory figures).
         .systemLibrary(name: "CMallocInfo"),
         // Bus round trips through the DBus module beside libdbus in C, on a private bus.
         .executableTarget(
             name: "bus-bench",
-            dependencies: [.product(name: "DBus", package: "Waypost"), "CMallocInfo"]),
+            dependencies: [.product(name: "DBus", package: "Waypost"), "CMallocInfo", "BenchSupport"]),
+        // The dispatcher end to end: Open round trips, throughput, memory, and `waypost open` as a process.
+        .executableTarget(
+            name: "dispatch-bench",
+            dependencies: [.product(name: "DBus", package: "Waypost"), "BenchSupport"]),
         // gio open → Waypost → a running app, beside gio open straight to it and to an Exec= entry.
         .executableTarget(
             name: "open-bench",

@@ -18,11 +18,6 @@ public protocol ApplicationDirectory: Sendable {
     func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry?
 }
 
-extension ApplicationDirectory {
-    public func previousDefault(forType contentType: String, excluding excludedID: String?) -> ApplicationEntry? { nil }
-    public func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry? { nil }
-}
-
 /// Starts applications from their desktop entries.
 public protocol ApplicationLauncher: Sendable {
     /// - Returns: the pids spawned; empty after D-Bus activation.

@@ -22,7 +22,23 @@ public struct Outcome: Sendable, Hashable {
     public var declarationID: String?
     /// The routing rule (`preferring`, `default`, …), or `fallback`.
     public var rule: String
-    public var reason: String
+    /// Said before the routing decision's own reason (which app, and why).
+    var preface: String?
+    /// The decision, whose reason is rendered only when someone reads it.
+    var decision: Decision?
+
+    init(
+        action: Action, appID: String, sceneID: String? = nil, declarationID: String? = nil, rule: String,
+        preface: String? = nil, decision: Decision? = nil
+    ) {
+        (self.action, self.appID, self.sceneID, self.declarationID, self.rule) = (action, appID, sceneID, declarationID, rule)
+        (self.preface, self.decision) = (preface, decision)
+    }
+
+    /// Why, for people: built on demand, since `Open` does not send it.
+    public var reason: String {
+        [preface, decision?.reason].compactMap { $0 }.joined(separator: " ")
+    }
 }
 
 /// An event on its way: what routing reads, and what is handed to the app untouched.
@@ -183,7 +199,7 @@ public actor Dispatcher {
             guard document.participates else {
                 return Outcome(
                     action: .fallback, appID: document.id, rule: "fallback",
-                    reason: "\(document.id) opens this file type and does not take part in Waypost; it would be started with the file")
+                    preface: "\(document.id) opens this file type and does not take part in Waypost; it would be started with the file")
             }
             handlers = [document]
         }
@@ -194,7 +210,7 @@ public actor Dispatcher {
             }
             return Outcome(
                 action: .fallback, appID: fallback.id, rule: "fallback",
-                reason: "no participating app declares x-scheme-handler/\(scheme); \(fallback.id), which does not take part in Waypost, would get it")
+                preface: "no participating app declares x-scheme-handler/\(scheme); \(fallback.id), which does not take part in Waypost, would get it")
         }
         let others = handlers.dropFirst().map(\.id)
         let choice = "\(app.id) is the preferred participating handler of \(scheme):"
@@ -202,11 +218,11 @@ public actor Dispatcher {
         guard registry.isReady(app.id), let router = registry.router(of: app.id) else {
             return Outcome(
                 action: .launch, appID: app.id, rule: "none",
-                reason: "\(choice) it is not running; it would be started and the link routed once it declares its scenes")
+                preface: "\(choice) it is not running; it would be started and the link routed once it declares its scenes")
         }
         let decision = router.route(.url(uri))
         var outcome = outcome(of: decision, app: app.id, launched: false)
-        outcome.reason = "\(choice) \(decision.reason)"
+        outcome.preface = choice
         if case .unhandled = decision.action { outcome.action = .deliver }
         return outcome
     }
@@ -271,11 +287,11 @@ public actor Dispatcher {
     private func outcome(of decision: Decision, app: String, launched: Bool) -> Outcome {
         switch decision.action {
         case .deliver(let scene):
-            Outcome(action: launched ? .launch : .deliver, appID: app, sceneID: scene, rule: decision.rule.rawValue, reason: decision.reason)
+            Outcome(action: launched ? .launch : .deliver, appID: app, sceneID: scene, rule: decision.rule.rawValue, decision: decision)
         case .create(let declaration):
-            Outcome(action: launched ? .launch : .create, appID: app, declarationID: declaration, rule: decision.rule.rawValue, reason: decision.reason)
+            Outcome(action: launched ? .launch : .create, appID: app, declarationID: declaration, rule: decision.rule.rawValue, decision: decision)
         case .unhandled:
-            Outcome(action: .deliver, appID: app, rule: decision.rule.rawValue, reason: decision.reason)
+            Outcome(action: .deliver, appID: app, rule: decision.rule.rawValue, decision: decision)
         }
     }
 
@@ -436,7 +452,7 @@ public actor Dispatcher {
                 _ = try await connection.call(
                     destination: name, path: Contract.applicationPath(forID: entry.id), interface: "org.freedesktop.Application",
                     member: "Open", [uri], platformData.variants, timeout: configuration.deliveryTimeout)
-                return Outcome(action: .fallback, appID: entry.id, rule: "fallback", reason: "\(entry.id) does not take part in Waypost; it was sent org.freedesktop.Application.Open")
+                return Outcome(action: .fallback, appID: entry.id, rule: "fallback", preface: "\(entry.id) does not take part in Waypost; it was sent org.freedesktop.Application.Open")
             } catch {
                 throw .deliveryFailed(uri, attempts: ["\(entry.id) refused org.freedesktop.Application.Open: \(error)"])
             }
@@ -446,7 +462,7 @@ public actor Dispatcher {
         } catch {
             throw .launchFailed(app: entry.id, reason: error.description)
         }
-        return Outcome(action: .fallback, appID: entry.id, rule: "fallback", reason: "\(entry.id) does not take part in Waypost; it was started with the link")
+        return Outcome(action: .fallback, appID: entry.id, rule: "fallback", preface: "\(entry.id) does not take part in Waypost; it was started with the link")
     }
 }
 

@@ -2,6 +2,7 @@ public import DBus
 import Desktop
 import ExternalEvents
 public import Logging
+import Synchronization
 
 /// The daemon on the bus: serves `io.waypost.Dispatcher1` and `org.freedesktop.Application` at
 /// `/io/waypost/Dispatcher`, turns their arguments into `Dispatcher` calls, watches registered
@@ -10,6 +11,9 @@ public final class DispatcherService: Sendable {
     public let dispatcher: Dispatcher
     let connection: Connection
     let logger: Logger
+    /// Connections that called `MonitorRouted`; `Routed` is emitted only while there is one, so that
+    /// the bus is not asked to route a signal per link that nobody reads.
+    private let monitors = Mutex<Set<BusName>>([])
 
     public init(connection: Connection, dispatcher: Dispatcher, logger: Logger) {
         self.connection = connection
@@ -96,8 +100,13 @@ public final class DispatcherService: Sendable {
                 method("Explain", in: [("uri", "s")], out: [("outcome", "a{sv}")]) { call in
                     let (uri) = try call.arguments(String.self)
                     do {
-                        return try call.reply(Self.variants(try await self.dispatcher.explain(uri)))
+                        return try call.reply(Self.variants(try await self.dispatcher.explain(uri), reason: true))
                     } catch let error as DispatchError { throw error.busError }
+                },
+                method("MonitorRouted") { call in
+                    let added = self.monitors.withLock { $0.insert(call.sender).inserted }
+                    if added { await self.watchMonitor(call.sender) }
+                    return try call.reply()
                 },
                 method("Status", out: [("processes", "aa{sv}"), ("scenes", "aa{sv}")]) { call in
                     let (processes, scenes) = await self.dispatcher.status
@@ -176,20 +185,41 @@ public final class DispatcherService: Sendable {
         _ event: String, _ route: () async throws(DispatchError) -> Outcome
     ) async throws -> [String: Variant] {
         let started = ContinuousClock.now
+        let monitored = !monitors.withLock(\.isEmpty)
         do {
             let outcome = try await route()
-            var reply = Self.variants(outcome)
-            let elapsed = ContinuousClock.now - started
-            reply["micros"] = .uint64(UInt64(elapsed.components.seconds) * 1_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000))
-            try? connection.emit(path: Contract.objectPath, interface: Contract.dispatcherInterface, member: "Routed", event, reply)
+            let reply = Self.variants(outcome, reason: false)
+            if monitored {
+                var report = Self.variants(outcome, reason: true)
+                let elapsed = ContinuousClock.now - started
+                report["micros"] = .uint64(UInt64(elapsed.components.seconds) * 1_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000))
+                try? connection.emit(path: Contract.objectPath, interface: Contract.dispatcherInterface, member: "Routed", event, report)
+            }
             logger.info("\(DispatchError.abbreviated(event)) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule)]")
             return reply
         } catch {
-            try? connection.emit(
-                path: Contract.objectPath, interface: Contract.dispatcherInterface, member: "Routed", event,
-                ["error": Variant.string(error.busError.name.rawValue), "reason": .string(error.description)])
+            if monitored {
+                try? connection.emit(
+                    path: Contract.objectPath, interface: Contract.dispatcherInterface, member: "Routed", event,
+                    ["error": Variant.string(error.busError.name.rawValue), "reason": .string(error.description)])
+            }
             logger.notice("\(DispatchError.abbreviated(event)) not delivered: \(error)")
             throw error.busError
+        }
+    }
+
+    /// Stops emitting `Routed` for a monitor once its connection leaves.
+    private func watchMonitor(_ monitor: BusName) async {
+        guard let changes = try? await connection.nameOwnerChanges(for: monitor) else { return }
+        if (try? await connection.nameOwner(of: monitor)) == nil {
+            monitors.withLock { _ = $0.remove(monitor) }
+            return
+        }
+        Task {
+            for try await change in changes where change.newOwner == nil {
+                self.monitors.withLock { _ = $0.remove(monitor) }
+                break
+            }
         }
     }
 
@@ -247,11 +277,11 @@ public final class DispatcherService: Sendable {
             userInfo: userInfo.mapValues(\.description))
     }
 
-    static func variants(_ outcome: Outcome) -> [String: Variant] {
+    static func variants(_ outcome: Outcome, reason: Bool) -> [String: Variant] {
         var result: [String: Variant] = [
-            "action": .string(outcome.action.rawValue), "app-id": .string(outcome.appID),
-            "rule": .string(outcome.rule), "reason": .string(outcome.reason),
+            "action": .string(outcome.action.rawValue), "app-id": .string(outcome.appID), "rule": .string(outcome.rule),
         ]
+        if reason { result["reason"] = .string(outcome.reason) }
         if let scene = outcome.sceneID { result["scene-id"] = .string(scene) }
         if let declaration = outcome.declarationID { result["declaration-id"] = .string(declaration) }
         return result

@@ -40,8 +40,10 @@ struct Daemon: AsyncParsableCommand {
             printError("waypost daemon: cannot reach the session bus: \(error)")
             throw ExitCode(69)
         }
+        let directory = CachedDirectory(ApplicationCatalog())
+        ApplicationCatalog.onChange { directory.invalidate() }
         let dispatcher = Dispatcher(
-            connection: connection, directory: ApplicationCatalog(), launcher: Launcher(),
+            connection: connection, directory: directory, launcher: Launcher(),
             contentTypes: ContentTypes(), configuration: configuration, logger: logger)
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         do { try await service.start() } catch {

@@ -1,30 +1,46 @@
 import ArgumentParser
+import DBus
 import Desktop
+import Dispatcher
 import ExternalEvents
 import FoundationEssentials
 import Glibc
 
-/// `waypost explain --scenario FILE`: where one event would go, and why.
-struct Explain: ParsableCommand {
+/// `waypost explain URI` (live, asks the daemon) or `waypost explain --scenario FILE` (offline):
+/// where one event would go, and why.
+struct Explain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Explain where an event would be routed, and by which rule.",
         discussion: """
-            Reads a JSON scenario (an app's scene declarations, its open scenes in search order, and \
-            one event) and prints the decision: {"action", "scene" or "declaration", "rule", "reason"}. \
-            Exits 0 for any decision, non-zero when the scenario is malformed.
+            With a URI, asks the running dispatcher what it would do now, over the live scenes, and \
+            delivers nothing. With --scenario, reads a JSON scenario (an app's scene declarations, its \
+            open scenes in search order, and one event) and prints the decision: {"action", "scene" or \
+            "declaration", "rule", "reason"}. Exits 0 for any decision, non-zero when the scenario is \
+            malformed or the dispatcher refuses the URI.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case json, text
     }
 
+    @ArgumentParser.Argument(help: "A URI to explain against the running dispatcher's live state.")
+    var uri: String?
+
     @Option(name: .long, help: "The scenario file (JSON).")
-    var scenario: String
+    var scenario: String?
 
     @Option(name: .long, help: "Output format: json or text.")
     var format: Format = .json
 
-    func run() throws {
+    func validate() throws {
+        guard (uri == nil) != (scenario == nil) else {
+            throw ValidationError("give either a URI or --scenario FILE")
+        }
+    }
+
+    func run() async throws {
+        if let uri { return try await explainLive(uri) }
+        let scenario = scenario!
         let decision: Decision
         do {
             decision = try ScenarioFile.decide(path: scenario)
@@ -35,6 +51,28 @@ struct Explain: ParsableCommand {
         switch format {
         case .json: print(DecisionOutput(decision).json)
         case .text: print(DecisionOutput(decision).text)
+        }
+    }
+
+    private func explainLive(_ uri: String) async throws {
+        let connection = try await BusClient.connect()
+        let outcome: OutcomeText
+        do {
+            let reply = try await connection.call(
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
+                member: "Explain", uri)
+            outcome = OutcomeText(try reply.decode([String: Variant].self))
+        } catch {
+            printError("waypost: cannot explain \(uri): \(BusClient.message(error))")
+            throw ExitCode(1)
+        }
+        let keys = ["action", "app-id", "scene-id", "declaration-id", "rule", "reason"]
+        switch format {
+        case .json:
+            let fields = keys.compactMap { key in outcome.string(key).map { (key, $0) } }
+            print("{" + fields.map { "\(DecisionOutput.quoted($0)): \(DecisionOutput.quoted($1))" }.joined(separator: ", ") + "}")
+        case .text:
+            for key in keys { if let value = outcome.string(key) { print("\(key + ":")\(String(repeating: " ", count: 16 - key.count))\(value)") } }
         }
     }
 }

@@ -15,13 +15,40 @@ struct Open: AsyncParsableCommand {
     var verbose = false
 
     func run() async throws {
-        let connection = try await BusClient.connect()
+        let status = await Self.open(uris, verbose: verbose)
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// `open` with nothing but URIs and `-v`, recognised without the argument parser.
+    struct PlainRequest {
+        var uris: [String] = []
+        var verbose = false
+
+        init?(_ arguments: [String]) {
+            guard arguments.first == "open", arguments.count > 1 else { return nil }
+            for argument in arguments.dropFirst() {
+                if argument == "-v" || argument == "--verbose" { verbose = true; continue }
+                guard !argument.hasPrefix("-") else { return nil }
+                uris.append(argument)
+            }
+            if uris.isEmpty { return nil }
+        }
+    }
+
+    /// Opens each URI through the dispatcher, telling on stderr why any was not delivered.
+    /// - Returns: the exit status: 0 when every URI was delivered, 1 when one was not, 69 without a bus.
+    static func open(_ uris: [String], verbose: Bool) async -> Int32 {
+        let connection: Connection
+        do { connection = try await Connection.session() } catch {
+            printError("waypost: cannot reach the session bus: \(BusClient.message(error))")
+            return 69
+        }
         // Openers that spawn us pass the activation token in the environment (xdg-open, GIO's Exec path).
         var platformData: [String: Variant] = [:]
         if let token = getenv("XDG_ACTIVATION_TOKEN") { platformData["activation-token"] = .string(String(cString: token)) }
         if let id = getenv("DESKTOP_STARTUP_ID") { platformData["desktop-startup-id"] = .string(String(cString: id)) }
-        var failed = false
-        for uri in uris {
+        var status: Int32 = 0
+        for uri in uris.map(fileURI(ofPath:)) {
             do {
                 let reply = try await connection.call(
                     destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
@@ -29,11 +56,34 @@ struct Open: AsyncParsableCommand {
                 if verbose { print(OutcomeText(try reply.decode([String: Variant].self)).line(for: uri)) }
             } catch {
                 printError("waypost: cannot open \(uri): \(BusClient.message(error))")
-                failed = true
+                status = 1
             }
         }
-        if failed { throw ExitCode(1) }
+        connection.close()
+        return status
     }
+}
+
+/// A local path as a `file://` URI, as GIO openers send it (xdg-open hands `Exec=… %U` a plain path);
+/// anything with a URI scheme, or nothing like a path, is kept as it is.
+func fileURI(ofPath argument: String) -> String {
+    let isPath = argument.hasPrefix("/") || argument.hasPrefix("./") || argument.hasPrefix("../")
+        || (!argument.contains(":") && access(argument, F_OK) == 0)
+    guard isPath else { return argument }
+    var absolute = argument
+    if !argument.hasPrefix("/") {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        guard getcwd(&buffer, buffer.count) != nil else { return argument }
+        absolute = String(cString: buffer) + "/" + argument
+    }
+    // RFC 3986: keep unreserved bytes and "/", percent-encode the rest.
+    let kept = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+    let hex = Array("0123456789ABCDEF".utf8)
+    var encoded: [UInt8] = []
+    for byte in absolute.utf8 {
+        if kept.contains(byte) { encoded.append(byte) } else { encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
+    }
+    return "file://" + String(decoding: encoded, as: UTF8.self)
 }
 
 /// `waypost continue TYPE`: hands a user activity to the app that lists its type.

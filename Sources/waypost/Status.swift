@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import Dispatcher
+import Glibc
 
 /// `waypost status`: every live process and open scene, in search order, with their sets.
 struct Status: AsyncParsableCommand {
@@ -49,7 +50,16 @@ struct Monitor: AsyncParsableCommand {
         let connection = try await BusClient.connect()
         let events = try await connection.signals(
             matching: MatchRule(interface: Contract.dispatcherInterface, member: "Routed"))
+        do {
+            _ = try await connection.call(
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
+                member: "MonitorRouted")
+        } catch {
+            printError("waypost: \(BusClient.message(error))")
+            throw ExitCode(1)
+        }
         print("watching \(Contract.busName); Ctrl-C to stop")
+        fflush(nil)  // a pipe or file gets each line as it happens
         var seen = 0
         for try await message in events {
             guard let (event, outcome) = try? message.decode(String.self, [String: Variant].self) else { continue }
@@ -60,6 +70,7 @@ struct Monitor: AsyncParsableCommand {
                 let micros = (try? outcome["micros"]?.decode(as: UInt64.self)).map { " \($0) µs" } ?? ""
                 print(text.line(for: event) + micros)
             }
+            fflush(nil)
             seen += 1
             if let count, seen >= count { return }
         }

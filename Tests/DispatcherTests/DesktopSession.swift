@@ -228,6 +228,22 @@ final class DesktopSession: Sendable {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// Runs `waypost` with the session's environment, as a user in that session would.
+    func waypost(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = Self.waypost
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { _, new in new }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
     /// Starts a long-running process in the session (killed by `close()`).
     func spawn(_ program: String, _ arguments: [String]) throws -> Process {
         let process = Process()

@@ -207,6 +207,25 @@ struct RoutingOverTheBusTests {
         #expect(session.received(app.id).isEmpty)
     }
 
+    @Test("an app installed while the daemon runs takes the links of its scheme")
+    func installedLater() async throws {
+        let session = try DesktopSession()
+        defer { session.close() }
+        let bus = try await session.connect()
+        let before = await SecurityAndFaultTests.errorName { _ = try await session.open("contacts://show?id=quinn", with: bus) }
+        #expect(before == "io.waypost.Error.NoHandler")
+        let app = try session.installApp(Self.contactsApp(scenes: []))
+        // GIO tells the daemon a few milliseconds after the files changed.
+        try await waitUntil("the daemon sees the new entry") {
+            let reply = try? await bus.call(
+                destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+                member: "Explain", "contacts://show?id=quinn")
+            return (try? reply.map { DesktopSession.strings(try $0.decode([String: Variant].self))["app-id"] }) == app.id
+        }
+        #expect(try await session.open("contacts://show?id=quinn", with: bus)["action"] == "launch")
+        #expect(session.received(app.id).count == 1)
+    }
+
     @Test("a scheme no participating app declares goes to its previous handler, started with the link")
     func fallbackHandler() async throws {
         let session = try DesktopSession()

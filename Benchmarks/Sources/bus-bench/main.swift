@@ -5,6 +5,7 @@
 //
 // The C programs come from ../shared/baselines (next to the project root) when it exists; they are
 // built into a temporary directory and run in the same run, on the same bus, so ratios are fair.
+import BenchSupport
 import CMallocInfo
 import DBus
 import Foundation
@@ -38,17 +39,6 @@ func serveEcho(address: String) async throws -> Never {
 
 // MARK: Measuring
 
-struct Latency {
-    var samples: [Double]  // microseconds
-    var median: Double { percentile(0.5) }
-    var p99: Double { percentile(0.99) }
-    var mean: Double { samples.reduce(0, +) / Double(samples.count) }
-    func percentile(_ p: Double) -> Double {
-        let sorted = samples.sorted()
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-    }
-}
-
 func sequentialCalls(_ connection: Connection, to destination: BusName, count: Int) async throws -> Latency {
     var samples: [Double] = []
     samples.reserveCapacity(count)
@@ -59,7 +49,7 @@ func sequentialCalls(_ connection: Connection, to destination: BusName, count: I
             destination: destination, path: echoPath, interface: echoInterface, member: "Echo", argument)
         let elapsed = clock.now - start
         guard try reply.decode(String.self) == argument else { fatalError("wrong echo") }
-        samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+        samples.append(elapsed.microseconds)
     }
     return Latency(samples: samples)
 }
@@ -81,80 +71,7 @@ func throughput(address: String, to destination: BusName, clients: Int, callsEac
     return Double(clients * callsEach) / seconds
 }
 
-func residentKiB(of pid: String = "self") -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return -1 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? -1
-    }
-    return -1
-}
-
 func heapInUse() -> Int { Int(mallinfo2().uordblks) }
-
-// MARK: Processes
-
-func start(_ executable: String, _ arguments: [String], address: String, waitFor line: String? = nil) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["DBUS_SESSION_BUS_ADDRESS"] = address
-    process.environment = environment
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    if let line {
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains(line) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw BenchError("\(executable) exited before saying '\(line)'") }
-            seen.append(chunk)
-        }
-    }
-    return process
-}
-
-func runToEnd(_ executable: String, _ arguments: [String], address: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["DBUS_SESSION_BUS_ADDRESS"] = address
-    process.environment = environment
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// `rt_client` prints `… us_per_call=80.12 calls_per_s=12481`.
-func field(_ name: String, in line: String) -> Double? {
-    for part in line.split(separator: " ") where part.hasPrefix(name + "=") {
-        return Double(part.dropFirst(name.count + 1))
-    }
-    return nil
-}
-
-func baselinesDirectory() -> String? {
-    // Benchmarks/ is inside the project root; the baselines sit in ../shared/baselines from the root,
-    // or at /work/shared/baselines on the team's machines.
-    let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).deletingLastPathComponent()
-    for candidate in [root.deletingLastPathComponent().appendingPathComponent("shared/baselines").path,
-                      "/work/shared/baselines"]
-    where FileManager.default.fileExists(atPath: candidate + "/rt_client.c") {
-        return candidate
-    }
-    return nil
-}
-
-func format(_ value: Double) -> String { String(format: "%.1f", value) }
 
 // MARK: Driver
 
@@ -168,41 +85,20 @@ func main() async throws {
     try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: temporary) }
 
-    // A private session bus, never the user's.
-    let daemon = Process()
-    daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-    daemon.arguments = ["--session", "--nofork", "--print-address=1", "--address=unix:dir=\(temporary.path)"]
-    let daemonOutput = Pipe()
-    daemon.standardOutput = daemonOutput
-    daemon.standardError = FileHandle.nullDevice
-    try daemon.run()
-    var addressData = Data()
-    while !addressData.contains(UInt8(ascii: "\n")) { addressData.append(daemonOutput.fileHandleForReading.availableData) }
-    let address = String(decoding: addressData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let bus = try PrivateBus(socketDirectory: temporary)
+    let address = bus.address
     var children: [Process] = []
     defer {
         for child in children where child.isRunning { child.terminate() }
-        kill(daemon.processIdentifier, SIGKILL)
+        bus.stop()
     }
 
     let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
     let swiftService = try start(me, ["echo-service", address], address: address, waitFor: "ready")
     children.append(swiftService)
 
-    var cBin: String?
-    if let baselines = baselinesDirectory() {
-        let bin = temporary.appendingPathComponent("baselines").path
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/make")
-        make.arguments = ["-s", "-C", baselines, "BIN=\(bin)"]
-        make.standardOutput = FileHandle.nullDevice
-        try make.run()
-        make.waitUntilExit()
-        if make.terminationStatus == 0 {
-            cBin = bin
-            children.append(try start(bin + "/echo_service", [], address: address, waitFor: "ready"))
-        }
-    }
+    let cBin = buildBaselines(into: temporary.appendingPathComponent("baselines"))
+    if let cBin { children.append(try start(cBin + "/echo_service", [], address: address, waitFor: "ready")) }
 
     print("bus-bench: private bus, \(sequentialCount) sequential Echo(s) calls per figure, after 2,000 warm-up calls")
     print("")

@@ -1,0 +1,148 @@
+// What every benchmark here needs: a private bus, child processes, the C baselines, and statistics.
+public import Foundation
+
+/// Samples in microseconds, with the statistics the reports quote.
+public struct Latency: Sendable {
+    public var samples: [Double]
+    public init(samples: [Double]) { self.samples = samples }
+    public var median: Double { percentile(0.5) }
+    public var p99: Double { percentile(0.99) }
+    public var mean: Double { samples.reduce(0, +) / Double(samples.count) }
+    public func percentile(_ p: Double) -> Double {
+        let sorted = samples.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+}
+
+public extension Duration {
+    var microseconds: Double { Double(components.seconds) * 1e6 + Double(components.attoseconds) / 1e12 }
+}
+
+/// A private `dbus-daemon --session` (never the user's bus), killed by `stop()`.
+public final class PrivateBus {
+    public let address: String
+    public let pid: Int32
+    private let process: Process
+
+    /// - Parameter environment: the bus's environment; activated services inherit it.
+    public init(socketDirectory: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        process.arguments = ["--session", "--nofork", "--print-address=1", "--address=unix:dir=\(socketDirectory.path)"]
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var data = Data()
+        while !data.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw BenchError("dbus-daemon exited before printing its address") }
+            data.append(chunk)
+        }
+        address = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        pid = process.processIdentifier
+    }
+
+    public func stop() { kill(pid, SIGKILL) }
+}
+
+public func residentKiB(of pid: String = "self") -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return -1 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? -1
+    }
+    return -1
+}
+
+/// Starts a child on the bus at `address`; waits until it prints `line` when one is given.
+public func start(
+    _ executable: String, _ arguments: [String], address: String, environment: [String: String]? = nil,
+    waitFor line: String? = nil
+) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var environment = environment ?? ProcessInfo.processInfo.environment
+    environment["DBUS_SESSION_BUS_ADDRESS"] = address
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    if let line {
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains(line) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw BenchError("\(executable) exited before saying '\(line)'") }
+            seen.append(chunk)
+        }
+    }
+    return process
+}
+
+public func runToEnd(_ executable: String, _ arguments: [String], address: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["DBUS_SESSION_BUS_ADDRESS"] = address
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+public struct BenchError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// `rt_client` prints `… us_per_call=80.12 calls_per_s=12481`.
+public func field(_ name: String, in line: String) -> Double? {
+    for part in line.split(separator: " ") where part.hasPrefix(name + "=") {
+        return Double(part.dropFirst(name.count + 1))
+    }
+    return nil
+}
+
+/// The C baselines built into `directory`, when `../shared/baselines` (beside the project root) is there.
+public func buildBaselines(into directory: URL) -> String? {
+    // Benchmarks/ is inside the project root; the baselines sit in ../shared/baselines from the root,
+    // or at /work/shared/baselines on the team's machines.
+    let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).deletingLastPathComponent()
+    let candidates = [root.deletingLastPathComponent().appendingPathComponent("shared/baselines").path, "/work/shared/baselines"]
+    guard let source = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/rt_client.c") }) else { return nil }
+    let make = Process()
+    make.executableURL = URL(fileURLWithPath: "/usr/bin/make")
+    make.arguments = ["-s", "-C", source, "BIN=\(directory.path)"]
+    make.standardOutput = FileHandle.nullDevice
+    guard (try? make.run()) != nil else { return nil }
+    make.waitUntilExit()
+    return make.terminationStatus == 0 ? directory.path : nil
+}
+
+public func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+/// Runs a program to its end with `posix_spawn` and `waitpid`, output discarded, and returns its
+/// exit status and wall time from spawn to exit. (Foundation's `Process.waitUntilExit` polls its run
+/// loop and adds tens of milliseconds, which would swamp a process that lives for one.)
+public func timedRun(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, elapsed: Duration) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
+    var pid: pid_t = 0
+    let start = ContinuousClock.now
+    let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    guard spawned == 0 else { throw BenchError("cannot start \(path): error \(spawned)") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    let elapsed = ContinuousClock.now - start
+    return ((status >> 8) & 0xFF, elapsed)
+}

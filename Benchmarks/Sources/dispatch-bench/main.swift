@@ -1,0 +1,234 @@
+// dispatch-bench: the dispatcher end to end, on a private bus, beside the same hops made in C.
+//
+//   dispatch-bench                          run everything and print the figures
+//   dispatch-bench app ADDRESS FIRST COUNT  (internal) a participating app process with COUNT scenes
+//
+// Needs a release `waypost` (WAYPOST=path, default ../.build/release/waypost; `make bench-dispatch`
+// builds it statically linked). The C yardsticks come from ../shared/baselines when it exists:
+// `echo_service` as app and as a router (two hops, the shape of client → dispatcher → app), `rt_client`
+// for in-process calls and `dbus-send` (libdbus, C) for a whole client process.
+import BenchSupport
+import DBus
+import Foundation
+
+let appID = "bench.App"
+let appPath: ObjectPath = "/bench/App"
+let dispatcher: BusName = "io.waypost.Dispatcher"
+let dispatcherPath: ObjectPath = "/io/waypost/Dispatcher"
+let dispatcherInterface: InterfaceName = "io.waypost.Dispatcher1"
+let conditionsPerScene = 4
+
+/// A link of about 120 characters that one scene (`scene-<target>`) prefers.
+func link(preferredBy target: Int) -> String {
+    "bench://items/show?item=item-\(target)-2&source=benchmark&campaign=dispatcher-round-trip&padding=abcdefghijklmnopqrstuvwxyz0123"
+}
+
+// MARK: The participating app (child process, so the daemon's program check sees this executable)
+
+func serveApp(address: String, first: Int, count: Int) async throws -> Never {
+    let connection = try await Connection(address: address)
+    let ok: @Sendable (MethodCall) async throws -> Reply = { call in try call.reply() }
+    try connection.export(appPath, interfaces: [
+        Interface("io.waypost.Application1", methods: [
+            Method("OpenURL", arguments: [Argument("scene_id", "s"), Argument("uri", "s"), Argument("platform_data", "a{sv}")], handler: ok),
+            Method("ContinueUserActivity", arguments: [Argument("scene_id", "s"), Argument("activity_type", "s"),
+                                                       Argument("activity", "a{sv}"), Argument("platform_data", "a{sv}")], handler: ok),
+            Method("CreateScene", arguments: [Argument("declaration_id", "s"), Argument("event", "a{sv}"), Argument("platform_data", "a{sv}")],
+                   returns: [Argument("scene_id", "s")]) { call in try call.reply("created") },
+        ])
+    ])
+    func callDispatcher<each A: BusValue>(_ member: MemberName, _ arguments: repeat each A) async throws {
+        _ = try await connection.call(destination: dispatcher, path: dispatcherPath, interface: dispatcherInterface,
+                                      member: member, repeat each arguments)
+    }
+    try await callDispatcher("RegisterApplication", appID, appPath, [String: Variant]())
+    try await callDispatcher("DeclareScenes", [Structure(("items", ["kind": Variant.string("window-group")]))])
+    for index in first..<(first + count) {
+        let scene = "scene-\(index)"
+        try await callDispatcher("AddScene", scene, "items")
+        let preferring = (0..<conditionsPerScene).map { "item-\(index)-\($0)&" }
+        try await callDispatcher("SetExternalEvents", scene, [Structure((preferring, [String]()))])
+    }
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    _ = try await connection.waitUntilClosed()
+    exit(0)
+}
+
+// MARK: Measuring
+
+func opens(_ connection: Connection, count: Int, target: Int) async throws -> Latency {
+    var samples: [Double] = []
+    samples.reserveCapacity(count)
+    let uri = link(preferredBy: target)
+    for _ in 0..<count {
+        let start = ContinuousClock.now
+        let reply = try await connection.call(
+            destination: dispatcher, path: dispatcherPath, interface: dispatcherInterface, member: "Open",
+            uri, [String: Variant]())
+        samples.append((ContinuousClock.now - start).microseconds)
+        _ = reply
+    }
+    return Latency(samples: samples)
+}
+
+/// Opens per second from `clients` connections, each keeping `window` opens in flight.
+func openThroughput(address: String, clients: Int, window: Int, seconds: Double, scenes: Int) async throws -> Double {
+    var connections: [Connection] = []
+    for _ in 0..<clients { connections.append(try await Connection(address: address)) }
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    let started = ContinuousClock.now
+    let total = try await withThrowingTaskGroup(of: Int.self) { group in
+        for (client, connection) in connections.enumerated() {
+            for lane in 0..<window {
+                group.addTask {
+                    var done = 0
+                    var target = client * 97 + lane * 13
+                    while ContinuousClock.now < deadline {
+                        target = (target + 101) % scenes
+                        _ = try await connection.call(
+                            destination: dispatcher, path: dispatcherPath, interface: dispatcherInterface, member: "Open",
+                            link(preferredBy: target), [String: Variant]())
+                        done += 1
+                    }
+                    return done
+                }
+            }
+        }
+        return try await group.reduce(0, +)
+    }
+    for connection in connections { connection.close() }
+    return Double(total) / ((ContinuousClock.now - started) / .seconds(1))
+}
+
+/// Wall time of whole processes, spawn to exit, interleaving the commands so noise hits all alike.
+func processTimes(_ commands: [(label: String, path: String, arguments: [String])], runs: Int, environment: [String: String]) throws -> [String: Latency] {
+    var samples: [String: [Double]] = [:]
+    for _ in 0..<runs {
+        for command in commands {
+            let (status, elapsed) = try timedRun(command.path, command.arguments, environment: environment)
+            guard status == 0 else { throw BenchError("\(command.label) exited \(status)") }
+            samples[command.label, default: []].append(elapsed.microseconds)
+        }
+    }
+    return samples.mapValues(Latency.init)
+}
+
+// MARK: Driver
+
+func main() async throws {
+    let arguments = CommandLine.arguments
+    if arguments.count == 5, arguments[1] == "app" {
+        try await serveApp(address: arguments[2], first: Int(arguments[3])!, count: Int(arguments[4])!)
+    }
+    let waypost = ProcessInfo.processInfo.environment["WAYPOST"]
+        ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).deletingLastPathComponent()
+            .appendingPathComponent(".build/release/waypost").path
+    guard FileManager.default.isExecutableFile(atPath: waypost) else {
+        throw BenchError("no waypost at \(waypost): run `make release` first, or set WAYPOST")
+    }
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("dispatch-bench-\(getpid())")
+    let applications = root.appendingPathComponent("data/applications")
+    try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: root.appendingPathComponent("config"), withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+
+    // The bench app's desktop entry runs this very executable, so the daemon's program check passes.
+    let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    try """
+        [Desktop Entry]
+        Type=Application
+        Name=Bench
+        Exec=\(me) app
+        MimeType=x-scheme-handler/bench;
+        X-Waypost=true
+
+        """.write(to: applications.appendingPathComponent("\(appID).desktop"), atomically: true, encoding: .utf8)
+    _ = try runToEnd("/usr/bin/update-desktop-database", [applications.path], address: "")
+    var environment = ProcessInfo.processInfo.environment
+    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+    environment["XDG_DATA_DIRS"] = "/usr/share"
+
+    let bus = try PrivateBus(socketDirectory: root, environment: environment)
+    environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    var children: [Process] = []
+    defer {
+        for child in children where child.isRunning { kill(child.processIdentifier, SIGKILL) }
+        bus.stop()
+    }
+    let daemon = Process()
+    daemon.executableURL = URL(fileURLWithPath: waypost)
+    daemon.arguments = ["daemon"]
+    daemon.environment = environment
+    try daemon.run()
+    children.append(daemon)
+    let client = try await Connection(address: bus.address)
+    try await waitForName(client)
+    let scenes = 1_000
+    children.append(try start(me, ["app", bus.address, "0", "\(scenes)"], address: bus.address, environment: environment, waitFor: "ready"))
+
+    let cBin = buildBaselines(into: root.appendingPathComponent("baselines"))
+    if let cBin {
+        children.append(try start(cBin + "/echo_service", [], address: bus.address, waitFor: "ready"))
+        children.append(try start(cBin + "/echo_service", ["org.perfanchors.Router", "org.perfanchors.Echo"], address: bus.address, waitFor: "ready"))
+    }
+
+    let count = 5_000
+    print("dispatch-bench: private bus, waypost \(waypost)")
+    print("app \(appID) in its own process with \(scenes) open scenes of \(conditionsPerScene) preferring conditions each; links of \(link(preferredBy: 500).count) characters")
+    print("")
+    _ = try await opens(client, count: 500, target: 500)
+    let open = try await opens(client, count: count, target: 500)
+    print("Open → app acknowledged (Swift client, in process)  median \(format(open.median)) µs  p99 \(format(open.p99)) µs  mean \(format(open.mean)) µs  (\(count) sequential)")
+    if let cBin {
+        let oneHop = field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(count)"], address: bus.address))
+        let twoHops = field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(count)", "org.perfanchors.Router", "Route"], address: bus.address))
+        if let oneHop, let twoHops {
+            print("C libdbus: one method call            mean \(format(oneHop)) µs   (rt_client → echo_service)")
+            print("C libdbus: two hops through a router  mean \(format(twoHops)) µs   (rt_client → router → echo_service)")
+            print("ratio Open / C two hops (means): \(String(format: "%.2f", open.mean / twoHops))x   target ≤ 1.20x")
+            print("ratio Open / C one call (means): \(String(format: "%.2f", open.mean / oneHop))x")
+        }
+    } else {
+        print("(no ../shared/baselines beside the project: C figures skipped)")
+    }
+
+    print("")
+    let four = try await openThroughput(address: bus.address, clients: 4, window: 8, seconds: 3, scenes: scenes)
+    let sequentialFour = try await openThroughput(address: bus.address, clients: 4, window: 1, seconds: 3, scenes: scenes)
+    print("sustained Open from 4 clients, \(scenes) scenes: \(Int(four)) opens/s with 8 in flight each, \(Int(sequentialFour)) opens/s one at a time   target > 10,000/s")
+
+    print("")
+    let commands: [(label: String, path: String, arguments: [String])] =
+        [("waypost open", waypost, ["open", link(preferredBy: 250)])]
+        + (cBin == nil ? [] : [("dbus-send (C) two hops", "/usr/bin/dbus-send",
+            ["--session", "--print-reply", "--dest=org.perfanchors.Router", "/org/perfanchors/Echo", "org.perfanchors.Echo.Route", "string:myscheme://hello"])])
+    let processes = try processTimes(commands, runs: 200, environment: environment)
+    let whole = processes["waypost open"]!
+    print("`waypost open URI` as a process, spawn to exit after the app acknowledged: median \(format(whole.median)) µs  p99 \(format(whole.p99)) µs")
+    if let c = processes["dbus-send (C) two hops"] {
+        print("`dbus-send` (libdbus C client process) two hops through the C router:   median \(format(c.median)) µs  p99 \(format(c.p99)) µs")
+        print("ratio waypost open / C client process (medians): \(String(format: "%.2f", whole.median / c.median))x   target ≤ 1.20x")
+    }
+
+    print("")
+    let daemonPID = "\(daemon.processIdentifier)"
+    let rssAtThousand = residentKiB(of: daemonPID)
+    children.append(try start(me, ["app", bus.address, "\(scenes)", "\(10_000 - scenes)"], address: bus.address, environment: environment, waitFor: "ready"))
+    _ = try await opens(client, count: 2_000, target: 7_777)
+    let tenThousand = try await opens(client, count: 2_000, target: 7_777)
+    let rssAtTenThousand = residentKiB(of: daemonPID)
+    print("daemon RSS: \(rssAtThousand / 1024) MiB with \(scenes) scenes, \(rssAtTenThousand / 1024) MiB with 10,000 scenes (\(rssAtTenThousand) KiB)   target < 30 MB")
+    print("Open with 10,000 scenes over 2 processes: median \(format(tenThousand.median)) µs  p99 \(format(tenThousand.p99)) µs")
+    client.close()
+}
+
+func waitForName(_ connection: Connection) async throws {
+    for _ in 0..<500 {
+        if (try? await connection.nameOwner(of: dispatcher)) != nil { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    throw BenchError("the daemon never took \(dispatcher)")
+}
+
+try await main()

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The live demo: a private session bus and a throwaway XDG home, Waypost and the sample apps
+# installed there, the dispatcher started by D-Bus activation, then real `gio open` calls that
+# exercise every rule, and the same links through `xdg-open`. Prints one table row per link.
+# Leaves nothing running and nothing behind (set WAYPOST_DEMO_KEEP=1 to keep the directory).
+# Usage: Examples/demo-live.sh BINDIR   (the directory holding waypost and waypost-contacts …)
+set -euo pipefail
+bindir=$(cd "${1:?usage: $0 BINDIR}" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)
+waypost=$bindir/waypost
+for program in waypost waypost-contacts waypost-photos waypost-notes waypost-player; do
+  [ -x "$bindir/$program" ] || { echo "demo: $bindir/$program is missing; run swift build" >&2; exit 1; }
+done
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/waypost-demo.XXXXXX")
+bus_pid=""
+cleanup() {
+  # The bus going away ends the dispatcher, the monitor and every app; anything still there is
+  # stopped by pid. SIGKILL: a dbus-daemon with clients may ignore SIGTERM (or inherit it ignored).
+  [ -n "$bus_pid" ] && kill -9 "$bus_pid" 2>/dev/null || true
+  local pids; pids=$(grep -vx "$bus_pid" "$root/pids" 2>/dev/null || true)
+  pids="$pids ${monitor_pid:-}"
+  for _ in $(seq 50); do
+    local alive=""
+    for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done
+    [ -z "$alive" ] && break
+    sleep 0.1
+  done
+  for pid in ${alive:-}; do echo "demo: pid $pid outlived the bus; stopping it" >&2; kill -9 "$pid" 2>/dev/null || true; done
+  if [ -n "${WAYPOST_DEMO_KEEP:-}" ]; then echo "demo: kept $root" >&2; else rm -rf "$root"; fi
+}
+trap cleanup EXIT
+
+# A throwaway desktop: nothing of the user's is read or written.
+mkdir -p "$root"/{home,data/applications,data/dbus-1/services,config,runtime,notes}
+chmod 700 "$root/runtime"
+export HOME=$root/home XDG_DATA_HOME=$root/data XDG_CONFIG_HOME=$root/config XDG_RUNTIME_DIR=$root/runtime
+export XDG_DATA_DIRS=/usr/share XDG_CONFIG_DIRS=/etc/xdg WAYPOST_SAMPLE_LOG=$root/samples.log
+unset XDG_CURRENT_DESKTOP DESKTOP_SESSION GNOME_DESKTOP_SESSION_ID KDE_FULL_SESSION BROWSER WAYLAND_DISPLAY
+export DISPLAY=:waypost-demo   # xdg-open's generic mode wants a display; nothing draws on it
+export GIO_USE_VFS=local
+: > "$root/pids"
+
+# The sample apps' desktop entries, with their programs' real paths.
+for entry in "$here"/desktop/io.waypost.example.*.desktop; do
+  sed "s|@BINDIR@|$bindir|g" "$entry" > "$XDG_DATA_HOME/applications/$(basename "$entry")"
+done
+# Before Waypost: Notes is the user's Markdown editor (Waypost takes over only such types).
+printf '[Default Applications]\ntext/markdown=io.waypost.example.Notes.desktop\n' > "$XDG_CONFIG_HOME/mimeapps.list"
+
+# The private session bus. Services are activated from $XDG_DATA_HOME/dbus-1/services.
+dbus-daemon --session --fork --print-address=1 --print-pid=1 > "$root/bus.info" 2>>"$root/bus.log"
+address=$(sed -n 1p "$root/bus.info"); bus_pid=$(sed -n 2p "$root/bus.info")
+export DBUS_SESSION_BUS_ADDRESS=$address
+echo "$bus_pid" >> "$root/pids"
+
+# Install Waypost for this user: handler entry, D-Bus service, defaults in mimeapps.list.
+"$waypost" install --user >"$root/install.log" 2>&1 || { cat "$root/install.log" >&2; exit 1; }
+update-desktop-database "$XDG_DATA_HOME/applications"
+
+# Every routed event, as the dispatcher reports it (its Routed signal).
+"$waypost" monitor > "$root/routed.txt" 2>>"$root/bus.log" &
+monitor_pid=$!
+for _ in $(seq 100); do grep -q watching "$root/routed.txt" 2>/dev/null && break; sleep 0.05; done
+
+ready_count() { local n; n=$(grep -c "\"app\":\"$1\".*\"event\":\"ready\"" "$WAYPOST_SAMPLE_LOG" 2>/dev/null || true); echo "${n:-0}"; }
+# Apps the user started: Contacts with a window showing Ada and an empty one; the Player.
+start_app() {
+  local app=$1; shift
+  "$@" >>"$root/$app.out" 2>&1 &
+  for _ in $(seq 200); do [ "$(ready_count "$app")" -ge 1 ] && return; sleep 0.05; done
+  echo "demo: $app did not start; see $root/$app.out" >&2; exit 1
+}
+start_app Contacts "$bindir/waypost-contacts" --window 0F3A-ADA --window -
+start_app Player "$bindir/waypost-player"
+
+note=$root/notes/todo.md
+printf '# To do\n\n- show the demo\n' > "$note"
+links=(
+  "contacts://show?id=0F3A-ADA"
+  "contacts://show?id=51C2-BOB"
+  "contacts://show?id=51C2-BOB"
+  "contacts://show?id=9E07-CAROL"
+  "myphotos://show?photoIdentifier=IMG_0042"
+  "myphotos://show?photoIdentifier=IMG_0042"
+  "myphotos://show?album=Holidays"
+  "myphotos://show?album=Summer"
+  "file://$note"
+  "tune://play?track=Clair-de-lune"
+)
+# What each row shows, for people reading the table.
+notes=(
+  "Ada's window prefers her id"
+  "nobody prefers Bob; the empty window allows *"
+  "that window now shows Bob, so it prefers him"
+  "no window allows Carol: a new window"
+  "Photos is not running: launched"
+  "the new photo window prefers its photo"
+  "no window takes albums yet: the default"
+  "the browser window allows album="
+  "a Markdown file: Notes launched"
+  "a single-scene app takes every link"
+)
+
+# One opener run: its wall time, then the dispatcher's report of the same event.
+steps=0
+run() {
+  local via=$1 link=$2 note=$3; shift 3
+  local start end status=0
+  start=$(date +%s%N)
+  "$@" >>"$root/openers.log" 2>&1 || status=$?
+  end=$(date +%s%N)
+  steps=$((steps + 1))
+  # gio open returns once the dispatcher answered; wait for the Routed line all the same.
+  for _ in $(seq 200); do [ "$(grep -vc '^watching' "$root/routed.txt")" -ge "$steps" ] && break; sleep 0.02; done
+  printf '%s\t%s\t%s\t%s\t%s\n' "$via" "$link" "$status" "$(( (end - start) / 1000 ))" "$note" >> "$root/steps.tsv"
+}
+for i in "${!links[@]}"; do
+  link=${links[$i]}
+  if [[ $link == file://* ]]; then run "gio open" "$link" "${notes[$i]}" gio open "${link#file://}"
+  else run "gio open" "$link" "${notes[$i]}" gio open "$link"; fi
+done
+run "waypost continue" "activity:io.waypost.example.contact.show" "Handoff of Dan: a new window" \
+  "$waypost" continue io.waypost.example.contact.show --target D41D-DAN
+for link in "${links[@]}"; do
+  run "xdg-open" "$link" "" xdg-open "$link"
+done
+
+# Who ran, so that cleanup can check they all ended with the bus.
+grep -o '"pid":[0-9]*' "$WAYPOST_SAMPLE_LOG" | cut -d: -f2 | sort -u >> "$root/pids"
+daemon_pid=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+  --method org.freedesktop.DBus.GetConnectionUnixProcessID io.waypost.Dispatcher 2>/dev/null | tr -dc 0-9 || true)
+[ -n "$daemon_pid" ] && echo "$daemon_pid" >> "$root/pids"
+
+python3 "$here/Examples/demo-table.py" "$root/steps.tsv" "$root/routed.txt" "$WAYPOST_SAMPLE_LOG"

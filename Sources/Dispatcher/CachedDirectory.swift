@@ -1,0 +1,70 @@
+public import Desktop
+import Synchronization
+
+/// Remembers the desktop's answers (which app handles a scheme, an activity type, an entry by id)
+/// until the installed applications or the user's defaults change.
+///
+/// Asking GIO parses desktop files each time, which costs more than routing and delivery together;
+/// the daemon calls `invalidate()` from `ApplicationCatalog.onChange`. Errors are never remembered.
+public final class CachedDirectory: ApplicationDirectory {
+    private struct Answers {
+        var generation: UInt64 = 0
+        var handlers: [String: [ApplicationEntry]] = [:]
+        var activities: [String: ApplicationEntry?] = [:]
+        var entries: [String: ApplicationEntry] = [:]
+        var fallbacks: [String: ApplicationEntry?] = [:]
+        var previousDefaults: [String: ApplicationEntry?] = [:]
+        var typeHandlers: [String: ApplicationEntry?] = [:]
+    }
+
+    private let base: any ApplicationDirectory
+    private let answers = Mutex(Answers())
+
+    public init(_ base: any ApplicationDirectory) { self.base = base }
+
+    /// Forgets every answer; the next questions go to the desktop again.
+    public func invalidate() {
+        answers.withLock { $0 = Answers(generation: $0.generation + 1) }
+    }
+
+    public func handlers(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
+        try remembered(\.handlers, scheme) { () throws(CatalogError) in try base.handlers(forScheme: scheme) }
+    }
+
+    public func application(forActivityType activityType: String) -> ApplicationEntry? {
+        remembered(\.activities, activityType) { base.application(forActivityType: activityType) }
+    }
+
+    public func entry(id: String) throws(CatalogError) -> ApplicationEntry {
+        try remembered(\.entries, id) { () throws(CatalogError) in try base.entry(id: id) }
+    }
+
+    public func fallbackHandler(forScheme scheme: String, excluding excludedID: String?) throws(CatalogError) -> ApplicationEntry? {
+        try remembered(\.fallbacks, "\(scheme) \(excludedID ?? "")") { () throws(CatalogError) in
+            try base.fallbackHandler(forScheme: scheme, excluding: excludedID)
+        }
+    }
+
+    public func previousDefault(forType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
+        remembered(\.previousDefaults, "\(contentType) \(excludedID ?? "")") {
+            base.previousDefault(forType: contentType, excluding: excludedID)
+        }
+    }
+
+    public func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
+        remembered(\.typeHandlers, "\(contentType) \(excludedID ?? "")") {
+            base.fallbackHandler(forContentType: contentType, excluding: excludedID)
+        }
+    }
+
+    /// The remembered answer, or `ask()`'s, kept unless the desktop changed while it was asked.
+    private func remembered<Value: Sendable, Failure: Error>(
+        _ table: WritableKeyPath<Answers, [String: Value]>, _ key: String, _ ask: () throws(Failure) -> Value
+    ) throws(Failure) -> Value {
+        let (known, generation) = answers.withLock { ($0[keyPath: table][key], $0.generation) }
+        if let known { return known }
+        let value = try ask()
+        answers.withLock { if $0.generation == generation { $0[keyPath: table][key] = value } }
+        return value
+    }
+}

@@ -1,0 +1,85 @@
+public import ExternalEvents
+
+/// What the opener told about an event, so that the receiving window can raise itself.
+public struct EventContext: Sendable, Hashable {
+    /// The Wayland activation token (`xdg_activation_v1`), when the opener gave one.
+    public var activationToken: String?
+    /// The X11 startup-notification id, when the opener gave one.
+    public var desktopStartupID: String?
+
+    public init(activationToken: String? = nil, desktopStartupID: String? = nil) {
+        self.activationToken = activationToken
+        self.desktopStartupID = desktopStartupID
+    }
+}
+
+/// The dispatcher asks for a new scene: no open scene takes `event`, and `declaration` matches it.
+public struct SceneRequest: Sendable, Hashable {
+    /// The declaration to open a scene of.
+    public var declaration: SceneDeclaration
+    /// The event the new scene will receive, through its `onOpenURL` or `onContinueUserActivity`
+    /// handler, once the request handler returns it.
+    public var event: ExternalEvent
+    public var context: EventContext
+}
+
+/// A user activity a scene publishes: what it is showing, for Handoff, search and shortcuts to
+/// pick up later (`userActivity(_:isActive:_:)` in SwiftUI).
+public struct PublishedActivity: Sendable, Hashable {
+    /// The scene publishing it.
+    public var sceneID: String
+    public var type: String
+    public var title: String?
+    /// What the activity is about; routing compares it first when the activity is continued.
+    public var targetContentIdentifier: String?
+    public var webpageURL: String?
+    public var userInfo: [String: String] = [:]
+    public var isEligibleForSearch = false
+    public var isEligibleForHandoff = true
+
+    public init(sceneID: String, type: String) {
+        self.sceneID = sceneID
+        self.type = type
+    }
+
+    /// As routing and a receiving scene see it when it is continued.
+    public var userActivity: UserActivity {
+        UserActivity(
+            type: type, targetContentIdentifier: targetContentIdentifier, webpageURL: webpageURL, title: title,
+            userInfo: userInfo)
+    }
+}
+
+/// What went wrong, with the offending value.
+public enum WaypostError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// An id (app, declaration, scene, view, activity type) is empty or holds a NUL.
+    case invalidID(String, what: String)
+    /// Two declarations share this id.
+    case duplicateDeclaration(String)
+    /// No declaration has this id.
+    case unknownDeclaration(String)
+    /// A scene with this id is already open in this process.
+    case sceneExists(String)
+    /// `start()` was not called, or the application stopped.
+    case notStarted(appID: String)
+    /// The session bus cannot be reached (the address, and the bus's error).
+    case busUnavailable(address: String, reason: String)
+    /// The dispatcher answered with an error: its name and message, and the call refused.
+    case dispatcherRefused(call: String, errorName: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .invalidID(let id, let what): "invalid \(what) \"\(id)\": it must be non-empty and hold no NUL"
+        case .duplicateDeclaration(let id): "two scene declarations have the id \"\(id)\""
+        case .unknownDeclaration(let id): "no scene declaration has the id \"\(id)\""
+        case .sceneExists(let id): "a scene with the id \"\(id)\" is already open"
+        case .notStarted(let app): "application \"\(app)\" is not started; call start() first"
+        case .busUnavailable(let address, let reason): "cannot reach the session bus at \(address): \(reason)"
+        case .dispatcherRefused(let call, let name, let message): "the dispatcher refused \(call): \(name): \(message)"
+        }
+    }
+
+    static func check(_ id: String, what: String) throws(WaypostError) {
+        if id.isEmpty || id.utf8.contains(0) { throw .invalidID(id, what: what) }
+    }
+}

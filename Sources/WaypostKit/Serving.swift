@@ -1,0 +1,130 @@
+import DBus
+import ExternalEvents
+import Synchronization
+
+/// The app's side of the contract: `io.waypost.Application1`, answered from the open scenes.
+///
+/// Policy: only the dispatcher instance the app registered with may call; an event for a scene the
+/// app has closed, or one the scene has no handler for, is refused with an error, so the
+/// dispatcher falls through to the next destination the rules allow and it is never lost.
+extension Application {
+    var applicationInterface: Interface {
+        Interface(
+            ContractNames.applicationInterface,
+            methods: [
+                Method(
+                    "OpenURL",
+                    arguments: [Argument("scene_id", "s"), Argument("uri", "s"), Argument("platform_data", "a{sv}")]
+                ) { [weak self] call in
+                    guard let self else { throw BusError(.unknownObject, "the application stopped") }
+                    try checkCaller(call)
+                    let (scene, uri, platform) = try call.arguments(String.self, String.self, [String: Variant].self)
+                    try await deliver(.url(uri), toScene: scene, context: Self.context(platform))
+                    return try call.reply()
+                },
+                Method(
+                    "ContinueUserActivity",
+                    arguments: [
+                        Argument("scene_id", "s"), Argument("activity_type", "s"), Argument("activity", "a{sv}"),
+                        Argument("platform_data", "a{sv}"),
+                    ]
+                ) { [weak self] call in
+                    guard let self else { throw BusError(.unknownObject, "the application stopped") }
+                    try checkCaller(call)
+                    let (scene, type, activity, platform) = try call.arguments(
+                        String.self, String.self, [String: Variant].self, [String: Variant].self)
+                    try await deliver(.activity(Self.activity(type, activity)), toScene: scene, context: Self.context(platform))
+                    return try call.reply()
+                },
+                Method(
+                    "CreateScene",
+                    arguments: [Argument("declaration_id", "s"), Argument("event", "a{sv}"), Argument("platform_data", "a{sv}")],
+                    returns: [Argument("scene_id", "s")]
+                ) { [weak self] call in
+                    guard let self else { throw BusError(.unknownObject, "the application stopped") }
+                    try checkCaller(call)
+                    let (declarationID, event, platform) = try call.arguments(
+                        String.self, [String: Variant].self, [String: Variant].self)
+                    let scene = try await createScene(declarationID, for: Self.event(event), context: Self.context(platform))
+                    return try call.reply(scene)
+                },
+            ])
+    }
+
+    private func checkCaller(_ call: MethodCall) throws {
+        let dispatcher = state.withLock { $0.dispatcher }
+        guard let dispatcher, call.sender == dispatcher else {
+            throw BusError(
+                ContractNames.notDispatcher,
+                "\(call.sender) is not the dispatcher \(id) registered with (\(dispatcher?.rawValue ?? "none"))")
+        }
+    }
+
+    /// Hands `event` to the scene's handler, if the scene is open and has one.
+    private func deliver(_ event: ExternalEvent, toScene sceneID: String, context: EventContext) async throws {
+        enum Found { case url(URLHandler), activity(ActivityHandler) }
+        let found: Found? = try state.withLock { state in
+            guard let scene = state.scenes[sceneID] else {
+                throw BusError(ContractNames.unknownScene, "scene \"\(sceneID)\" of \(id) is not open (it was closed)")
+            }
+            switch event {
+            case .url: return scene.openURL.map(Found.url)
+            case .activity(let activity): return scene.continueActivity[activity.type].map(Found.activity)
+            }
+        }
+        switch (found, event) {
+        case (.url(let handler)?, .url(let url)): try await handler(url, context)
+        case (.activity(let handler)?, .activity(let activity)): try await handler(activity, context)
+        case (_, .url):
+            throw BusError(ContractNames.noHandler, "scene \"\(sceneID)\" of \(id) has no onOpenURL handler")
+        case (_, .activity(let activity)):
+            throw BusError(
+                ContractNames.noHandler, "scene \"\(sceneID)\" of \(id) does not continue activities of type \"\(activity.type)\"")
+        }
+    }
+
+    /// Asks the app for a scene of `declarationID`, hands it the event, and waits until the
+    /// dispatcher knows the scene (and whatever sets its handler set) before answering.
+    private func createScene(_ declarationID: String, for event: ExternalEvent, context: EventContext) async throws -> String {
+        guard let declaration = declarations.first(where: { $0.id == declarationID }) else {
+            throw BusError(ContractNames.unknownDeclaration, "\(id) declares no scene \"\(declarationID)\"")
+        }
+        guard let factory = state.withLock({ $0.createScene }) else {
+            throw BusError(ContractNames.noHandler, "\(id) opens no new scenes (it set no onCreateScene handler)")
+        }
+        let scene = try await factory(SceneRequest(declaration: declaration, event: event, context: context))
+        guard scene.application === self, scene.declaration == declarationID, scene.isOpen else {
+            throw BusError(
+                .failed, "the onCreateScene handler of \(id) returned scene \"\(scene.id)\" of \"\(scene.declaration)\", "
+                    + "not an open scene of \"\(declarationID)\"")
+        }
+        try await deliver(event, toScene: scene.id, context: context)
+        try await synchronize()
+        return scene.id
+    }
+
+    static func context(_ platform: [String: Variant]) -> EventContext {
+        EventContext(
+            activationToken: try? platform["activation-token"]?.decode(as: String.self),
+            desktopStartupID: try? platform["desktop-startup-id"]?.decode(as: String.self))
+    }
+
+    /// A `CreateScene` event: `uri`, or `activity-type` with the activity keys.
+    static func event(_ event: [String: Variant]) throws -> ExternalEvent {
+        if let uri = event["uri"] { return .url(try uri.decode(as: String.self)) }
+        guard let type = try event["activity-type"]?.decode(as: String.self) else {
+            throw BusError(ContractNames.invalidArgument, "the event has neither \"uri\" nor \"activity-type\": \(event)")
+        }
+        return .activity(try activity(type, event))
+    }
+
+    static func activity(_ type: String, _ activity: [String: Variant]) throws -> UserActivity {
+        let info = try activity["user-info"]?.decode(as: [String: Variant].self) ?? [:]
+        return UserActivity(
+            type: type,
+            targetContentIdentifier: try activity["target-content-identifier"]?.decode(as: String.self),
+            webpageURL: try activity["webpage-url"]?.decode(as: String.self),
+            title: try activity["title"]?.decode(as: String.self),
+            userInfo: info.mapValues { value in (try? value.decode(as: String.self)) ?? value.description })
+    }
+}

@@ -1,0 +1,105 @@
+import DBus
+@testable import Dispatcher
+import ExternalEvents
+import Testing
+
+/// The registry alone, without a bus: who may change what, and what vanishes with a process.
+@Suite("registry of processes and scenes")
+struct RegistryTests {
+    static let contacts = [SceneDeclaration.windowGroup("contacts")]
+
+    static func registry(_ owners: [(String, String)]) throws -> Registry {
+        var registry = Registry(contentTypes: nil)
+        for (owner, app) in owners {
+            registry.register(owner: try BusName(owner), appID: app, objectPath: "/app", pid: 1, singleScene: false)
+            try registry.declare(owner: owner, contacts)
+        }
+        return registry
+    }
+
+    @Test("scenes of one app share a search order across its processes, most recent first")
+    func searchOrder() throws {
+        var registry = try Self.registry([(":1.1", "contacts"), (":1.2", "contacts")])
+        try registry.addScene(owner: ":1.1", scene: "a", declaration: "contacts")
+        try registry.addScene(owner: ":1.2", scene: "b", declaration: "contacts")
+        try registry.addScene(owner: ":1.1", scene: "c", declaration: "contacts")
+        #expect(registry.router(of: "contacts")?.openScenes.map(\.id) == ["c", "b", "a"])
+        try registry.activateScene(owner: ":1.1", scene: "a")
+        #expect(registry.router(of: "contacts")?.openScenes.map(\.id) == ["a", "c", "b"])
+        #expect(registry.processes(of: "contacts").map(\.owner.rawValue) == [":1.1", ":1.2"])
+        #expect(registry.owner(ofScene: "b", in: "contacts")?.owner.rawValue == ":1.2")
+    }
+
+    @Test("only the connection that added a scene may change it")
+    func ownership() throws {
+        var registry = try Self.registry([(":1.1", "contacts"), (":1.2", "contacts"), (":1.3", "other")])
+        try registry.addScene(owner: ":1.1", scene: "mine", declaration: "contacts")
+        for stranger in [":1.2", ":1.3"] {
+            var copy = registry
+            #expect(throws: DispatchError.self) { try copy.removeScene(owner: stranger, scene: "mine") }
+            #expect(throws: DispatchError.self) { try copy.activateScene(owner: stranger, scene: "mine") }
+            #expect(throws: DispatchError.self) {
+                try copy.setModifiers(owner: stranger, scene: "mine", [EventPreference(allowing: ["*"])])
+            }
+        }
+        do {
+            try registry.removeScene(owner: ":1.2", scene: "mine")
+            Issue.record("a stranger removed the scene")
+        } catch {
+            #expect(error == .notOwner(scene: "mine", app: "contacts"))
+        }
+        do {
+            try registry.removeScene(owner: ":9.9", scene: "mine")
+        } catch {
+            #expect(error == .notRegistered(caller: ":9.9"))
+        }
+        #expect(throws: DispatchError.sceneExists("mine", app: "contacts")) {
+            try registry.addScene(owner: ":1.2", scene: "mine", declaration: "contacts")
+        }
+        #expect(registry.router(of: "contacts")?.openScenes.map(\.id) == ["mine"])
+    }
+
+    @Test("a process that goes away takes its scenes, and the last one its app")
+    func vanishing() throws {
+        var registry = try Self.registry([(":1.1", "contacts"), (":1.2", "contacts")])
+        try registry.addScene(owner: ":1.1", scene: "a", declaration: "contacts")
+        try registry.addScene(owner: ":1.2", scene: "b", declaration: "contacts")
+        registry.removeProcess(":1.2")
+        #expect(registry.router(of: "contacts")?.openScenes.map(\.id) == ["a"])
+        #expect(registry.isReady("contacts"))
+        registry.removeProcess(":1.1")
+        #expect(registry.router(of: "contacts") == nil)
+        #expect(!registry.isReady("contacts"))
+        #expect(registry.processes.isEmpty)
+    }
+
+    @Test("declaring again keeps the scenes of declarations that remain")
+    func redeclare() throws {
+        var registry = try Self.registry([(":1.1", "photos")])
+        try registry.declare(owner: ":1.1", [.windowGroup("browser"), .windowGroup("Photo", matching: ["photoIdentifier="])])
+        try registry.addScene(owner: ":1.1", scene: "main", declaration: "browser")
+        try registry.addScene(owner: ":1.1", scene: "p1", declaration: "Photo")
+        try registry.declare(owner: ":1.1", [.windowGroup("browser")])
+        #expect(registry.router(of: "photos")?.openScenes.map(\.id) == ["main"])
+        #expect(throws: DispatchError.unknownDeclaration("Photo", app: "photos")) {
+            try registry.addScene(owner: ":1.1", scene: "p2", declaration: "Photo")
+        }
+        #expect(throws: DispatchError.self) {
+            try registry.declare(owner: ":1.1", [.windowGroup("twice"), .windowGroup("twice")])
+        }
+    }
+
+    @Test("bounds on what one client may store")
+    func limits() throws {
+        var registry = try Self.registry([(":1.1", "contacts")])
+        #expect(throws: DispatchError.self) { try registry.addScene(owner: ":1.1", scene: "", declaration: "contacts") }
+        let long = String(repeating: "x", count: Registry.Limits.idBytes + 1)
+        #expect(throws: DispatchError.self) { try registry.addScene(owner: ":1.1", scene: long, declaration: "contacts") }
+        try registry.addScene(owner: ":1.1", scene: "s", declaration: "contacts")
+        let many = ConditionSet((0...Registry.Limits.conditionsPerScene).map { "c\($0)" })
+        #expect(throws: DispatchError.self) { try registry.setModifiers(owner: ":1.1", scene: "s", [EventPreference(preferring: many)]) }
+        let huge = ConditionSet([String(repeating: "y", count: Registry.Limits.conditionBytes + 1)])
+        #expect(throws: DispatchError.self) { try registry.setModifiers(owner: ":1.1", scene: "s", [EventPreference(allowing: huge)]) }
+        #expect(registry.router(of: "contacts")?.openScenes.first?.modifiers == [])
+    }
+}

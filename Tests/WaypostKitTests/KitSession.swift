@@ -1,0 +1,177 @@
+import DBus
+import Foundation
+import Synchronization
+import Testing
+
+/// A private desktop session for one test, after the dispatcher tests' `DesktopSession`: its own
+/// `dbus-daemon` (from `Fixtures/session.conf`), a throwaway HOME and XDG directories with real
+/// desktop entries, and the dispatcher installed as a D-Bus activatable service.
+///
+/// Apps under test run in this process, so their desktop entries name this test runner as their
+/// program: the dispatcher checks `/proc/<pid>/exe` of whoever registers.
+final class KitSession: Sendable {
+    let root: URL
+    let environment: [String: String]
+    let address: String
+    private let bus: Process
+
+    /// The build directory: the test bundle sits next to `waypost` and the sample apps.
+    static let binDirectory: URL = {
+        if let path = ProcessInfo.processInfo.environment["WAYPOST"] {
+            return URL(fileURLWithPath: path).deletingLastPathComponent()
+        }
+        return testRunner.deletingLastPathComponent()
+    }()
+    static let testRunner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    static let waypost = binDirectory.appendingPathComponent("waypost")
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    init(deliveryTimeout: Double = 2) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-kit-\(UUID().uuidString)")
+        for dir in ["home", "data/applications", "data/dbus-1/services", "config", "runtime", "logs"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(dir), withIntermediateDirectories: true)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.appendingPathComponent("runtime").path)
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in ["PATH", "LANG", "LC_ALL", "TMPDIR"].contains(key) }
+        environment["HOME"] = root.appendingPathComponent("home").path
+        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
+        environment["XDG_DATA_DIRS"] = "/usr/share"
+        environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path
+        try """
+            [D-BUS Service]
+            Name=io.waypost.Dispatcher
+            Exec=\(Self.waypost.path) daemon --verbose --launch-timeout 5 --delivery-timeout \(deliveryTimeout)
+
+            """.write(
+                to: root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service"),
+                atomically: true, encoding: .utf8)
+
+        bus = Process()
+        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        bus.arguments = ["--config-file=\(Self.fixtures.appendingPathComponent("session.conf").path)", "--nofork", "--print-address=1"]
+        bus.environment = environment
+        let out = Pipe()
+        bus.standardOutput = out
+        let log = root.appendingPathComponent("logs/bus.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        bus.standardError = try FileHandle(forWritingTo: log)
+        try bus.run()
+        var line = Data()
+        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        address = String(decoding: line, as: UTF8.self)
+        guard !address.isEmpty else { throw KitTestError("dbus-daemon printed no address") }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        self.environment = environment
+    }
+
+    /// Stops the bus (the dispatcher exits with it) and removes the session's files.
+    func close() {
+        // SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
+        if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    deinit { close() }
+
+    /// What the dispatcher logged (it inherits the bus's stderr), for failure messages.
+    var busLog: String { (try? String(contentsOf: root.appendingPathComponent("logs/bus.log"), encoding: .utf8)) ?? "" }
+
+    func connect() async throws -> Connection { try await Connection(address: address) }
+
+    /// Installs a participating app run by this test process, handling `schemes`.
+    func installInProcessApp(_ id: String, schemes: [String], activityTypes: [String] = []) throws {
+        var entry = """
+            [Desktop Entry]
+            Type=Application
+            Name=\(id)
+            Exec=\(Self.testRunner.path)
+            MimeType=\(schemes.map { "x-scheme-handler/\($0);" }.joined())
+            X-Waypost=true
+
+            """
+        if !activityTypes.isEmpty { entry += "X-Waypost-Activity-Types=\(activityTypes.joined(separator: ";"));\n" }
+        try entry.write(to: root.appendingPathComponent("data/applications/\(id).desktop"), atomically: true, encoding: .utf8)
+        let update = Process()
+        update.executableURL = URL(fileURLWithPath: "/usr/bin/update-desktop-database")
+        update.arguments = [root.appendingPathComponent("data/applications").path]
+        update.environment = environment
+        try update.run()
+        update.waitUntilExit()
+    }
+
+    // MARK: The dispatcher, as openers and `waypost status` see it
+
+    /// `Open`, as an opener calls it; the outcome's strings.
+    func open(_ uri: String, with connection: Connection) async throws -> [String: String] {
+        let reply = try await connection.call(
+            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+            member: "Open", uri, [String: Variant](), timeout: .seconds(30))
+        return Self.strings(try reply.decode([String: Variant].self))
+    }
+
+    /// The open scenes in search order, each with its app, owner and united sets.
+    func scenes(with connection: Connection) async throws -> [SceneStatus] {
+        let reply = try await connection.call(
+            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+            member: "Status")
+        let (_, scenes) = try reply.decode([[String: Variant]].self, [[String: Variant]].self)
+        return scenes.map { scene in
+            let strings = Self.strings(scene)
+            let modifiers = (try? scene["modifiers"]?.decode(as: [Structure<[String], [String]>].self)) ?? []
+            return SceneStatus(
+                app: strings["app-id"] ?? "", id: strings["scene-id"] ?? "", declaration: strings["declaration-id"] ?? "",
+                preferring: Set(modifiers.flatMap { $0.fields.0 }), allowing: Set(modifiers.flatMap { $0.fields.1 }))
+        }
+    }
+
+    /// The process id of the running dispatcher, or nil when none runs.
+    func dispatcherPID(with connection: Connection) async throws -> Int32? {
+        guard let owner = try await connection.nameOwner(of: "io.waypost.Dispatcher") else { return nil }
+        return Int32(bitPattern: try await connection.processID(of: owner))
+    }
+
+    static func strings(_ map: [String: Variant]) -> [String: String] {
+        map.reduce(into: [:]) { result, entry in
+            if case .string(let value) = entry.value { result[entry.key] = value }
+        }
+    }
+}
+
+/// A scene as the dispatcher's `Status` lists it.
+struct SceneStatus: Hashable {
+    var app: String
+    var id: String
+    var declaration: String
+    var preferring: Set<String>
+    var allowing: Set<String>
+}
+
+struct KitTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Polls `condition` until it holds, for at most `seconds`.
+func waitUntil(_ what: String, seconds: Double = 10, _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw KitTestError("timed out waiting until \(what)")
+}
+
+/// What the scenes of an in-process app received, in order.
+final class Inbox: Sendable {
+    private let events = Mutex<[(scene: String, event: String)]>([])
+
+    func record(_ scene: String, _ event: String) { events.withLock { $0.append((scene, event)) } }
+    var all: [(scene: String, event: String)] { events.withLock { $0 } }
+    func received(by scene: String) -> [String] { all.filter { $0.scene == scene }.map(\.event) }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// `make demo`'s live part, run as users run it, with its table checked row by row.
+@Suite("the live demo")
+struct LiveDemoTests {
+    /// One row of the demo's table.
+    struct Row: Equatable, CustomStringConvertible {
+        var opener: String
+        var app: String
+        var rule: String
+        var action: String
+        var received: Bool
+        var description: String { "\(opener) → \(app) [\(action), \(rule)] \(received ? "✓" : "✗")" }
+    }
+
+    @Test("every rule is exercised by real gio open and xdg-open calls, and each scene got its link")
+    func demoTable() throws {
+        let script = KitSession.packageRoot.appendingPathComponent("Examples/demo-live.sh")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script.path, KitSession.binDirectory.path]
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        process.environment = environment
+        let out = Pipe()
+        let errors = Pipe()
+        process.standardOutput = out
+        process.standardError = errors
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(!stderr.contains("outlived the bus"), "the demo left processes running: \(stderr)")
+
+        // Columns: #, opener, link, app, scene, rule, action, opener time, dispatcher time, got it, note.
+        let rows: [Int: Row] = Dictionary(uniqueKeysWithValues: output.split(separator: "\n").compactMap { line in
+            let cells = line.split(separator: "  ", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 10, let number = Int(cells[0]) else { return nil }
+            return (number, Row(opener: cells[1], app: cells[3], rule: cells[5], action: cells[6], received: cells[9] == "✓"))
+        })
+        let expected: [Int: Row] = [
+            1: Row(opener: "gio open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
+            2: Row(opener: "gio open", app: "Contacts", rule: "allowing", action: "deliver", received: true),
+            3: Row(opener: "gio open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
+            4: Row(opener: "gio open", app: "Contacts", rule: "default", action: "create", received: true),
+            5: Row(opener: "gio open", app: "Photos", rule: "matching", action: "launch", received: true),
+            6: Row(opener: "gio open", app: "Photos", rule: "preferring", action: "deliver", received: true),
+            7: Row(opener: "gio open", app: "Photos", rule: "default", action: "create", received: true),
+            8: Row(opener: "gio open", app: "Photos", rule: "allowing", action: "deliver", received: true),
+            10: Row(opener: "gio open", app: "Player", rule: "single-scene", action: "deliver", received: true),
+            11: Row(opener: "waypost continue", app: "Contacts", rule: "default", action: "create", received: true),
+            12: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
+            13: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
+            14: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
+            15: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
+            16: Row(opener: "xdg-open", app: "Photos", rule: "preferring", action: "deliver", received: true),
+            17: Row(opener: "xdg-open", app: "Photos", rule: "preferring", action: "deliver", received: true),
+            18: Row(opener: "xdg-open", app: "Photos", rule: "allowing", action: "deliver", received: true),
+            19: Row(opener: "xdg-open", app: "Photos", rule: "allowing", action: "deliver", received: true),
+            21: Row(opener: "xdg-open", app: "Player", rule: "single-scene", action: "deliver", received: true),
+        ]
+        for (number, row) in expected.sorted(by: { $0.key < $1.key }) {
+            #expect(rows[number] == row, "row \(number)\n\(output)")
+        }
+        // The Markdown file: Notes launched for it, in a new document scene; then xdg-open finds that scene.
+        #expect(rows[9] == Row(opener: "gio open", app: "Notes", rule: "document-type", action: "launch", received: true), "\(output)")
+        #expect(rows[20] == Row(opener: "xdg-open", app: "Notes", rule: "preferring", action: "deliver", received: true), "\(output)")
+    }
+}
