@@ -139,8 +139,8 @@ public final class DispatcherService: Sendable {
                         }
                     }
                     guard failures.isEmpty else {
-                        // GIO openers do not wait for this reply: the log and a notification are
-                        // the only places the user can learn that the link went nowhere.
+                        // `gio open` prints this error, but browsers and file managers drop it: the
+                        // log and a notification are where their users learn the link went nowhere.
                         self.logger.error("org.freedesktop.Application.Open from \(call.sender) failed: \(failures.joined(separator: "; "))")
                         await self.notifyUser("A link could not be opened", failures.joined(separator: "\n"))
                         throw BusError(.failed, failures.joined(separator: "\n"))

@@ -1,4 +1,4 @@
-public import Desktop
+import Desktop
 
 /// One thing `waypost doctor` checked: what it found and, when something is wrong, the command
 /// or edit that fixes it.

@@ -1,4 +1,4 @@
-public import Desktop
+import Desktop
 
 /// Where `waypost install` puts things, for one user or for everyone below a prefix.
 public struct InstallLayout: Sendable, Hashable {

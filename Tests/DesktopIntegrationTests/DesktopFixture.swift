@@ -82,10 +82,11 @@ final class ThrowawayDesktop: Sendable {
     /// Installs `sample_app.py` as a desktop entry with `config`, declaring `mimeTypes`.
     func installApp(
         _ id: String, mimeTypes: [String], participates: Bool = true, declarations: [(String, [String: Any])],
-        scenes: [(id: String, declaration: String, modifiers: [([String], [String])])] = []
+        scenes: [(id: String, declaration: String, modifiers: [([String], [String])])] = [],
+        behaviour: [String: String] = [:]
     ) async throws {
         let config: [String: Any] = [
-            "app_id": id, "log": log(of: id).path,
+            "app_id": id, "log": log(of: id).path, "behaviour": behaviour,
             "declarations": declarations.map { [$0.0, $0.1] },
             "scenes": scenes.map { ["id": $0.id, "declaration": $0.declaration, "modifiers": $0.modifiers.map { [$0.0, $0.1] }] },
         ]
@@ -126,6 +127,20 @@ final class ThrowawayDesktop: Sendable {
 
     func configFile(of id: String) -> URL { root.appendingPathComponent("\(id).json") }
     func log(of id: String) -> URL { root.appendingPathComponent("logs/\(id).events") }
+
+    /// Starts the stand-in notification server; its log gets one JSON line per notification.
+    func startNotificationServer() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.arguments = [Self.fixtures.appendingPathComponent("notification_server.py").path, log(of: "notifications").path]
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        spawned.add(process)
+        let ready = out.fileHandleForReading
+        try await waitUntil("the notification server owns its name") { ready.availableData.count > 0 }
+    }
 
     /// Starts a process of an installed sample app, as the user would, and waits until it is ready.
     func start(_ id: String) async throws {

@@ -141,4 +141,29 @@ import Testing
         #expect(event["declaration"] as? String == "document")
         #expect((event["payload"] as? [String: Any])?["uri"] as? String == file.absoluteString)
     }
+
+    @Test func aLinkGioOpenedThatCannotBeDeliveredIsShownToTheUser() async throws {
+        let desktop = try ThrowawayDesktop()
+        defer { desktop.close() }
+        try await desktop.startNotificationServer()
+        try await desktop.installApp(
+            "org.example.Notes", mimeTypes: ["x-scheme-handler/notes"],
+            declarations: [("main", ["kind": "window-group"])],
+            scenes: [(id: "list", declaration: "main", modifiers: [([], ["*"])])],
+            behaviour: ["OpenURL": "refuse", "CreateScene": "refuse"])
+        try #require(await desktop.waypost("install", "--user").status == 0)
+        try await desktop.start("org.example.Notes")
+
+        // gio waits for the answer and prints it; a browser or file manager would not show it.
+        let gio = try await desktop.run("/usr/bin/gio", ["open", "notes://show?note=9"])
+        #expect(gio.status != 0)
+        #expect(gio.errors.contains("was not delivered"), "\(gio.errors)")
+        try await waitUntil("a notification is shown", desktop.busLog) {
+            FileManager.default.fileExists(atPath: desktop.log(of: "notifications").path)
+        }
+        let shown = try String(contentsOf: desktop.log(of: "notifications"), encoding: .utf8)
+        #expect(shown.contains("A link could not be opened"))
+        #expect(shown.contains("notes://show?note=9"))
+        try await waitUntil("the daemon logs the failure") { desktop.busLog.contains("org.freedesktop.Application.Open from") }
+    }
 }

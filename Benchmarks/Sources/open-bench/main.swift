@@ -14,6 +14,7 @@
 import DBus
 import Foundation
 import Glibc
+import Synchronization
 
 func monotonicNanoseconds() -> UInt64 {
     var now = timespec()
@@ -138,7 +139,7 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
     return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
 }
 
-func runBench(rounds: Int) throws {
+func runBench(rounds: Int) async throws {
     guard let waypost = ProcessInfo.processInfo.environment["WAYPOST"], waypost.hasPrefix("/") else {
         fatalError("set WAYPOST to the absolute path of a release waypost (make bench-open does)")
     }
@@ -215,6 +216,21 @@ func runBench(rounds: Int) throws {
     waitFor(spawn("/usr/bin/update-desktop-database", [applications], environment: environment))
     guard waitFor(spawn(waypost, ["install", "--user"], environment: environment)) == 0 else { fatalError("waypost install failed") }
 
+    // The daemon's own time per link (Open received → app acknowledged), from its Routed signal,
+    // which it emits only while someone called MonitorRouted.
+    let observer = try await Connection(address: environment["DBUS_SESSION_BUS_ADDRESS"]!)
+    let routed = try await observer.signals(matching: MatchRule(interface: "io.waypost.Dispatcher1", member: "Routed"))
+    let daemonMicros = Mutex<[Double]>([])
+    let collector = Task {
+        for try await signal in routed {
+            if let (_, outcome) = try? signal.decode(String.self, [String: Variant].self),
+               let micros = try? outcome["micros"]?.decode(as: UInt64.self) {
+                daemonMicros.withLock { $0.append(Double(micros)) }
+            }
+        }
+    }
+    defer { collector.cancel() }
+
     let app = spawn(me, ["app", fifo], environment: environment)
     defer { kill(app, SIGKILL); waitFor(app) }
     guard let (ready, _) = reader.next(timeout: 20_000), ready == "ready" else { fatalError("the app did not become ready") }
@@ -244,11 +260,25 @@ func runBench(rounds: Int) throws {
     let waypostMedian = median(samples["waypost"]!), direct = median(samples["direct"]!), exec = median(samples["exec"]!)
     print(String(format: "  waypost / direct (target ≤ 1.10): %.2f×", waypostMedian / direct))
     print(String(format: "  exec / direct: %.2f×   waypost / exec: %.2f×", exec / direct, waypostMedian / exec))
+    // Then, apart (so that its signals do not weigh on the figures above), the daemon's own share.
+    _ = try await observer.call(
+        destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+        member: "MonitorRouted")
+    for round in 0..<50 {
+        let gio = spawn("/usr/bin/gio", ["open", "benchwp://item?monitored=\(round)"], environment: environment)
+        guard reader.next() != nil else { fatalError("waypost: no handler ran within 10 s") }
+        waitFor(gio)
+    }
+    try await Task.sleep(for: .milliseconds(100))
+    let micros = daemonMicros.withLock { $0 }
+    if !micros.isEmpty {
+        print(String(format: "  inside the daemon (Open received → app acknowledged, its Routed signal): median %.0f µs", median(micros)))
+    }
 }
 
 let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "app" {
     try await runApp(fifo: arguments[2])
 } else {
-    try runBench(rounds: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
+    try await runBench(rounds: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
 }
