@@ -85,20 +85,23 @@ let package = Package(
             name: "waypost-player", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Player",
             swiftSettings: strict),
 
+        // What the integration test targets share (not a test target itself).
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost"], swiftSettings: strict),
         .testTarget(
-            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "waypost"],
+            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "TestSupport", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "WaypostKitTests",
-            dependencies: ["WaypostKit", "DBus", "waypost", "waypost-contacts", "waypost-photos", "waypost-notes", "waypost-player"],
+            dependencies: ["WaypostKit", "DBus", "TestSupport", "waypost", "waypost-contacts", "waypost-photos", "waypost-notes", "waypost-player"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "DesktopIntegrationTests", dependencies: ["DBus", "Installation", "waypost"],
+            name: "DesktopIntegrationTests", dependencies: ["DBus", "Installation", "TestSupport", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// A throwaway desktop for one test: a private `dbus-daemon` started from `Fixtures/session.conf`
@@ -175,34 +176,7 @@ final class ThrowawayDesktop: Sendable {
     /// pool while it waits would starve every other test running beside it.
     @discardableResult
     func run(_ program: String, _ arguments: [String], extra: [String: String] = [:]) async throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        // Whatever the program started may keep the pipes open (GIO's launches do): read what is there.
-        return (status, Self.available(out), Self.available(err))
-    }
-
-    private static func available(_ pipe: Pipe) -> String {
-        try? pipe.fileHandleForWriting.close()
-        let descriptor = pipe.fileHandleForReading.fileDescriptor
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(descriptor, &chunk, chunk.count)
-            guard count > 0 else { break }
-            data.append(contentsOf: chunk[0..<count])
-        }
-        return String(decoding: data, as: UTF8.self)
+        try await runProgram(program, arguments, environment: environment.merging(extra) { $1 })
     }
 
     func waypost(_ arguments: String...) async throws -> (status: Int32, output: String, errors: String) {
@@ -220,17 +194,6 @@ struct FixtureError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Processes a fixture started, killed with it.
-final class ChildProcesses: Sendable {
-    private let processes = Mutex<[Process]>([])
-
-    func add(_ process: Process) { processes.withLock { $0.append(process) } }
-
-    func killAll() {
-        let all = processes.withLock { list in defer { list = [] }; return list }
-        for process in all where process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-}
 
 /// Polls `condition` until it holds, for at most `seconds`; the failure carries `context`.
 func waitUntil(_ what: String, _ context: @autoclosure () -> String = "", seconds: Double = 10, _ condition: () throws -> Bool) async throws {

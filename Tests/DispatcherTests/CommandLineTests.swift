@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import TestSupport
 import Testing
 
 /// `waypost open`, `continue`, `explain URI`, `status` and `monitor` as a user runs them.
@@ -9,16 +10,16 @@ struct CommandLineTests {
     func open() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("nina", "contacts", [(["nina"], [])])]))
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("nina", "contacts", [(["nina"], [])])]))
         try await session.start(app)
 
-        let delivered = try session.waypost(["open", "--verbose", "contacts://show?id=nina"], environment: ["XDG_ACTIVATION_TOKEN": "tok-7"])
+        let delivered = try await session.waypost(["open", "--verbose", "contacts://show?id=nina"], environment: ["XDG_ACTIVATION_TOKEN": "tok-7"])
         #expect(delivered.status == 0, "\(delivered.stderr)")
         #expect(delivered.stdout.contains("org.example.Contacts scene nina [deliver, preferring]"))
         let received = try #require(session.received(app.id).first)
         #expect((received["platform_data"] as? [String: Any])?["activation-token"] as? String == "tok-7")
 
-        let refused = try session.waypost(["open", "contacts://show?id=nina", "not a uri", "nobody://x"])
+        let refused = try await session.waypost(["open", "contacts://show?id=nina", "not a uri", "nobody://x"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("cannot open not a uri:") && refused.stderr.contains("[InvalidURI]"), "\(refused.stderr)")
         #expect(refused.stderr.contains("cannot open nobody://x:") && refused.stderr.contains("[NoHandler]"), "\(refused.stderr)")
@@ -27,7 +28,7 @@ struct CommandLineTests {
 
         // A path (what xdg-open hands an Exec= line for a file) travels as a file: URI.
         let path = session.root.appendingPathComponent("a note.md").path
-        let file = try session.waypost(["open", path])
+        let file = try await session.waypost(["open", path])
         #expect(file.status == 1)
         #expect(file.stderr.contains("\"file://\(path.replacingOccurrences(of: " ", with: "%20"))\""), "\(file.stderr)")
     }
@@ -36,23 +37,23 @@ struct CommandLineTests {
     func inspect() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("oscar", "contacts", [(["oscar"], ["*"])])]))
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("oscar", "contacts", [(["oscar"], ["*"])])]))
         try await session.start(app)
 
-        let explained = try session.waypost(["explain", "contacts://show?id=someone"])
+        let explained = try await session.waypost(["explain", "contacts://show?id=someone"])
         #expect(explained.status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(explained.stdout.utf8)) as? [String: String]
         #expect(json?["scene-id"] == "oscar")
         #expect(json?["rule"] == "allowing")
         #expect(session.received(app.id).isEmpty)
 
-        let status = try session.waypost(["status"])
+        let status = try await session.waypost(["status"])
         #expect(status.stdout.contains("org.example.Contacts  oscar (contacts)  preferring [\"oscar\"]  allowing [\"*\"]"), "\(status.stdout)")
 
-        let continued = try session.waypost(["continue", "org.example.contact.show", "--target", "OSCAR", "--verbose"])
+        let continued = try await session.waypost(["continue", "org.example.contact.show", "--target", "OSCAR", "--verbose"])
         #expect(continued.status == 0, "\(continued.stderr)")
         #expect(session.received(app.id).first?["event"] as? String == "ContinueUserActivity")
-        let unknown = try session.waypost(["continue", "org.example.unknown"])
+        let unknown = try await session.waypost(["continue", "org.example.unknown"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("[NoHandler]"))
     }
@@ -61,7 +62,7 @@ struct CommandLineTests {
     func monitor() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let output = session.root.appendingPathComponent("monitor.out")
         FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -72,8 +73,8 @@ struct CommandLineTests {
         monitor.standardOutput = try FileHandle(forWritingTo: output)
         try monitor.run()
         try await waitUntil("monitor subscribed") { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("watching") }
-        _ = try session.waypost(["open", "contacts://show?id=pat"])
-        _ = try session.waypost(["open", "nobody://x"])
+        _ = try await session.waypost(["open", "contacts://show?id=pat"])
+        _ = try await session.waypost(["open", "nobody://x"])
         try await waitUntil("monitor saw both") { !monitor.isRunning }
         let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n").dropFirst()
         #expect(lines.first?.hasPrefix("contacts://show?id=pat → org.example.Contacts scene pat [deliver, allowing]") == true, "\(lines)")

@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import FoundationXML
+import TestSupport
 import Testing
 
 /// The XML in `dbus/` is the contract: what the daemon and a participating app export must match it.
@@ -30,7 +31,7 @@ struct ContractTests {
     func application() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
         try await session.start(app)
         let bus = try await session.connect()
         let owner = try #require(try await session.status(with: bus).processes.first?["owner"])
@@ -59,7 +60,7 @@ final class InterfaceTable: NSObject, XMLParserDelegate {
         super.init()
         let parser = XMLParser(data: xml)
         parser.delegate = self
-        guard parser.parse() else { throw SessionError("unreadable XML: \(parser.parserError.map { "\($0)" } ?? "?")") }
+        guard parser.parse() else { throw TestFailure("unreadable XML: \(parser.parserError.map { "\($0)" } ?? "?")") }
     }
 
     var members: [String] { lines.values.flatMap { $0 }.sorted() }

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import TestSupport
 import Testing
 
 /// A private desktop session for one test: its own `dbus-daemon`, a throwaway HOME and XDG
@@ -10,7 +11,7 @@ final class DesktopSession: Sendable {
     let environment: [String: String]
     let address: String
     private let bus: Process
-    private let spawned = SpawnedProcesses()
+    private let spawned = ChildProcesses()
 
     static let waypost: URL = {
         if let path = ProcessInfo.processInfo.environment["WAYPOST"] { return URL(fileURLWithPath: path) }
@@ -68,14 +69,14 @@ final class DesktopSession: Sendable {
             line.append(byte)
         }
         address = String(decoding: line, as: UTF8.self)
-        guard !address.isEmpty else { throw SessionError("dbus-daemon printed no address") }
+        guard !address.isEmpty else { throw TestFailure("dbus-daemon printed no address") }
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         self.environment = environment
     }
 
     /// Stops everything the session started and removes its files.
     func close() {
-        spawned.terminateAll()
+        spawned.killAll()
         // SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
         if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: root)
@@ -98,7 +99,7 @@ final class DesktopSession: Sendable {
 
     /// Installs a participating app: a desktop entry that runs `sample_app.py` with its config.
     @discardableResult
-    func installApp(_ app: SampleApp) throws -> SampleApp {
+    func installApp(_ app: SampleApp) async throws -> SampleApp {
         var config = app.config
         config["log"] = log(of: app.id).path
         let configFile = root.appendingPathComponent("\(app.id).json")
@@ -114,14 +115,14 @@ final class DesktopSession: Sendable {
 
             """
         if !app.activityTypes.isEmpty { entry += "X-Waypost-Activity-Types=\(app.activityTypes.joined(separator: ";"));\n" }
-        try writeEntry(id: app.id, entry)
+        try await writeEntry(id: app.id, entry)
         return app
     }
 
     /// Installs a desktop entry as given, then refreshes `mimeinfo.cache` as a package install would.
-    func writeEntry(id: String, _ text: String) throws {
+    func writeEntry(id: String, _ text: String) async throws {
         try text.write(to: root.appendingPathComponent("data/applications/\(id).desktop"), atomically: true, encoding: .utf8)
-        try run("/usr/bin/update-desktop-database", [root.appendingPathComponent("data/applications").path])
+        try await run("/usr/bin/update-desktop-database", [root.appendingPathComponent("data/applications").path])
     }
 
     /// Starts a process of an installed app, as the user would, and waits until it is ready.
@@ -177,7 +178,7 @@ final class DesktopSession: Sendable {
             (try? $0["app-id"]?.decode(as: String.self)) == appID
                 && (pid == nil || (try? $0["pid"]?.decode(as: UInt32.self)) == UInt32(pid!))
         }), let owner = try? BusName(try process["owner"]!.decode(as: String.self)) else {
-            throw SessionError("no registered process of \(appID)")
+            throw TestFailure("no registered process of \(appID)")
         }
         let path: ObjectPath = "/io/waypost/sample"
         let control: InterfaceName = "io.waypost.test.Control"
@@ -191,7 +192,7 @@ final class DesktopSession: Sendable {
             _ = try await connection.call(
                 destination: owner, path: path, interface: control, member: member, arguments[0], arguments[1],
                 (modifiers ?? []).map { Structure(($0.0, $0.1)) })
-        default: throw SessionError("unsupported control call")
+        default: throw TestFailure("unsupported control call")
         }
     }
 
@@ -214,34 +215,15 @@ final class DesktopSession: Sendable {
     // MARK: Helpers
 
     @discardableResult
-    func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let result = try await runProgram(program, arguments, environment: environment)
+        return (result.status, result.output + result.errors)
     }
 
     /// Runs `waypost` with the session's environment, as a user in that session would.
-    func waypost(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = Self.waypost
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { _, new in new }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    func waypost(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let result = try await runProgram(Self.waypost.path, arguments, environment: environment.merging(extra) { _, new in new })
+        return (result.status, result.output, result.errors)
     }
 
     /// Starts a long-running process in the session (killed by `close()`).
@@ -287,34 +269,5 @@ struct SampleApp: Sendable {
     }
 }
 
-struct SessionError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
-/// Processes a session started, to be stopped with it.
-final class SpawnedProcesses: @unchecked Sendable {
-    // Invariant: `processes` is only touched with `lock` held.
-    private let lock = NSLock()
-    private var processes: [Process] = []
 
-    func add(_ process: Process) { lock.withLock { processes.append(process) } }
-
-    func terminateAll() {
-        let all = lock.withLock { defer { processes = [] }; return processes }
-        // No waitUntilExit: Foundation reaps its children itself, and waiting here can hang a test
-        // thread on its run loop.
-        for process in all where process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-}
-
-/// Polls `condition` until it holds, for at most `seconds` (a bound for a loaded machine, not a
-/// figure: the tests assert what happens, never how fast).
-func waitUntil(_ what: String, seconds: Double = 30, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw SessionError("timed out waiting until \(what)")
-}

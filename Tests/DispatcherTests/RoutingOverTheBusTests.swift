@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import TestSupport
 import Testing
 
 /// The dispatcher as apps and openers meet it: a private bus, real desktop entries, the daemon
@@ -20,7 +21,7 @@ struct RoutingOverTheBusTests {
     func preferringAcrossProcesses() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(Self.contactsApp(scenes: []))
+        let app = try await session.installApp(Self.contactsApp(scenes: []))
         let first = try await session.start(app)
         let bus = try await session.connect()
         try await session.control(app.id, pid: first, with: bus, "OpenScene", ["ada", "contacts"], modifiers: [(["0F3A-ADA"], [])])
@@ -45,7 +46,7 @@ struct RoutingOverTheBusTests {
     func dynamicSets() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(Self.contactsApp(scenes: [("w1", "contacts", [([], ["*"])]), ("w2", "contacts", [([], ["*"])])]))
+        let app = try await session.installApp(Self.contactsApp(scenes: [("w1", "contacts", [([], ["*"])]), ("w2", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
         #expect(try await session.open("contacts://show?id=carol", with: bus)["scene-id"] == "w2")
@@ -71,7 +72,7 @@ struct RoutingOverTheBusTests {
             "org.example.Photos", schemes: ["myphotos"],
             declarations: [("browser", ["kind": "window-group"]), ("Photo", ["kind": "window-group", "matching": ["photoIdentifier="]])],
             scenes: [("main", "browser", [])])
-        try session.installApp(photos)
+        try await session.installApp(photos)
         try await session.start(photos)
         let bus = try await session.connect()
         let outcome = try await session.open("myphotos://show?photoIdentifier=42", with: bus)
@@ -90,7 +91,7 @@ struct RoutingOverTheBusTests {
     func launchDeliversOnce() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(Self.contactsApp(scenes: []))
+        let app = try await session.installApp(Self.contactsApp(scenes: []))
         let bus = try await session.connect()
         let outcome = try await session.open("contacts://show?id=eve", with: bus, platformData: ["activation-token": .string("token-42")])
         #expect(outcome["action"] == "launch")
@@ -110,7 +111,7 @@ struct RoutingOverTheBusTests {
     func sceneRemovedMidFlight() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(Self.contactsApp(scenes: [("w1", "contacts", [([], ["*"])])]))
+        let app = try await session.installApp(Self.contactsApp(scenes: [("w1", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
         try await session.control(app.id, with: bus, "ForgetScene", ["w1"])
@@ -123,7 +124,7 @@ struct RoutingOverTheBusTests {
     func killedBetweenRoutingAndDelivery() async throws {
         let session = try DesktopSession(deliveryTimeout: 20)
         defer { session.close() }
-        let app = try session.installApp(Self.contactsApp(scenes: []))
+        let app = try await session.installApp(Self.contactsApp(scenes: []))
         let survivor = try await session.start(app)
         let bus = try await session.connect()
         try await session.control(app.id, pid: survivor, with: bus, "OpenScene", ["old", "contacts"], modifiers: [([], ["*"])])
@@ -147,7 +148,7 @@ struct RoutingOverTheBusTests {
     func hangingApp() async throws {
         let session = try DesktopSession(deliveryTimeout: 1)
         defer { session.close() }
-        let app = try session.installApp(Self.contactsApp(scenes: []))
+        let app = try await session.installApp(Self.contactsApp(scenes: []))
         let patient = try await session.start(app)
         let bus = try await session.connect()
         try await session.control(app.id, pid: patient, with: bus, "OpenScene", ["calm", "contacts"], modifiers: [([], ["*"])])
@@ -165,7 +166,7 @@ struct RoutingOverTheBusTests {
     func activity() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(Self.contactsApp(scenes: [("ivan", "contacts", [(["IVAN-ID"], [])]), ("other", "contacts", [([], ["*"])])]))
+        let app = try await session.installApp(Self.contactsApp(scenes: [("ivan", "contacts", [(["IVAN-ID"], [])]), ("other", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
         let reply = try await bus.call(
@@ -188,7 +189,7 @@ struct RoutingOverTheBusTests {
     func explain() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(Self.contactsApp(scenes: [("judy", "contacts", [(["judy"], ["*"])])]))
+        let app = try await session.installApp(Self.contactsApp(scenes: [("judy", "contacts", [(["judy"], ["*"])])]))
         let bus = try await session.connect()
         let before = try await bus.call(
             destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
@@ -214,7 +215,7 @@ struct RoutingOverTheBusTests {
         let bus = try await session.connect()
         let before = await SecurityAndFaultTests.errorName { _ = try await session.open("contacts://show?id=quinn", with: bus) }
         #expect(before == "io.waypost.Error.NoHandler")
-        let app = try session.installApp(Self.contactsApp(scenes: []))
+        let app = try await session.installApp(Self.contactsApp(scenes: []))
         // GIO tells the daemon a few milliseconds after the files changed.
         try await waitUntil("the daemon sees the new entry") {
             let reply = try? await bus.call(
@@ -233,7 +234,7 @@ struct RoutingOverTheBusTests {
         let output = session.root.appendingPathComponent("plain.out")
         let script = session.root.appendingPathComponent("plain.sh")
         try "#!/bin/sh\nprintf '%s\\n' \"$@\" >> \(output.path)\n".write(to: script, atomically: true, encoding: .utf8)
-        try session.writeEntry(id: "org.example.Plain", """
+        try await session.writeEntry(id: "org.example.Plain", """
             [Desktop Entry]
             Type=Application
             Name=Plain

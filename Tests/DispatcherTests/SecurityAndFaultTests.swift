@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import TestSupport
 import Testing
 
 /// What strangers, broken input and failing apps get: a named error each, and a daemon that keeps serving.
@@ -18,8 +19,8 @@ struct SecurityAndFaultTests {
     func strangers() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let owner = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("mine", "contacts", [([], ["*"])])]))
-        let other = try session.installApp(SampleApp(
+        let owner = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("mine", "contacts", [([], ["*"])])]))
+        let other = try await session.installApp(SampleApp(
             "org.example.Other", schemes: ["other"], declarations: [("main", ["kind": "window-group"])], scenes: []))
         try await session.start(owner)
         try await session.start(other)
@@ -54,8 +55,8 @@ struct SecurityAndFaultTests {
     func registrationChecks() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
-        try session.writeEntry(id: "org.example.Shy", """
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
+        try await session.writeEntry(id: "org.example.Shy", """
             [Desktop Entry]
             Type=Application
             Name=Shy
@@ -81,7 +82,7 @@ struct SecurityAndFaultTests {
     func badLinks() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("any", "contacts", [([], ["*"])])]))
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("any", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
         let cases: [(String, String)] = [
@@ -123,7 +124,7 @@ struct SecurityAndFaultTests {
     func launchTimeout() async throws {
         let session = try DesktopSession(launchTimeout: 1)
         defer { session.close() }
-        try session.writeEntry(id: "org.example.Sleepy", """
+        try await session.writeEntry(id: "org.example.Sleepy", """
             [Desktop Entry]
             Type=Application
             Name=Sleepy
@@ -146,7 +147,7 @@ struct SecurityAndFaultTests {
     func daemonRestart() async throws {
         let session = try DesktopSession()
         defer { session.close() }
-        let app = try session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("keep", "contacts", [(["mallory"], [])])]))
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("keep", "contacts", [(["mallory"], [])])]))
         try await session.start(app)
         let bus = try await session.connect()
         let first = try await bus.processID(of: Self.dispatcher)

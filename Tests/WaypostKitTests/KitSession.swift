@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// A private desktop session for one test, after the dispatcher tests' `DesktopSession`: its own
@@ -65,7 +66,7 @@ final class KitSession: Sendable {
             line.append(byte)
         }
         address = String(decoding: line, as: UTF8.self)
-        guard !address.isEmpty else { throw KitTestError("dbus-daemon printed no address") }
+        guard !address.isEmpty else { throw TestFailure("dbus-daemon printed no address") }
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         self.environment = environment
     }
@@ -85,7 +86,7 @@ final class KitSession: Sendable {
     func connect() async throws -> Connection { try await Connection(address: address) }
 
     /// Installs a participating app run by this test process, handling `schemes`.
-    func installInProcessApp(_ id: String, schemes: [String], activityTypes: [String] = []) throws {
+    func installInProcessApp(_ id: String, schemes: [String], activityTypes: [String] = []) async throws {
         var entry = """
             [Desktop Entry]
             Type=Application
@@ -97,12 +98,8 @@ final class KitSession: Sendable {
             """
         if !activityTypes.isEmpty { entry += "X-Waypost-Activity-Types=\(activityTypes.joined(separator: ";"));\n" }
         try entry.write(to: root.appendingPathComponent("data/applications/\(id).desktop"), atomically: true, encoding: .utf8)
-        let update = Process()
-        update.executableURL = URL(fileURLWithPath: "/usr/bin/update-desktop-database")
-        update.arguments = [root.appendingPathComponent("data/applications").path]
-        update.environment = environment
-        try update.run()
-        update.waitUntilExit()
+        _ = try await runProgram(
+            "/usr/bin/update-desktop-database", [root.appendingPathComponent("data/applications").path], environment: environment)
     }
 
     // MARK: The dispatcher, as openers and `waypost status` see it
@@ -152,20 +149,7 @@ struct SceneStatus: Hashable {
     var allowing: Set<String>
 }
 
-struct KitTestError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
-/// Polls `condition` until it holds, for at most `seconds`.
-func waitUntil(_ what: String, seconds: Double = 10, _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw KitTestError("timed out waiting until \(what)")
-}
 
 /// What the scenes of an in-process app received, in order.
 final class Inbox: Sendable {

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import TestSupport
 import Testing
 @testable import WaypostKit
 
@@ -11,7 +12,7 @@ struct LibraryOverTheBusTests {
 
     /// Apple's contact list, as a test app: every scene records what it receives.
     static func contacts(in session: KitSession, inbox: Inbox) async throws -> Application {
-        try session.installInProcessApp(appID, schemes: ["contacts"], activityTypes: ["io.waypost.test.contact"])
+        try await session.installInProcessApp(appID, schemes: ["contacts"], activityTypes: ["io.waypost.test.contact"])
         let app = try Application(id: appID, declarations: [.windowGroup("list")])
         app.onCreateScene { request in
             let scene = try app.openScene(request.declaration.id)

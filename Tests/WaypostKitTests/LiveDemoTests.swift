@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `make demo`'s live part, run as users run it, with its table checked row by row.
