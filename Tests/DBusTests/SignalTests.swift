@@ -153,8 +153,10 @@ extension ReleaseNameReply {
 }
 
 /// Polls `condition` until it holds or a few seconds pass (for effects with no reply to await).
+/// Polls `condition` for at most 30 s (a bound for a loaded machine; the caller asserts afterwards).
 func waitUntil(_ condition: () async throws -> Bool) async throws {
-    for _ in 0..<200 {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
         if try await condition() { return }
         try await Task.sleep(for: .milliseconds(10))
     }
