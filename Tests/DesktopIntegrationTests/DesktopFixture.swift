@@ -8,10 +8,10 @@ import Testing
 /// nothing of Waypost's until the test runs `waypost install --user` (the bus then starts the
 /// daemon on demand, from the service file install wrote). `close()` tears it all down.
 final class ThrowawayDesktop: Sendable {
-    let root: URL
-    let environment: [String: String]
-    let address: String
-    private let bus: Process
+    private let session: PrivateSession
+    var root: URL { session.root }
+    var environment: [String: String] { session.environment }
+    var address: String { session.address }
     private let spawned = ChildProcesses()
 
     static let waypost: String = {
@@ -32,51 +32,21 @@ final class ThrowawayDesktop: Sendable {
     var record: URL { root.appendingPathComponent("data/waypost/previous-defaults") }
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-desktop-\(UUID().uuidString)")
-        for dir in ["home", "data/applications", "config", "runtime", "logs", "files"] {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent(dir), withIntermediateDirectories: true)
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.appendingPathComponent("runtime").path)
-        var environment = ProcessInfo.processInfo.environment.filter { key, _ in ["PATH", "LANG", "LC_ALL", "TMPDIR"].contains(key) }
-        environment["HOME"] = root.appendingPathComponent("home").path
-        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-        environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
-        environment["XDG_DATA_DIRS"] = "/usr/share"
-        environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path
         // GIO's D-Bus launches need no GVfs; keep it from looking for one.
-        environment["GIO_USE_VFS"] = "local"
-
-        bus = Process()
-        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        bus.arguments = ["--config-file=\(Self.fixtures.appendingPathComponent("session.conf").path)", "--nofork", "--print-address=1"]
-        bus.environment = environment
-        let out = Pipe()
-        bus.standardOutput = out
-        bus.standardError = try FileHandle(forWritingTo: Self.touch(root.appendingPathComponent("logs/bus.log")))
-        try bus.run()
-        var line = Data()
-        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
-        }
-        address = String(decoding: line, as: UTF8.self)
-        guard !address.isEmpty else { throw FixtureError("dbus-daemon printed no address") }
-        environment["DBUS_SESSION_BUS_ADDRESS"] = address
-        self.environment = environment
+        session = try PrivateSession(
+            name: "waypost-desktop", directories: ["files"], configFile: Self.fixtures.appendingPathComponent("session.conf"),
+            extraEnvironment: ["GIO_USE_VFS": "local"])
     }
 
     func close() {
         spawned.killAll()
-        // SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected; the
-        // daemon it started exits when the bus goes away.
-        if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
-        try? FileManager.default.removeItem(at: root)
+        session.close()  // the daemon the bus started exits when the bus goes away
     }
 
     deinit { close() }
 
     /// What the bus and the daemon it started logged, for failure messages.
-    var busLog: String { (try? String(contentsOf: root.appendingPathComponent("logs/bus.log"), encoding: .utf8)) ?? "" }
+    var busLog: String { session.busLog }
 
     // MARK: Apps
 

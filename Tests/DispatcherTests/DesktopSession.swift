@@ -7,10 +7,10 @@ import Testing
 /// directories with real desktop entries, and the dispatcher installed as a D-Bus activatable
 /// service (the bus starts it on the first call, as on a real desktop). Torn down by `close()`.
 final class DesktopSession: Sendable {
-    let root: URL
-    let environment: [String: String]
-    let address: String
-    private let bus: Process
+    private let session: PrivateSession
+    var root: URL { session.root }
+    var environment: [String: String] { session.environment }
+    var address: String { session.address }
     private let spawned = ChildProcesses()
 
     static let waypost: URL = {
@@ -32,66 +32,34 @@ final class DesktopSession: Sendable {
     ///   - launchTimeout: seconds the dispatcher waits for a launched app to register.
     ///   - deliveryTimeout: seconds it waits for an app to acknowledge an event.
     init(launchTimeout: Double = 5, deliveryTimeout: Double = 1) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-session-\(UUID().uuidString)")
-        let dirs = ["home", "data/applications", "data/dbus-1/services", "config", "runtime", "logs"]
-        for dir in dirs {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent(dir), withIntermediateDirectories: true)
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.appendingPathComponent("runtime").path)
-        var environment = ProcessInfo.processInfo.environment.filter { key, _ in
-            ["PATH", "LANG", "LC_ALL", "TMPDIR"].contains(key)
-        }
-        environment["HOME"] = root.appendingPathComponent("home").path
-        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-        environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
-        environment["XDG_DATA_DIRS"] = "/usr/share"
-        environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path
         let service = """
             [D-BUS Service]
             Name=io.waypost.Dispatcher
             Exec=\(Self.waypost.path) daemon --verbose --launch-timeout \(launchTimeout) --delivery-timeout \(deliveryTimeout)
 
             """
-        try service.write(
-            to: root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service"), atomically: true, encoding: .utf8)
-
-        bus = Process()
-        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        bus.arguments = ["--config-file=\(Self.fixtures.appendingPathComponent("session.conf").path)", "--nofork", "--print-address=1"]
-        bus.environment = environment
-        let out = Pipe()
-        bus.standardOutput = out
-        bus.standardError = try FileHandle(forWritingTo: Self.touch(root.appendingPathComponent("logs/bus.log")))
-        try bus.run()
-        var line = Data()
-        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
+        session = try PrivateSession(
+            name: "waypost-session", configFile: Self.fixtures.appendingPathComponent("session.conf")
+        ) { root in
+            try service.write(
+                to: root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service"), atomically: true,
+                encoding: .utf8)
         }
-        address = String(decoding: line, as: UTF8.self)
-        guard !address.isEmpty else { throw TestFailure("dbus-daemon printed no address") }
-        environment["DBUS_SESSION_BUS_ADDRESS"] = address
-        self.environment = environment
     }
 
     /// Stops everything the session started and removes its files.
     func close() {
         spawned.killAll()
-        // SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
-        if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
-        try? FileManager.default.removeItem(at: root)
+        session.close()
     }
 
     deinit { close() }
 
     /// Stops the bus alone, as when the session ends under the daemon.
-    func stopBus() {
-        // SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
-        if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
-    }
+    func stopBus() { session.stopBus() }
 
     /// What the daemon and the bus logged, for failure messages.
-    var busLog: String { (try? String(contentsOf: root.appendingPathComponent("logs/bus.log"), encoding: .utf8)) ?? "" }
+    var busLog: String { session.busLog }
 
     func connect() async throws -> Connection { try await Connection(address: address) }
 

@@ -70,3 +70,77 @@ public final class ChildProcesses: Sendable {
         for process in all where process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
+
+/// A throwaway desktop session: HOME and the XDG directories under one temporary root, and a
+/// private `dbus-daemon` (never the user's bus) started from a config file with that environment, so
+/// that the services it activates inherit it. `close()` kills the bus and removes the root.
+public final class PrivateSession: Sendable {
+    public let root: URL
+    public let address: String
+    /// The session's environment, `DBUS_SESSION_BUS_ADDRESS` included.
+    public let environment: [String: String]
+    private let bus: Process
+
+    /// - Parameters:
+    ///   - name: a prefix for the temporary root's name.
+    ///   - directories: made below the root besides home, data/applications, data/dbus-1/services,
+    ///     config, runtime and logs.
+    ///   - configFile: the bus's config (it should list `<standard_session_servicedirs/>`).
+    ///   - extraEnvironment: set for the bus and everything started in the session.
+    ///   - prepare: runs once the directories exist, before the bus starts (service files…).
+    public init(
+        name: String, directories: [String] = [], configFile: URL, extraEnvironment: [String: String] = [:],
+        prepare: (URL) throws -> Void = { _ in }
+    ) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
+        for dir in ["home", "data/applications", "data/dbus-1/services", "config", "runtime", "logs"] + directories {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(dir), withIntermediateDirectories: true)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.appendingPathComponent("runtime").path)
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in ["PATH", "LANG", "LC_ALL", "TMPDIR"].contains(key) }
+        environment["HOME"] = root.appendingPathComponent("home").path
+        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
+        environment["XDG_DATA_DIRS"] = "/usr/share"  // the MIME database, and nothing of the machine's apps
+        environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path
+        environment.merge(extraEnvironment) { _, new in new }
+        try prepare(root)
+
+        bus = Process()
+        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        bus.arguments = ["--config-file=\(configFile.path)", "--nofork", "--print-address=1"]
+        bus.environment = environment
+        let out = Pipe()
+        bus.standardOutput = out
+        let log = root.appendingPathComponent("logs/bus.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        bus.standardError = try FileHandle(forWritingTo: log)
+        try bus.run()
+        var line = Data()
+        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line.append(byte)
+        }
+        address = String(decoding: line, as: UTF8.self)
+        guard !address.isEmpty else { throw TestFailure("dbus-daemon printed no address") }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        self.environment = environment
+    }
+
+    /// Kills the bus alone, as when the session ends under its services (they exit with it).
+    /// SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
+    public func stopBus() {
+        if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
+    }
+
+    /// Kills the bus and removes every file of the session.
+    public func close() {
+        stopBus()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// What the bus and the services it started logged, for failure messages.
+    public var busLog: String {
+        (try? String(contentsOf: root.appendingPathComponent("logs/bus.log"), encoding: .utf8)) ?? ""
+    }
+}

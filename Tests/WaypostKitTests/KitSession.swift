@@ -11,10 +11,10 @@ import Testing
 /// Apps under test run in this process, so their desktop entries name this test runner as their
 /// program: the dispatcher checks `/proc/<pid>/exe` of whoever registers.
 final class KitSession: Sendable {
-    let root: URL
-    let environment: [String: String]
-    let address: String
-    private let bus: Process
+    private let session: PrivateSession
+    var root: URL { session.root }
+    var environment: [String: String] { session.environment }
+    var address: String { session.address }
 
     /// The build directory: the test bundle sits next to `waypost` and the sample apps.
     static let binDirectory: URL = {
@@ -30,58 +30,26 @@ final class KitSession: Sendable {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     init(deliveryTimeout: Double = 2) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-kit-\(UUID().uuidString)")
-        for dir in ["home", "data/applications", "data/dbus-1/services", "config", "runtime", "logs"] {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent(dir), withIntermediateDirectories: true)
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root.appendingPathComponent("runtime").path)
-        var environment = ProcessInfo.processInfo.environment.filter { key, _ in ["PATH", "LANG", "LC_ALL", "TMPDIR"].contains(key) }
-        environment["HOME"] = root.appendingPathComponent("home").path
-        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-        environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
-        environment["XDG_DATA_DIRS"] = "/usr/share"
-        environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path
-        try """
+        let service = """
             [D-BUS Service]
             Name=io.waypost.Dispatcher
             Exec=\(Self.waypost.path) daemon --verbose --launch-timeout 5 --delivery-timeout \(deliveryTimeout)
 
-            """.write(
+            """
+        session = try PrivateSession(name: "waypost-kit", configFile: Self.fixtures.appendingPathComponent("session.conf")) { root in
+            try service.write(
                 to: root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service"),
                 atomically: true, encoding: .utf8)
-
-        bus = Process()
-        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        bus.arguments = ["--config-file=\(Self.fixtures.appendingPathComponent("session.conf").path)", "--nofork", "--print-address=1"]
-        bus.environment = environment
-        let out = Pipe()
-        bus.standardOutput = out
-        let log = root.appendingPathComponent("logs/bus.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        bus.standardError = try FileHandle(forWritingTo: log)
-        try bus.run()
-        var line = Data()
-        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
         }
-        address = String(decoding: line, as: UTF8.self)
-        guard !address.isEmpty else { throw TestFailure("dbus-daemon printed no address") }
-        environment["DBUS_SESSION_BUS_ADDRESS"] = address
-        self.environment = environment
     }
 
     /// Stops the bus (the dispatcher exits with it) and removes the session's files.
-    func close() {
-        // SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
-        if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
-        try? FileManager.default.removeItem(at: root)
-    }
+    func close() { session.close() }
 
     deinit { close() }
 
     /// What the dispatcher logged (it inherits the bus's stderr), for failure messages.
-    var busLog: String { (try? String(contentsOf: root.appendingPathComponent("logs/bus.log"), encoding: .utf8)) ?? "" }
+    var busLog: String { session.busLog }
 
     func connect() async throws -> Connection { try await Connection(address: address) }
 
