@@ -102,7 +102,9 @@ public actor Dispatcher {
 
     /// Registers the caller as a live process of `appID`, after checking that an installed,
     /// participating entry has that id and that the caller runs the program it names.
-    func register(caller: BusName, appID: String, objectPath: ObjectPath, singleScene: Bool) async throws(DispatchError) {
+    func register(
+        caller: BusName, appID: String, objectPath: ObjectPath, singleScene: Bool, announcesReady: Bool = false
+    ) async throws(DispatchError) {
         try Registry.check(id: appID, what: "app id")
         let entry: ApplicationEntry
         do { entry = try directory.entry(id: appID) } catch {
@@ -123,12 +125,19 @@ public actor Dispatcher {
             throw .programMismatch(
                 app: appID, expected: entry.executablePath ?? "a program that is not installed", running: running)
         }
-        registry.register(owner: caller, appID: appID, objectPath: objectPath, pid: pid, singleScene: singleScene)
+        registry.register(
+            owner: caller, appID: appID, objectPath: objectPath, pid: pid, singleScene: singleScene,
+            announcesReady: announcesReady)
         logger.info("registered \(appID) as \(caller) (pid \(pid))")
     }
 
     func declare(caller: String, _ declarations: [SceneDeclaration]) throws(DispatchError) {
         try registry.declare(owner: caller, declarations)
+        if let process = registry.processes[caller], process.isReady { wakeLaunchWaiters(of: process.appID) }
+    }
+
+    func ready(caller: String) throws(DispatchError) {
+        try registry.markReady(owner: caller)
         if let appID = registry.processes[caller]?.appID { wakeLaunchWaiters(of: appID) }
     }
 

@@ -40,8 +40,10 @@ public final class DispatcherService: Sendable {
                 method("RegisterApplication", in: [("app_id", "s"), ("object_path", "o"), ("options", "a{sv}")]) { call in
                     let (appID, path, options) = try call.arguments(String.self, ObjectPath.self, [String: Variant].self)
                     let singleScene = try Self.option(options, "single-scene", default: false)
+                    let announcesReady = try Self.option(options, "announces-ready", default: false)
                     try await self.dispatcher.register(
-                        caller: call.sender, appID: appID, objectPath: path, singleScene: singleScene)
+                        caller: call.sender, appID: appID, objectPath: path, singleScene: singleScene,
+                        announcesReady: announcesReady)
                     await self.watch(call.sender)
                     return try call.reply()
                 },
@@ -52,6 +54,10 @@ public final class DispatcherService: Sendable {
                         return try Self.declaration(id, properties)
                     }
                     try await self.dispatcher.declare(caller: call.sender.rawValue, declarations)
+                    return try call.reply()
+                },
+                method("Ready") { call in
+                    try await self.dispatcher.ready(caller: call.sender.rawValue)
                     return try call.reply()
                 },
                 method("AddScene", in: [("scene_id", "s"), ("declaration_id", "s")]) { call in

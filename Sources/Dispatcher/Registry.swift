@@ -10,8 +10,14 @@ public struct AppProcess: Sendable, Hashable {
     public let objectPath: ObjectPath
     public let pid: UInt32
     public let singleScene: Bool
-    /// Nil until the process has called `DeclareScenes`; events held for a launch wait for it.
+    /// Registered with `announces-ready`: events held for its launch wait for its `Ready` call, so
+    /// that the scenes it opens at start (restored windows) are there to take them.
+    public let announcesReady: Bool
+    /// Nil until the process has called `DeclareScenes`.
     public internal(set) var declarations: [SceneDeclaration]?
+    var announcedReady = false
+    /// Whether events held for a launch may be routed to this process now.
+    public var isReady: Bool { declarations != nil && (!announcesReady || announcedReady) }
     /// Larger is more recent: registering, declaring, adding or activating a scene counts.
     var lastActive: UInt64
 }
@@ -55,11 +61,23 @@ struct Registry: Sendable {
     // MARK: Changes, each checked against the caller
 
     /// Makes `owner` a live process of `appID`; registering again replaces the earlier registration.
-    mutating func register(owner: BusName, appID: String, objectPath: ObjectPath, pid: UInt32, singleScene: Bool) {
+    mutating func register(
+        owner: BusName, appID: String, objectPath: ObjectPath, pid: UInt32, singleScene: Bool, announcesReady: Bool = false
+    ) {
         if processes[owner.rawValue] != nil { _ = removeProcess(owner.rawValue) }
         processes[owner.rawValue] = AppProcess(
             owner: owner, appID: appID, objectPath: objectPath, pid: pid, singleScene: singleScene,
-            declarations: nil, lastActive: tick())
+            announcesReady: announcesReady, declarations: nil, lastActive: tick())
+    }
+
+    /// The process has opened the scenes it starts with: events held for its launch may go now.
+    /// - Throws: `notRegistered`; `invalidArgument` before `DeclareScenes`.
+    mutating func markReady(owner: String) throws(DispatchError) {
+        let process = try registered(owner)
+        guard process.declarations != nil else {
+            throw .invalidArgument("Ready", reason: "call DeclareScenes before Ready")
+        }
+        processes[owner]!.announcedReady = true
     }
 
     /// Replaces the app's declarations with the caller's; open scenes of declarations that are gone close.
@@ -165,9 +183,10 @@ struct Registry: Sendable {
         processes.values.filter { $0.appID == appID }.sorted { $0.lastActive > $1.lastActive }
     }
 
-    /// Whether a process of the app has declared its scenes: events for it can be routed.
+    /// Whether a process of the app is ready (declared, and announced `Ready` when it said it
+    /// would): events for it can be routed.
     func isReady(_ appID: String) -> Bool {
-        processes.values.contains { $0.appID == appID && $0.declarations != nil }
+        processes.values.contains { $0.appID == appID && $0.isReady }
     }
 
     /// Every open scene, app by app (ordered by id), each app's in search order.

@@ -232,6 +232,11 @@ public final class Application: Sendable {
                 try await send(step)
                 state.withLock { $0.acknowledge(step) }
             }
+            // The scenes opened so far are known: a link held for this launch may take one of them.
+            if state.withLock({ $0.needsReadyAnnouncement }) {
+                try await call("Ready")
+                state.withLock { $0.needsReadyAnnouncement = false }
+            }
             state.withLock { state in
                 state.syncedGeneration = max(state.syncedGeneration, target)
                 state.registrationFailures = 0
@@ -275,9 +280,10 @@ public final class Application: Sendable {
         state.withLock { state in
             state.dispatcher = owner
             state.needsRegistration = false
+            state.needsReadyAnnouncement = true
             state.sent = [:]
         }
-        let options: [String: Variant] = ["single-scene": .boolean(isSingleScene)]
+        let options: [String: Variant] = ["single-scene": .boolean(isSingleScene), "announces-ready": .boolean(true)]
         try await call("RegisterApplication", id, ContractNames.applicationPath, options)
         try await call("DeclareScenes", declarations.map { Structure(($0.id, Self.properties(of: $0))) })
     }

@@ -55,6 +55,8 @@ struct ApplicationState: Sendable {
     /// The dispatcher instance (unique name) registered with; only it may call the app.
     var dispatcher: BusName?
     var needsRegistration = true
+    /// Registered, but `Ready` not yet sent: the dispatcher holds a launch's events until then.
+    var needsReadyAnnouncement = false
     var registrationFailures = 0
     /// What that instance knows of the scenes.
     var sent: [String: SentScene] = [:]

@@ -9,6 +9,7 @@ it further through io.waypost.test.Control (same object path), which changes its
 real app would when its windows open, close, gain focus or change selection.
 
 Config keys: app_id, log, object_path (default /io/waypost/sample), single_scene (bool),
+announce_ready (bool: register with "announces-ready" and call Ready once the start-up scenes are open),
 declarations [[id, {kind, matching?, content-types?}]], scenes [{id, declaration, modifiers}],
 behaviour {"OpenURL"|"CreateScene"|"ContinueUserActivity": "ok"|"hang"|"refuse"|"exit"}.
 """
@@ -73,6 +74,8 @@ class SampleApp(dbus.service.Object):
         self.register()
         for scene in self.config.get("scenes", []):
             self.add_scene(scene["id"], scene["declaration"], scene.get("modifiers", []))
+        if self.config.get("announce_ready", False):
+            self.dispatcher.Ready()
         self.registered_with = self.bus.get_name_owner(DISPATCHER)
         self.bus.watch_name_owner(DISPATCHER, self.dispatcher_changed)
         self.log(event="ready")
@@ -85,10 +88,13 @@ class SampleApp(dbus.service.Object):
         self.register()
         for scene_id, declaration_id in list(self.scenes.items()):
             self.add_scene(scene_id, declaration_id, self.modifiers.get(scene_id, []))
+        if self.config.get("announce_ready", False):
+            self.dispatcher.Ready()
         self.log(event="registered-again")
 
     def register(self):
-        options = {"single-scene": dbus.Boolean(self.config.get("single_scene", False))}
+        options = {"single-scene": dbus.Boolean(self.config.get("single_scene", False)),
+                   "announces-ready": dbus.Boolean(self.config.get("announce_ready", False))}
         self.dispatcher.RegisterApplication(self.config["app_id"], dbus.ObjectPath(self.path),
                                             dbus.Dictionary(options, signature="sv"))
         declarations = []

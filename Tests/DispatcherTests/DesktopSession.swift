@@ -221,7 +221,7 @@ struct SampleApp: Sendable {
     nonisolated(unsafe) var config: [String: Any]
 
     init(
-        _ id: String, schemes: [String], activityTypes: [String] = [], singleScene: Bool = false,
+        _ id: String, schemes: [String], activityTypes: [String] = [], singleScene: Bool = false, announceReady: Bool = false,
         declarations: [(String, [String: Any])], scenes: [(id: String, declaration: String, modifiers: [([String], [String])])] = [],
         behaviour: [String: String] = [:]
     ) {
@@ -229,7 +229,7 @@ struct SampleApp: Sendable {
         self.schemes = schemes
         self.activityTypes = activityTypes
         config = [
-            "app_id": id, "single_scene": singleScene,
+            "app_id": id, "single_scene": singleScene, "announce_ready": announceReady,
             "declarations": declarations.map { [$0.0, $0.1] },
             "scenes": scenes.map { ["id": $0.id, "declaration": $0.declaration, "modifiers": $0.modifiers.map { [$0.0, $0.1] }] },
             "behaviour": behaviour,

@@ -89,6 +89,18 @@ struct RegistryTests {
         }
     }
 
+    @Test("a process that announces Ready is ready only once it said so")
+    func announcedReadiness() throws {
+        var registry = Registry(contentTypes: nil)
+        registry.register(owner: ":1.1", appID: "photos", objectPath: "/app", pid: 1, singleScene: false, announcesReady: true)
+        #expect(throws: DispatchError.self) { try registry.markReady(owner: ":1.1") }  // declare first
+        try registry.declare(owner: ":1.1", Self.contacts)
+        #expect(!registry.isReady("photos"))
+        try registry.markReady(owner: ":1.1")
+        #expect(registry.isReady("photos"))
+        #expect(throws: DispatchError.notRegistered(caller: ":1.9")) { try registry.markReady(owner: ":1.9") }
+    }
+
     @Test("bounds on what one client may store")
     func limits() throws {
         var registry = try Self.registry([(":1.1", "contacts")])

@@ -107,6 +107,22 @@ struct RoutingOverTheBusTests {
         #expect(session.events(of: app.id).filter { $0["event"] as? String == "ready" }.count == 1)
     }
 
+    @Test("a launched app that announces Ready gets the link in the window it restored at start")
+    func launchIntoRestoredScene() async throws {
+        let session = try DesktopSession()
+        defer { session.close() }
+        let app = try await session.installApp(SampleApp(
+            Self.contacts, schemes: ["contacts"], announceReady: true,
+            declarations: [("contacts", ["kind": "window-group"])],
+            scenes: [("restored", "contacts", [(["victor"], [])])]))
+        let bus = try await session.connect()
+        let outcome = try await session.open("contacts://show?id=victor", with: bus)
+        #expect(outcome["action"] == "launch")
+        #expect(outcome["scene-id"] == "restored")
+        #expect(outcome["rule"] == "preferring")
+        #expect(session.received(app.id).map { $0["event"] as? String } == ["OpenURL"])
+    }
+
     @Test("a scene closed while its link is in flight: the link falls through to the next rule")
     func sceneRemovedMidFlight() async throws {
         let session = try DesktopSession()
