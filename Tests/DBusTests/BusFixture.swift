@@ -42,9 +42,12 @@ final class PrivateBus: Sendable {
 
     func stop() {
         // A throwaway bus: kill it outright (it does not always leave on SIGTERM).
+        // waitpid, not waitUntilExit: Foundation notices an exit only once every copy of the socket it
+        // gave the child is closed, which services the bus started may keep open.
         if daemon.isRunning {
             kill(daemon.processIdentifier, SIGKILL)
-            daemon.waitUntilExit()
+            var status: Int32 = 0
+            while waitpid(daemon.processIdentifier, &status, 0) == -1 && errno == EINTR {}
         }
         try? FileManager.default.removeItem(at: directory)
     }

@@ -56,8 +56,18 @@ private func available(_ pipe: Pipe) -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-/// Processes a fixture started, killed with it. No `waitUntilExit`: Foundation reaps its children
-/// itself, and waiting could hang a test thread on its run loop.
+/// Kills a child and reaps it at once. Foundation notices a child's exit only when every copy of a
+/// socket it handed the child is closed, and grandchildren (a bus's activated services) inherit it,
+/// so it may never reap a killed child: a zombie left behind, and `waitUntilExit` hanging. After
+/// SIGKILL, `waitpid` returns at once (ECHILD when Foundation was first, which is fine).
+public func killAndReap(_ process: Process) {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, SIGKILL)
+    var status: Int32 = 0
+    while waitpid(process.processIdentifier, &status, 0) == -1 && errno == EINTR {}
+}
+
+/// Processes a fixture started, killed and reaped with it.
 public final class ChildProcesses: Sendable {
     private let processes = Mutex<[Process]>([])
 
@@ -67,7 +77,7 @@ public final class ChildProcesses: Sendable {
 
     public func killAll() {
         let all = processes.withLock { list in defer { list = [] }; return list }
-        for process in all where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        for process in all { killAndReap(process) }
     }
 }
 
@@ -129,9 +139,7 @@ public final class PrivateSession: Sendable {
 
     /// Kills the bus alone, as when the session ends under its services (they exit with it).
     /// SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
-    public func stopBus() {
-        if bus.isRunning { kill(bus.processIdentifier, SIGKILL) }
-    }
+    public func stopBus() { killAndReap(bus) }
 
     /// Kills the bus and removes every file of the session.
     public func close() {
