@@ -16,23 +16,13 @@ struct LiveDemoTests {
     }
 
     @Test("every rule is exercised by real gio open and xdg-open calls, and each scene got its link")
-    func demoTable() throws {
+    func demoTable() async throws {
         let script = KitSession.packageRoot.appendingPathComponent("Examples/demo-live.sh")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path, KitSession.binDirectory.path]
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
-        process.environment = environment
-        let out = Pipe()
-        let errors = Pipe()
-        process.standardOutput = out
-        process.standardError = errors
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(stderr)")
+        // Awaited, not waited for: a blocked cooperative thread would starve the tests beside this one.
+        let (status, output, stderr) = try await runProgram("/bin/bash", [script.path, KitSession.binDirectory.path], environment: environment)
+        #expect(status == 0, "\(stderr)")
         #expect(!stderr.contains("outlived the bus"), "the demo left processes running: \(stderr)")
 
         // Columns: #, opener, link, app, scene, rule, action, opener time, dispatcher time, got it, note.
