@@ -1,5 +1,6 @@
 public import DBus
 public import Desktop
+import Dispatch
 public import ExternalEvents
 public import Logging
 
@@ -163,8 +164,6 @@ public actor Dispatcher {
             logger.info("\(process.appID) (\(owner)) went away")
         }
     }
-
-    func isRegistered(_ owner: String) -> Bool { registry.processes[owner] != nil }
 
     var status: (processes: [AppProcess], scenes: [SceneRecord]) {
         (registry.processes.values.sorted { $0.lastActive > $1.lastActive }, registry.scenes)
@@ -348,7 +347,7 @@ public actor Dispatcher {
         if !launching.contains(app.id) {
             launching.insert(app.id)
             do {
-                let pids = try launcher.launch(app, uris: [], platformData: platformData)
+                let pids = try await launch(app, uris: [], platformData: platformData)
                 logger.info("launched \(app.id)\(pids.isEmpty ? " by D-Bus activation" : " as pid \(pids.map(String.init).joined(separator: ", "))")")
             } catch {
                 launching.remove(app.id)
@@ -370,6 +369,22 @@ public actor Dispatcher {
     }
 
     private struct LaunchTimedOut: Error {}
+
+    /// `launcher.launch` on a thread outside the cooperative pool: GIO spawns synchronously, and for a
+    /// DBusActivatable entry first connects to the session bus synchronously.
+    private func launch(
+        _ entry: ApplicationEntry, uris: [String], platformData: LaunchPlatformData
+    ) async throws(LaunchError) -> [Int32] {
+        let launcher = launcher
+        let result: Result<[Int32], LaunchError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(LaunchError) in
+                    try launcher.launch(entry, uris: uris, platformData: platformData)
+                })
+            }
+        }
+        return try result.get()
+    }
 
     /// Races the app's readiness against the launch timeout.
     private func waitUntilReady(_ appID: String) async throws {
@@ -467,7 +482,7 @@ public actor Dispatcher {
             }
         }
         do {
-            _ = try launcher.launch(entry, uris: [uri], platformData: platformData)
+            _ = try await launch(entry, uris: [uri], platformData: platformData)
         } catch {
             throw .launchFailed(app: entry.id, reason: error.description)
         }

@@ -14,6 +14,8 @@ public final class DispatcherService: Sendable {
     /// Connections that called `MonitorRouted`; `Routed` is emitted only while there is one, so that
     /// the bus is not asked to route a signal per link that nobody reads.
     private let monitors = Mutex<Set<BusName>>([])
+    /// Connections watched for leaving the bus: one subscription each, however often they register.
+    private let watched = Mutex<Set<BusName>>([])
 
     public init(connection: Connection, dispatcher: Dispatcher, logger: Logger) {
         self.connection = connection
@@ -44,7 +46,7 @@ public final class DispatcherService: Sendable {
                     try await self.dispatcher.register(
                         caller: call.sender, appID: appID, objectPath: path, singleScene: singleScene,
                         announcesReady: announcesReady)
-                    await self.watch(call.sender)
+                    await self.forgetWhenGone(call.sender)
                     return try call.reply()
                 },
                 method("DeclareScenes", in: [("declarations", "a(sa{sv})")]) { call in
@@ -111,7 +113,7 @@ public final class DispatcherService: Sendable {
                 },
                 method("MonitorRouted") { call in
                     let added = self.monitors.withLock { $0.insert(call.sender).inserted }
-                    if added { await self.watchMonitor(call.sender) }
+                    if added { await self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
                 method("Status", out: [("processes", "aa{sv}"), ("scenes", "aa{sv}")]) { call in
@@ -214,39 +216,30 @@ public final class DispatcherService: Sendable {
         }
     }
 
-    /// Stops emitting `Routed` for a monitor once its connection leaves.
-    private func watchMonitor(_ monitor: BusName) async {
-        guard let changes = try? await connection.nameOwnerChanges(for: monitor) else { return }
-        if (try? await connection.nameOwner(of: monitor)) == nil {
-            monitors.withLock { _ = $0.remove(monitor) }
+    /// Watches a connection that registered or monitors: once it leaves the bus, its process and
+    /// scenes go, and `Routed` is no longer emitted for it.
+    private func forgetWhenGone(_ name: BusName) async {
+        guard watched.withLock({ $0.insert(name).inserted }) else { return }
+        let forget: @Sendable () async -> Void = {
+            self.monitors.withLock { _ = $0.remove(name) }
+            self.watched.withLock { _ = $0.remove(name) }
+            await self.dispatcher.connectionVanished(name.rawValue)
+        }
+        let changes: AsyncThrowingStream<NameOwnerChange, any Error>
+        do { changes = try await connection.nameOwnerChanges(for: name) } catch {
+            watched.withLock { _ = $0.remove(name) }
             return
         }
-        Task {
-            for try await change in changes where change.newOwner == nil {
-                self.monitors.withLock { _ = $0.remove(monitor) }
-                break
-            }
-        }
-    }
-
-    /// Watches a registered connection: when it leaves the bus, its process and scenes go.
-    private func watch(_ owner: BusName) async {
-        let changes: AsyncThrowingStream<NameOwnerChange, any Error>
-        do { changes = try await connection.nameOwnerChanges(for: owner) } catch { return }
         // It may have left before the watch was in place.
         let current: BusName?
-        do { current = try await connection.nameOwner(of: owner) } catch {
-            logger.error("cannot ask the bus about \(owner): \(error)")
+        do { current = try await connection.nameOwner(of: name) } catch {
+            logger.error("cannot ask the bus about \(name): \(error)")
             current = nil
         }
-        if current == nil {
-            await dispatcher.connectionVanished(owner.rawValue)
-            return
-        }
-        let dispatcher = dispatcher
+        guard current != nil else { return await forget() }
         Task {
             for try await change in changes where change.newOwner == nil {
-                await dispatcher.connectionVanished(owner.rawValue)
+                await forget()
                 break
             }
         }

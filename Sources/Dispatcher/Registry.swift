@@ -41,7 +41,7 @@ struct Registry: Sendable {
         static let conditionBytes = 4096
         static let conditionsPerScene = 1024
         static let declarations = 256
-        static let scenesPerProcess = 100_000
+        static let scenesPerApplication = 100_000
     }
 
     private struct AppScenes: Sendable {
@@ -113,8 +113,8 @@ struct Registry: Sendable {
         guard var app = apps[process.appID], process.declarations?.contains(where: { $0.id == declaration }) == true
         else { throw .unknownDeclaration(declaration, app: process.appID) }
         guard app.owners[scene] == nil else { throw .sceneExists(scene, app: process.appID) }
-        guard app.owners.values.lazy.filter({ $0 == owner }).count < Limits.scenesPerProcess else {
-            throw .invalidArgument(scene, reason: "a process may have at most \(Limits.scenesPerProcess) open scenes")
+        guard app.router.openSceneCount < Limits.scenesPerApplication else {
+            throw .invalidArgument(scene, reason: "an application may have at most \(Limits.scenesPerApplication) open scenes")
         }
         apps[process.appID] = nil  // keep the router uniquely referenced while it changes
         do throws(RoutingError) {
