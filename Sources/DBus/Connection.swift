@@ -10,6 +10,10 @@ import Synchronization
 public final class Connection: Sendable {
     let core: ConnectionCore
 
+    /// The connection's own thread as an executor: tasks and actors that run there reach the bus
+    /// without a thread hop (see `ConnectionExecutor` for the rule that comes with it).
+    public var executor: ConnectionExecutor { core.executor }
+
     /// The name the bus gave this connection, such as `:1.42`.
     public var uniqueName: BusName { core.uniqueName }
 

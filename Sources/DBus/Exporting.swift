@@ -116,8 +116,11 @@ public struct Reply: Sendable {
 struct ExportedObject: Sendable {
     let interfaces: [InterfaceName: Interface]
     let order: [InterfaceName]
+    /// Where its handlers' tasks start; nil: the global concurrent executor.
+    let executor: (any TaskExecutor)?
 
-    init(_ interfaces: [Interface]) {
+    init(_ interfaces: [Interface], executor: (any TaskExecutor)?) {
+        self.executor = executor
         self.interfaces = Dictionary(interfaces.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         order = interfaces.map(\.name)
     }
@@ -135,9 +138,13 @@ extension Connection {
     /// `Introspect`, `org.freedesktop.DBus.Properties` (`Get`, `GetAll`) and `org.freedesktop.DBus.Peer`
     /// (answered by libdbus) come with every object. Calls to paths, interfaces or methods not exported
     /// get `UnknownObject` or `UnknownMethod`.
+    ///
+    /// Each call is answered by a task of its own, started on `executor` when given: pass this
+    /// connection's `executor` to answer on its thread, with no thread hop (handlers must then never
+    /// block).
     /// - Throws: `BusError` `ObjectPathInUse` when something is already exported at `path`.
-    public func export(_ path: ObjectPath, interfaces: [Interface]) throws {
-        let object = ExportedObject(interfaces)
+    public func export(_ path: ObjectPath, interfaces: [Interface], executor: (any TaskExecutor)? = nil) throws {
+        let object = ExportedObject(interfaces, executor: executor)
         let added = core.state.withLock { state in
             guard state.objects[path] == nil else { return false }
             state.objects[path] = object
@@ -162,7 +169,8 @@ private let properties: InterfaceName = "org.freedesktop.DBus.Properties"
 extension ConnectionCore {
     /// Starts answering a received method call (on the loop thread): the work runs as a task.
     func receiveMethodCall(_ message: Message) {
-        Task { await self.answer(message) }
+        let executor = state.withLock { $0.objects[message.path ?? .root]?.executor }
+        Task(executorPreference: executor) { await self.answer(message) }
     }
 
     private func answer(_ message: Message) async {

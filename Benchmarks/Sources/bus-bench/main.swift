@@ -1,7 +1,11 @@
 // bus-bench: bus round trips through Waypost's DBus module, beside libdbus in C, on one private bus.
 //
 //   bus-bench                        run everything and print the figures
-//   bus-bench echo-service ADDRESS   (internal) the Swift echo service, run as its own process
+//   bus-bench echo-service ADDRESS NAME pool|connection-thread
+//                                    (internal) the Swift echo service, run as its own process
+//
+// Swift figures come twice: with tasks on the global concurrent pool (the default), and with the
+// client's calls and the service's handlers on each connection's own thread (`ConnectionExecutor`).
 //
 // The C programs come from ../shared/baselines (next to the project root) when it exists; they are
 // built into a temporary directory and run in the same run, on the same bus, so ratios are fair.
@@ -13,12 +17,13 @@ import Foundation
 let echoPath: ObjectPath = "/org/perfanchors/Echo"
 let echoInterface: InterfaceName = "org.perfanchors.Echo"
 let swiftEchoName: BusName = "org.waypost.BenchEcho"
+let swiftLoopEchoName: BusName = "org.waypost.BenchEchoOnConnectionThread"
 let cEchoName: BusName = "org.perfanchors.Echo"
 let argument = "myscheme://hello"
 
 // MARK: The Swift echo service (child process)
 
-func serveEcho(address: String) async throws -> Never {
+func serveEcho(address: String, name: BusName, onConnectionThread: Bool) async throws -> Never {
     let connection = try await Connection(address: address)
     try connection.export(echoPath, interfaces: [
         Interface(echoInterface, methods: [
@@ -27,9 +32,9 @@ func serveEcho(address: String) async throws -> Never {
                 return try call.reply(text)
             }
         ])
-    ])
-    guard try await connection.requestName(swiftEchoName, flags: .doNotQueue) == .primaryOwner else {
-        FileHandle.standardError.write(Data("name \(swiftEchoName) not acquired\n".utf8))
+    ], executor: onConnectionThread ? connection.executor : nil)
+    guard try await connection.requestName(name, flags: .doNotQueue) == .primaryOwner else {
+        FileHandle.standardError.write(Data("name \(name) not acquired\n".utf8))
         exit(1)
     }
     FileHandle.standardOutput.write(Data("ready\n".utf8))
@@ -77,7 +82,10 @@ func heapInUse() -> Int { Int(mallinfo2().uordblks) }
 
 func main() async throws {
     let arguments = CommandLine.arguments
-    if arguments.count == 3, arguments[1] == "echo-service" { try await serveEcho(address: arguments[2]) }
+    if arguments.count == 5, arguments[1] == "echo-service" {
+        try await serveEcho(
+            address: arguments[2], name: try BusName(arguments[3]), onConnectionThread: arguments[4] == "connection-thread")
+    }
 
     let sequentialCount = 20_000
     let memoryCount = 100_000
@@ -94,8 +102,10 @@ func main() async throws {
     }
 
     let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-    let swiftService = try start(me, ["echo-service", address], address: address, waitFor: "ready")
+    let swiftService = try start(me, ["echo-service", address, swiftEchoName.rawValue, "pool"], address: address, waitFor: "ready")
     children.append(swiftService)
+    children.append(try start(
+        me, ["echo-service", address, swiftLoopEchoName.rawValue, "connection-thread"], address: address, waitFor: "ready"))
 
     let cBin = buildBaselines(into: temporary.appendingPathComponent("baselines"))
     if let cBin { children.append(try start(cBin + "/echo_service", [], address: address, waitFor: "ready")) }
@@ -105,7 +115,12 @@ func main() async throws {
     let client = try await Connection(address: address)
     _ = try await sequentialCalls(client, to: swiftEchoName, count: 2_000)
     let swiftToSwift = try await sequentialCalls(client, to: swiftEchoName, count: sequentialCount)
-    print("Swift client -> Swift service  median \(format(swiftToSwift.median)) µs  p99 \(format(swiftToSwift.p99)) µs  mean \(format(swiftToSwift.mean)) µs  (\(Int(1e6 / swiftToSwift.mean)) calls/s)")
+    print("Swift client -> Swift service  median \(format(swiftToSwift.median)) µs  p99 \(format(swiftToSwift.p99)) µs  mean \(format(swiftToSwift.mean)) µs  (\(Int(1e6 / swiftToSwift.mean)) calls/s)   tasks on the global pool")
+    let onThread = try await withTaskExecutorPreference(client.executor) {
+        _ = try await sequentialCalls(client, to: swiftLoopEchoName, count: 2_000)
+        return try await sequentialCalls(client, to: swiftLoopEchoName, count: sequentialCount)
+    }
+    print("Swift client -> Swift service  median \(format(onThread.median)) µs  p99 \(format(onThread.p99)) µs  mean \(format(onThread.mean)) µs  (\(Int(1e6 / onThread.mean)) calls/s)   on each connection's thread")
 
     var cRoundTrip: Double?
     if let cBin {
@@ -119,7 +134,8 @@ func main() async throws {
         print("C client -> Swift service      mean \(format(field("us_per_call", in: cToSwift) ?? .nan)) µs   (rt_client)")
         if let c = cRoundTrip {
             print("")
-            print("ratio Swift->Swift / C->C (means): \(String(format: "%.2f", swiftToSwift.mean / c))x   target <= 1.30x")
+            print("ratio Swift->Swift / C->C (means), global pool: \(String(format: "%.2f", swiftToSwift.mean / c))x   target <= 1.30x")
+            print("ratio Swift->Swift / C->C (means), connection threads: \(String(format: "%.2f", onThread.mean / c))x   target <= 1.30x")
             print("ratio Swift->C / C->C (means, client side only): \(String(format: "%.2f", swiftToC.mean / c))x")
         }
     } else {

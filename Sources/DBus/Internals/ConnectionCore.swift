@@ -16,10 +16,10 @@ final class ConnectionCore: Sendable {
     let connection: LibdbusReference
     let uniqueName: BusName
     let state: Mutex<CoreState>
+    /// The loop thread as an executor; also owns the eventfd that wakes the loop.
+    let executor: ConnectionExecutor
     private let wakeDescriptor: Int32
-    private let wakePending = Atomic<Bool>(false)
     private let lastSerial = Atomic<UInt32>(1)
-    private let loopThread: pthread_t
     private let ioGate = Mutex(())
 
     /// The loop never sleeps longer than this, which is also the default call timeout: a call with
@@ -30,7 +30,7 @@ final class ConnectionCore: Sendable {
         self.connection = connection
         self.uniqueName = uniqueName
         self.wakeDescriptor = wakeDescriptor
-        self.loopThread = pthread_self()
+        self.executor = ConnectionExecutor(wakeDescriptor: wakeDescriptor)
         self.state = Mutex(CoreState())
     }
 
@@ -160,6 +160,7 @@ final class ConnectionCore: Sendable {
                 return (rebuild: rebuild, wakeAt: state.loopWakesAt, closing: state.closeRequested)
             }
             if plan.closing { return }
+            let mustNotSleep = executor.hasQueuedJobs
             if plan.rebuild {
                 (descriptors, watched) = ioGate.withLock { _ in
                     var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
@@ -177,15 +178,11 @@ final class ConnectionCore: Sendable {
                     return (descriptors, watched)
                 }
             }
-            let milliseconds = plan.wakeAt <= now ? 0 : Int32(min((plan.wakeAt - now + 999_999) / 1_000_000, 60_000))
+            let milliseconds = plan.wakeAt <= now || mustNotSleep ? 0 : Int32(min((plan.wakeAt - now + 999_999) / 1_000_000, 60_000))
             let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
             if ready < 0 && errno != EINTR { return }
             if ready > 0 {
-                if descriptors[0].revents != 0 {
-                    var count: UInt64 = 0
-                    _ = read(wakeDescriptor, &count, 8)
-                    wakePending.store(false, ordering: .sequentiallyConsistent)
-                }
+                if descriptors[0].revents != 0 { executor.woke() }
                 for index in watched.indices where descriptors[index + 1].revents != 0 {
                     let revents = Int32(descriptors[index + 1].revents)
                     var flags: UInt32 = 0
@@ -206,21 +203,15 @@ final class ConnectionCore: Sendable {
             }
             while dbus_connection_dispatch(connection.pointer) == DBUS_DISPATCH_DATA_REMAINS {}
             expireCalls(now: monotonicNanoseconds())
+            executor.runQueuedJobs()
             if dbus_connection_get_is_connected(connection.pointer) == 0 { return }
         }
     }
 
     /// Wakes the loop thread from another thread; coalesced so a burst costs one write.
-    func wakeUnlessOnLoop() {
-        if pthread_equal(pthread_self(), loopThread) != 0 { return }
-        wake()
-    }
+    func wakeUnlessOnLoop() { executor.wakeUnlessOnLoop() }
 
-    func wake() {
-        if wakePending.exchange(true, ordering: .sequentiallyConsistent) { return }
-        var one: UInt64 = 1
-        _ = write(wakeDescriptor, &one, 8)
-    }
+    func wake() { executor.wake() }
 
     // MARK: Closing
 
@@ -265,6 +256,7 @@ final class ConnectionCore: Sendable {
             if case .disconnected(let error) = reason { subscription.finish(error) } else { subscription.finish(nil) }
         }
         for waiter in leftovers.2.values { waiter.resume(returning: reason) }
+        executor.loopEnded()
     }
 
     // MARK: Sending
@@ -312,7 +304,7 @@ final class ConnectionCore: Sendable {
                     finishCall(serial, throwing: BusError(.noMemory, "cannot queue the message"))
                     return
                 }
-                if mustWake { wake() }
+                if mustWake { wakeUnlessOnLoop() }
             }
         } onCancel: {
             finishCall(serial, throwing: CancellationError())

@@ -1,0 +1,141 @@
+import DBus
+import Testing
+
+private let interface: InterfaceName = "org.waypost.Test"
+private let path: ObjectPath = "/org/waypost/OnThread"
+
+/// State that lives on a connection's thread, as an actor whose executor is that thread.
+private actor Tally {
+    let connection: Connection
+    private var calls = 0
+    private var offThread = 0
+
+    init(on connection: Connection) { self.connection = connection }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        connection.executor.serial.asUnownedSerialExecutor()
+    }
+
+    func count() -> Int {
+        calls += 1
+        if !connection.executor.isCurrent { offThread += 1 }
+        return calls
+    }
+
+    var offThreadCount: Int { offThread }
+}
+
+@Suite(.privateBus) struct ConnectionExecutorTests {
+    @Test func handlersAndCallersOnTheConnectionThreadAnswerAndMayBeCalledBackInto() async throws {
+        // outer (on `service`) calls inner (on `helper`), which calls `service` back before answering;
+        // every handler and the client run on their own connection's thread.
+        let service = try await PrivateBus.suiteBus.connect()
+        let helper = try await PrivateBus.suiteBus.connect()
+        let client = try await PrivateBus.suiteBus.connect()
+        let (serviceName, helperName) = (service.uniqueName, helper.uniqueName)
+        let offThread = Counter()
+        @Sendable func onThread(_ connection: Connection) {
+            if !connection.executor.isCurrent { offThread.increment() }
+        }
+        try service.export(path, interfaces: [
+            Interface(interface, methods: [
+                Method("Outer", returns: [Argument("answer", "s")]) { call in
+                    onThread(service)
+                    let inner = try await service.call(
+                        destination: helperName, path: path, interface: interface, member: "Inner")
+                    onThread(service)
+                    return try call.reply("outer(" + (try inner.decode(String.self)) + ")")
+                },
+                Method("Callback", returns: [Argument("answer", "s")]) { call in
+                    onThread(service)
+                    return try call.reply("callback")
+                },
+            ])
+        ], executor: service.executor)
+        try helper.export(path, interfaces: [
+            Interface(interface, methods: [
+                Method("Inner", returns: [Argument("answer", "s")]) { call in
+                    let back = try await helper.call(
+                        destination: serviceName, path: path, interface: interface, member: "Callback")
+                    onThread(helper)
+                    return try call.reply("inner(" + (try back.decode(String.self)) + ")")
+                }
+            ])
+        ], executor: helper.executor)
+
+        let answers = try await withDeadline(.seconds(10)) {
+            try await withTaskExecutorPreference(client.executor) {
+                var answers: [String] = []
+                for _ in 0..<50 {
+                    let reply = try await client.call(
+                        destination: serviceName, path: path, interface: interface, member: "Outer")
+                    onThread(client)
+                    answers.append(try reply.decode(String.self))
+                }
+                return answers
+            }
+        }
+        #expect(answers == Array(repeating: "outer(inner(callback))", count: 50))
+        #expect(offThread.value == 0)
+        for connection in [service, helper, client] { connection.close() }
+    }
+
+    @Test func anActorOnTheConnectionThreadServesConcurrentCallsOneAtATime() async throws {
+        let service = try await PrivateBus.suiteBus.connect()
+        let client = try await PrivateBus.suiteBus.connect()
+        let tally = Tally(on: service)
+        try service.export(path, interfaces: [
+            Interface(interface, methods: [
+                Method("Count", returns: [Argument("count", "u")]) { call in
+                    try call.reply(UInt32(await tally.count()))
+                }
+            ])
+        ], executor: service.executor)
+        let serviceName = service.uniqueName
+        let counts = try await withThrowingTaskGroup(of: [UInt32].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var seen: [UInt32] = []
+                    for _ in 0..<50 {
+                        seen.append(try await client.call(
+                            destination: serviceName, path: path, interface: interface, member: "Count"
+                        ).decode(UInt32.self))
+                    }
+                    return seen
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        // Each call saw a different count: the actor ran one call at a time, and every call was answered.
+        #expect(counts.sorted() == Array(1...400).map(UInt32.init))
+        #expect(await tally.offThreadCount == 0)
+        service.close()
+        client.close()
+    }
+
+    @Test func workWaitingOnAClosedConnectionsThreadStillRuns() async throws {
+        let service = try await PrivateBus.suiteBus.connect()
+        let closing = try await PrivateBus.suiteBus.connect()
+        try service.export(path, interfaces: [
+            Interface(interface, methods: [
+                Method("Sleep") { call in
+                    try await Task.sleep(for: .seconds(5))
+                    return try call.reply()
+                }
+            ])
+        ])
+        let serviceName = service.uniqueName
+        let pending = Task(executorPreference: closing.executor) {
+            try await closing.call(destination: serviceName, path: path, interface: interface, member: "Sleep")
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        closing.close()
+        let error = await #expect(throws: BusError.self) { try await withDeadline { try await pending.value } }
+        #expect(error?.name == .disconnected)
+        // The thread is gone; its executor still runs what is sent to it, actors included.
+        let tally = Tally(on: closing)
+        #expect(try await withDeadline { await tally.count() } == 1)
+        #expect(try await withDeadline { await withTaskExecutorPreference(closing.executor) { 6 * 7 } } == 42)
+        service.close()
+    }
+}
