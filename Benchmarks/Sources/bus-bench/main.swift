@@ -67,7 +67,9 @@ func throughput(address: String, to destination: BusName, clients: Int, callsEac
     let start = ContinuousClock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
         for connection in connections {
-            group.addTask { _ = try await sequentialCalls(connection, to: destination, count: callsEach) }
+            group.addTask(executorPreference: connection.executor) {
+                _ = try await sequentialCalls(connection, to: destination, count: callsEach)
+            }
         }
         try await group.waitForAll()
     }
@@ -110,43 +112,60 @@ func main() async throws {
     let cBin = buildBaselines(into: temporary.appendingPathComponent("baselines"))
     if let cBin { children.append(try start(cBin + "/echo_service", [], address: address, waitFor: "ready")) }
 
-    print("bus-bench: private bus, \(sequentialCount) sequential Echo(s) calls per figure, after 2,000 warm-up calls")
+    let rounds = 5
+    let perRound = sequentialCount / rounds
+    print("bus-bench: private bus, \(rounds) rounds of \(perRound) sequential Echo(s) calls per figure, the figures interleaved")
+    print("within each round so that the machine's drift hits all alike; after 2,000 warm-up calls each")
     print("")
     let client = try await Connection(address: address)
-    _ = try await sequentialCalls(client, to: swiftEchoName, count: 2_000)
-    let swiftToSwift = try await sequentialCalls(client, to: swiftEchoName, count: sequentialCount)
-    print("Swift client -> Swift service  median \(format(swiftToSwift.median)) µs  p99 \(format(swiftToSwift.p99)) µs  mean \(format(swiftToSwift.mean)) µs  (\(Int(1e6 / swiftToSwift.mean)) calls/s)   tasks on the global pool")
-    let onThread = try await withTaskExecutorPreference(client.executor) {
-        _ = try await sequentialCalls(client, to: swiftLoopEchoName, count: 2_000)
-        return try await sequentialCalls(client, to: swiftLoopEchoName, count: sequentialCount)
-    }
-    print("Swift client -> Swift service  median \(format(onThread.median)) µs  p99 \(format(onThread.p99)) µs  mean \(format(onThread.mean)) µs  (\(Int(1e6 / onThread.mean)) calls/s)   on each connection's thread")
-
-    var cRoundTrip: Double?
-    if let cBin {
-        _ = try await sequentialCalls(client, to: cEchoName, count: 2_000)
-        let swiftToC = try await sequentialCalls(client, to: cEchoName, count: sequentialCount)
-        print("Swift client -> C service      median \(format(swiftToC.median)) µs  p99 \(format(swiftToC.p99)) µs  mean \(format(swiftToC.mean)) µs")
-        let cToC = try runToEnd(cBin + "/rt_client", ["\(sequentialCount)", cEchoName.rawValue, "Echo"], address: address)
-        let cToSwift = try runToEnd(cBin + "/rt_client", ["\(sequentialCount)", swiftEchoName.rawValue, "Echo"], address: address)
-        cRoundTrip = field("us_per_call", in: cToC)
-        print("C client -> C service          mean \(format(cRoundTrip ?? .nan)) µs   (rt_client)")
-        print("C client -> Swift service      mean \(format(field("us_per_call", in: cToSwift) ?? .nan)) µs   (rt_client)")
-        if let c = cRoundTrip {
-            print("")
-            print("ratio Swift->Swift / C->C (means), global pool: \(String(format: "%.2f", swiftToSwift.mean / c))x   target <= 1.30x")
-            print("ratio Swift->Swift / C->C (means), connection threads: \(String(format: "%.2f", onThread.mean / c))x   target <= 1.30x")
-            print("ratio Swift->C / C->C (means, client side only): \(String(format: "%.2f", swiftToC.mean / c))x")
+    func onThread(_ destination: BusName, count: Int) async throws -> Latency {
+        try await withTaskExecutorPreference(client.executor) {
+            try await sequentialCalls(client, to: destination, count: count)
         }
+    }
+    _ = try await sequentialCalls(client, to: swiftEchoName, count: 2_000)
+    _ = try await onThread(swiftLoopEchoName, count: 2_000)
+    if cBin != nil { _ = try await onThread(cEchoName, count: 2_000) }
+    var pool = Latency(samples: []), threads = Latency(samples: []), swiftToC = Latency(samples: [])
+    var cToC: [Double] = [], cToSwift: [Double] = []
+    var poolRatios: [Double] = [], threadRatios: [Double] = []
+    for _ in 0..<rounds {
+        let roundPool = try await sequentialCalls(client, to: swiftEchoName, count: perRound)
+        let roundThreads = try await onThread(swiftLoopEchoName, count: perRound)
+        pool.samples += roundPool.samples
+        threads.samples += roundThreads.samples
+        guard let cBin else { continue }
+        swiftToC.samples += try await onThread(cEchoName, count: perRound).samples
+        let c = field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)", cEchoName.rawValue, "Echo"], address: address)) ?? .nan
+        cToC.append(c)
+        cToSwift.append(field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)", swiftLoopEchoName.rawValue, "Echo"], address: address)) ?? .nan)
+        poolRatios.append(roundPool.mean / c)
+        threadRatios.append(roundThreads.mean / c)
+    }
+    func line(_ label: String, _ latency: Latency) -> String {
+        "\(label)  median \(format(latency.median)) µs  p99 \(format(latency.p99)) µs  mean \(format(latency.mean)) µs  (\(Int(1e6 / latency.mean)) calls/s)"
+    }
+    func median(_ values: [Double]) -> Double { Latency(samples: values).median }
+    print(line("Swift client -> Swift service, on each connection's thread", threads))
+    print(line("Swift client -> Swift service, tasks on the global pool   ", pool))
+    if cBin != nil {
+        print(line("Swift client -> C service, on the connection's thread     ", swiftToC))
+        print("C client -> C service                                       mean \(format(median(cToC))) µs (median of the rounds' means; rt_client)")
+        print("C client -> Swift service, on the connection's thread       mean \(format(median(cToSwift))) µs (median of the rounds' means; rt_client)")
+        print("")
+        let rounds = { (ratios: [Double]) in ratios.map { String(format: "%.2f", $0) }.joined(separator: " ") }
+        print("ratio Swift->Swift / C->C, on the connection's thread: \(String(format: "%.2f", median(threadRatios)))x   (median of rounds: \(rounds(threadRatios)))   target <= 1.30x")
+        print("ratio Swift->Swift / C->C, tasks on the global pool:   \(String(format: "%.2f", median(poolRatios)))x   (median of rounds: \(rounds(poolRatios)))")
+        print("ratio Swift->C / C->C (client side): \(String(format: "%.2f", swiftToC.mean / median(cToC)))x; C->Swift / C->C (service side): \(String(format: "%.2f", median(cToSwift) / median(cToC)))x")
     } else {
         print("(no ../shared/baselines: C figures skipped)")
     }
 
     print("")
     let calls = 8_000
-    let one = try await throughput(address: address, to: swiftEchoName, clients: 1, callsEach: calls)
-    let four = try await throughput(address: address, to: swiftEchoName, clients: 4, callsEach: calls / 4 * 2)
-    print("throughput Swift clients -> Swift service: 1 client \(Int(one)) calls/s, 4 clients \(Int(four)) calls/s")
+    let one = try await throughput(address: address, to: swiftLoopEchoName, clients: 1, callsEach: calls)
+    let four = try await throughput(address: address, to: swiftLoopEchoName, clients: 4, callsEach: calls / 4 * 2)
+    print("throughput Swift clients -> Swift service (connection threads): 1 client \(Int(one)) calls/s, 4 clients \(Int(four)) calls/s")
     if let cBin {
         func cThroughput(_ clients: Int, _ each: Int) throws -> Double {
             let began = ContinuousClock.now
