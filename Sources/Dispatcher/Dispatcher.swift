@@ -64,6 +64,10 @@ struct PendingEvent: Sendable {
 /// An app that fails, vanishes or does not answer within `deliveryTimeout` is skipped for that
 /// event, which falls through to the next destination the rules allow; the caller hears of every
 /// failure when no destination is left.
+///
+/// It lives on its connection's thread (`ConnectionExecutor`): a call arrives, is routed, handed to
+/// the app and answered with no thread hop. So nothing here blocks: launches run on a thread of
+/// their own, and every wait is an `await`.
 public actor Dispatcher {
     public struct Configuration: Sendable {
         /// How long a launched app has to register and declare its scenes.
@@ -85,6 +89,10 @@ public actor Dispatcher {
     private var readyWaiters: [String: [Int: CheckedContinuation<Void, any Error>]] = [:]
     private var nextWaiter = 0
     private var launching: Set<String> = []
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        connection.executor.serial.asUnownedSerialExecutor()
+    }
 
     public init(
         connection: Connection, directory: any ApplicationDirectory, launcher: any ApplicationLauncher,

@@ -26,7 +26,10 @@ public final class DispatcherService: Sendable {
     /// Exports the objects, then takes the bus name (so no call can arrive before they exist).
     /// - Throws: `BusError` when another process already owns `io.waypost.Dispatcher`.
     public func start() async throws {
-        try connection.export(Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication])
+        // Calls are answered on the connection's thread, where the dispatcher lives.
+        try connection.export(
+            Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication],
+            executor: connection.executor)
         let reply = try await connection.requestName(Contract.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner || reply == .alreadyOwner else {
             throw BusError(.failed, "another process owns \(Contract.busName); is a dispatcher already running?")

@@ -36,7 +36,7 @@ func serveApp(address: String, first: Int, count: Int) async throws -> Never {
             Method("CreateScene", arguments: [Argument("declaration_id", "s"), Argument("event", "a{sv}"), Argument("platform_data", "a{sv}")],
                    returns: [Argument("scene_id", "s")]) { call in try call.reply("created") },
         ])
-    ])
+    ], executor: connection.executor)  // answered on the connection's thread, like the C echo_service
     func callDispatcher<each A: BusValue>(_ member: MemberName, _ arguments: repeat each A) async throws {
         _ = try await connection.call(destination: dispatcher, path: dispatcherPath, interface: dispatcherInterface,
                                       member: member, repeat each arguments)
@@ -56,7 +56,14 @@ func serveApp(address: String, first: Int, count: Int) async throws -> Never {
 
 // MARK: Measuring
 
+/// Sequential opens, awaited on the connection's thread (no thread hop, like a C client's loop).
 func opens(_ connection: Connection, count: Int, target: Int) async throws -> Latency {
+    try await withTaskExecutorPreference(connection.executor) {
+        try await sequentialOpens(connection, count: count, target: target)
+    }
+}
+
+func sequentialOpens(_ connection: Connection, count: Int, target: Int) async throws -> Latency {
     var samples: [Double] = []
     samples.reserveCapacity(count)
     let uri = link(preferredBy: target)
@@ -80,7 +87,7 @@ func openThroughput(address: String, clients: Int, window: Int, seconds: Double,
     let total = try await withThrowingTaskGroup(of: Int.self) { group in
         for (client, connection) in connections.enumerated() {
             for lane in 0..<window {
-                group.addTask {
+                group.addTask(executorPreference: connection.executor) {
                     var done = 0
                     var target = client * 97 + lane * 13
                     while ContinuousClock.now < deadline {
@@ -173,22 +180,30 @@ func main() async throws {
         children.append(try start(cBin + "/echo_service", ["org.perfanchors.Router", "org.perfanchors.Echo"], address: bus.address, waitFor: "ready"))
     }
 
-    let count = 5_000
+    let rounds = 5, perRound = 1_000
     print("dispatch-bench: private bus, waypost \(waypost)")
     print("app \(appID) in its own process with \(scenes) open scenes of \(conditionsPerScene) preferring conditions each; links of \(link(preferredBy: 500).count) characters")
+    print("\(rounds) rounds of \(perRound) sequential calls per figure, Waypost and C interleaved within each round")
     print("")
     _ = try await opens(client, count: 500, target: 500)
-    let open = try await opens(client, count: count, target: 500)
-    print("Open → app acknowledged (Swift client, in process)  median \(format(open.median)) µs  p99 \(format(open.p99)) µs  mean \(format(open.mean)) µs  (\(count) sequential)")
-    if let cBin {
-        let oneHop = field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(count)"], address: bus.address))
-        let twoHops = field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(count)", "org.perfanchors.Router", "Route"], address: bus.address))
-        if let oneHop, let twoHops {
-            print("C libdbus: one method call            mean \(format(oneHop)) µs   (rt_client → echo_service)")
-            print("C libdbus: two hops through a router  mean \(format(twoHops)) µs   (rt_client → router → echo_service)")
-            print("ratio Open / C two hops (means): \(String(format: "%.2f", open.mean / twoHops))x   target ≤ 1.20x")
-            print("ratio Open / C one call (means): \(String(format: "%.2f", open.mean / oneHop))x")
-        }
+    var open = Latency(samples: [])
+    var oneHop: [Double] = [], twoHops: [Double] = [], ratios: [Double] = []
+    for _ in 0..<rounds {
+        let round = try await opens(client, count: perRound, target: 500)
+        open.samples += round.samples
+        guard let cBin else { continue }
+        let c = field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)", "org.perfanchors.Router", "Route"], address: bus.address)) ?? .nan
+        twoHops.append(c)
+        oneHop.append(field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)"], address: bus.address)) ?? .nan)
+        ratios.append(round.mean / c)
+    }
+    func median(_ values: [Double]) -> Double { Latency(samples: values).median }
+    print("Open → app acknowledged (Swift client, in process)  median \(format(open.median)) µs  p99 \(format(open.p99)) µs  mean \(format(open.mean)) µs  (\(rounds * perRound) sequential)")
+    if cBin != nil {
+        print("C libdbus: one method call            mean \(format(median(oneHop))) µs   (rt_client → echo_service; median of the rounds' means)")
+        print("C libdbus: two hops through a router  mean \(format(median(twoHops))) µs   (rt_client → router → echo_service; median of the rounds' means)")
+        print("ratio Open / C two hops: \(String(format: "%.2f", median(ratios)))x   (median of rounds: \(ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")))   target ≤ 1.20x")
+        print("ratio Open / C one call: \(String(format: "%.2f", open.mean / median(oneHop)))x")
     } else {
         print("(no ../shared/baselines beside the project: C figures skipped)")
     }
