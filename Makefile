@@ -3,7 +3,7 @@ SWIFT     ?= swift
 PREFIX    ?= $(HOME)/.local
 # Debian packages the build, the tests and the demo need; `deps` installs the missing ones.
 DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-bin \
-                shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
+                shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi patchelf
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build release test demo bench bench-routing bench-bus bench-dispatch bench-open install uninstall clean
@@ -22,8 +22,21 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The release binary, built for a short `waypost open` (see "Start-up" in the README): the Swift
+# runtime and libstdc++ linked in (a linker script in STATIC_CXX stands for libstdc++.so), not
+# position-independent (its ~85,000 relocations cost a page fault each page at start), and GIO,
+# which the Desktop layer opens with dlopen on first use, dropped from the needed libraries — after
+# checking that nothing refers to a GIO, GObject or GLib symbol directly.
+STATIC_CXX := $(CURDIR)/.build/static-libstdc++
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product waypost
+	@mkdir -p "$(STATIC_CXX)" && echo "INPUT($$(gcc -print-file-name=libstdc++.a))" > "$(STATIC_CXX)/libstdc++.so"
+	$(SWIFT) build -c release --static-swift-stdlib --product waypost \
+	  -Xswiftc -L"$(STATIC_CXX)" -Xswiftc -Xclang-linker -Xswiftc -no-pie
+	@bin="$$($(SWIFT) build -c release --show-bin-path)/waypost"; \
+	if nm -D --undefined-only "$$bin" | grep -E ' g_[a-z_]+$$'; then \
+	  echo "error: the symbols above are GLib/GIO functions called directly; call them through GIO." >&2; exit 1; \
+	fi; \
+	patchelf --remove-needed libgio-2.0.so.0 --remove-needed libgobject-2.0.so.0 --remove-needed libglib-2.0.so.0 "$$bin"
 
 test: deps
 	$(SWIFT) test

@@ -70,11 +70,11 @@ public enum Files {
 
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-    public static func isDirectory(_ path: String) -> Bool { g_file_test(path, G_FILE_TEST_IS_DIR) != 0 }
+    public static func isDirectory(_ path: String) -> Bool { GIO.g_file_test(path, G_FILE_TEST_IS_DIR) != 0 }
 
     /// Whether `path` is a regular file this user may execute. `g_file_test`.
     public static func isExecutable(_ path: String) -> Bool {
-        g_file_test(path, G_FILE_TEST_IS_REGULAR) != 0 && access(path, X_OK) == 0
+        GIO.g_file_test(path, G_FILE_TEST_IS_REGULAR) != 0 && access(path, X_OK) == 0
     }
 
     /// The absolute, symlink-free path of this process's program (`/proc/self/exe`).
@@ -95,7 +95,7 @@ public enum Files {
         var status: gint = 0
         let started = argv.withUnsafeBufferPointer { buffer in
             (try? withGLibError { error in
-                g_spawn_sync(
+                GIO.g_spawn_sync(
                     nil, UnsafeMutablePointer(mutating: buffer.baseAddress), nil, G_SPAWN_SEARCH_PATH, nil, nil,
                     &output, &errors, &status, error)
             }) ?? 0
@@ -120,9 +120,9 @@ public enum Files {
 /// GLib call). `g_get_user_data_dir`, `g_get_user_config_dir` (transfer none, cached by GLib).
 public enum XDGDirectories {
     /// `$XDG_DATA_HOME`, `~/.local/share` by default.
-    public static var dataHome: String { borrowGLibString(g_get_user_data_dir()) ?? "" }
+    public static var dataHome: String { borrowGLibString(GIO.g_get_user_data_dir()) ?? "" }
     /// `$XDG_CONFIG_HOME`, `~/.config` by default.
-    public static var configHome: String { borrowGLibString(g_get_user_config_dir()) ?? "" }
+    public static var configHome: String { borrowGLibString(GIO.g_get_user_config_dir()) ?? "" }
     /// `$XDG_DATA_DIRS`, in precedence order.
-    public static var systemDataDirectories: [String] { borrowGLibStringVector(g_get_system_data_dirs()) }
+    public static var systemDataDirectories: [String] { borrowGLibStringVector(GIO.g_get_system_data_dirs()) }
 }
