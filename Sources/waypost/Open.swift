@@ -47,17 +47,21 @@ struct Open: AsyncParsableCommand {
         var platformData: [String: Variant] = [:]
         if let token = getenv("XDG_ACTIVATION_TOKEN") { platformData["activation-token"] = .string(String(cString: token)) }
         if let id = getenv("DESKTOP_STARTUP_ID") { platformData["desktop-startup-id"] = .string(String(cString: id)) }
-        var status: Int32 = 0
-        for uri in uris.map(fileURI(ofPath:)) {
-            do {
-                let reply = try await connection.call(
-                    destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
-                    member: "Open", uri, platformData, timeout: BusClient.routingTimeout)
-                if verbose { print(OutcomeText(try reply.decode([String: Variant].self)).line(for: uri)) }
-            } catch {
-                printError("waypost: cannot open \(uri): \(BusClient.message(error))")
-                status = 1
+        // On the connection's thread: each reply resumes the loop here, with no wake of another thread.
+        let status = await withTaskExecutorPreference(connection.executor) {
+            var status: Int32 = 0
+            for uri in uris.map(fileURI(ofPath:)) {
+                do {
+                    let reply = try await connection.call(
+                        destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
+                        member: "Open", uri, platformData, timeout: BusClient.routingTimeout)
+                    if verbose { print(OutcomeText(try reply.decode([String: Variant].self)).line(for: uri)) }
+                } catch {
+                    printError("waypost: cannot open \(uri): \(BusClient.message(error))")
+                    status = 1
+                }
             }
+            return status
         }
         connection.close()
         return status

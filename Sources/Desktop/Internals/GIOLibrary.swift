@@ -12,7 +12,7 @@ internal import Glibc
 enum GIO {
     /// `libgio-2.0.so.0` and, through its dependencies, GObject and GLib. A handle, set once.
     nonisolated(unsafe) private static let library: UnsafeMutableRawPointer = {
-        guard let handle = dlopen("libgio-2.0.so.0", RTLD_NOW | RTLD_GLOBAL) else {
+        guard let handle = dlopen("libgio-2.0.so.0", RTLD_LAZY | RTLD_GLOBAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
             fail("cannot load GIO (libgio-2.0.so.0), which the desktop layer needs: \(reason)")
         }
