@@ -65,7 +65,7 @@ struct CommandLineTests {
         let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let output = session.root.appendingPathComponent("monitor.out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        try Data().write(to: output)
         let monitor = Process()
         monitor.executableURL = DesktopSession.waypost
         monitor.arguments = ["monitor", "--count", "2"]

@@ -206,7 +206,7 @@ final class DesktopSession: Sendable {
     }
 
     static func touch(_ url: URL) throws -> URL {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        try Data().write(to: url)
         return url
     }
 }
