@@ -6,7 +6,7 @@ DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-b
                 shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi patchelf
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test demo bench bench-routing bench-bus bench-dispatch bench-open install uninstall clean
+.PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-open install uninstall clean
 
 all: build
 
@@ -40,6 +40,11 @@ release: deps
 
 test: deps
 	$(SWIFT) test
+
+# The daemon's and the desktop's end-to-end tests again, run against the release binary that
+# `make install` installs (GIO opened on demand, not position-independent): what users run is tested.
+test-release: release
+	WAYPOST="$$($(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) test --filter 'DispatcherTests|DesktopIntegrationTests'
 
 # First where example scenarios would go (waypost explain), then the live demo: real gio open and
 # xdg-open calls to the sample apps on a private session bus.

@@ -15,7 +15,10 @@ final class ThrowawayDesktop: Sendable {
     private let spawned = ChildProcesses()
 
     static let waypost: String = {
-        if let path = ProcessInfo.processInfo.environment["WAYPOST"] { return path }
+        // Resolved, as `waypost install` writes it (.build/release is a symlink).
+        if let path = ProcessInfo.processInfo.environment["WAYPOST"] {
+            return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        }
         // The test bundle runs from the build directory, next to the products it tests.
         return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("waypost").path
