@@ -55,6 +55,24 @@ public func residentKiB(of pid: String = "self") -> Int {
     return -1
 }
 
+/// CPU time (user + system) process `pid` has used so far, in µs (`/proc/PID/stat`, clock ticks).
+public func cpuMicroseconds(of pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let afterName = stat.split(separator: ")").last else { return .nan }
+    // Fields after the name: state is field 3 of the whole line, utime 14 and stime 15.
+    let fields = afterName.split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+    return (user + system) * 1_000_000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// CPU time used by the children this process has waited for, in µs (`RUSAGE_CHILDREN`).
+public func waitedChildrenCPUMicroseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    func µs(_ time: timeval) -> Double { Double(time.tv_sec) * 1_000_000 + Double(time.tv_usec) }
+    return µs(usage.ru_utime) + µs(usage.ru_stime)
+}
+
 /// Starts a child on the bus at `address`; waits until it prints `line` when one is given.
 public func start(
     _ executable: String, _ arguments: [String], address: String, environment: [String: String]? = nil,

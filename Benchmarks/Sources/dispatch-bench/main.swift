@@ -172,12 +172,16 @@ func main() async throws {
     let client = try await Connection(address: bus.address)
     try await waitForName(client)
     let scenes = 1_000
-    children.append(try start(me, ["app", bus.address, "0", "\(scenes)"], address: bus.address, environment: environment, waitFor: "ready"))
+    let app = try start(me, ["app", bus.address, "0", "\(scenes)"], address: bus.address, environment: environment, waitFor: "ready")
+    children.append(app)
 
     let cBin = buildBaselines(into: root.appendingPathComponent("baselines"))
+    var cServices: (app: Process, router: Process)?
     if let cBin {
-        children.append(try start(cBin + "/echo_service", [], address: bus.address, waitFor: "ready"))
-        children.append(try start(cBin + "/echo_service", ["org.perfanchors.Router", "org.perfanchors.Echo"], address: bus.address, waitFor: "ready"))
+        let cApp = try start(cBin + "/echo_service", [], address: bus.address, waitFor: "ready")
+        let router = try start(cBin + "/echo_service", ["org.perfanchors.Router", "org.perfanchors.Echo"], address: bus.address, waitFor: "ready")
+        children += [cApp, router]
+        cServices = (cApp, router)
     }
 
     let rounds = 5, perRound = 1_000
@@ -188,11 +192,21 @@ func main() async throws {
     _ = try await opens(client, count: 500, target: 500)
     var open = Latency(samples: [])
     var oneHop: [Double] = [], twoHops: [Double] = [], ratios: [Double] = []
+    // CPU each process spends per call: client, middle, app, bus (for Waypost, then for C).
+    var swiftCPU = [Double](repeating: 0, count: 4), cCPU = [Double](repeating: 0, count: 4), cCalls = 0
+    let swiftProcesses = [getpid(), daemon.processIdentifier, app.processIdentifier, bus.pid]
     for _ in 0..<rounds {
+        let before = swiftProcesses.map(cpuMicroseconds(of:))
         let round = try await opens(client, count: perRound, target: 500)
+        for (index, pid) in swiftProcesses.enumerated() { swiftCPU[index] += cpuMicroseconds(of: pid) - before[index] }
         open.samples += round.samples
-        guard let cBin else { continue }
+        guard let cBin, let cServices else { continue }
+        let cServers = [cServices.router.processIdentifier, cServices.app.processIdentifier, bus.pid]
+        let cBefore = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
         let c = field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)", "org.perfanchors.Router", "Route"], address: bus.address)) ?? .nan
+        let cAfter = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
+        for index in 0..<4 { cCPU[index] += cAfter[index] - cBefore[index] }
+        cCalls += perRound + 200  // rt_client makes 200 warm-up calls first
         twoHops.append(c)
         oneHop.append(field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)"], address: bus.address)) ?? .nan)
         ratios.append(round.mean / c)
@@ -204,6 +218,12 @@ func main() async throws {
         print("C libdbus: two hops through a router  mean \(format(median(twoHops))) µs   (rt_client → router → echo_service; median of the rounds' means)")
         print("ratio Open / C two hops: \(String(format: "%.2f", median(ratios)))x   (median of rounds: \(ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")))   target ≤ 1.20x")
         print("ratio Open / C one call: \(String(format: "%.2f", open.mean / median(oneHop)))x")
+        func cpu(_ totals: [Double], per calls: Int) -> String {
+            let each = totals.map { $0 / Double(calls) }
+            return "client \(format(each[0])), middle \(format(each[1])), app \(format(each[2])), bus \(format(each[3])) (sum \(format(each.reduce(0, +))))"
+        }
+        print("CPU µs per Open (Waypost):        " + cpu(swiftCPU, per: rounds * perRound))
+        print("CPU µs per two-hop call (C):      " + cpu(cCPU, per: cCalls) + "   (C client includes connecting; clock ticks of 10 ms)")
     } else {
         print("(no ../shared/baselines beside the project: C figures skipped)")
     }
