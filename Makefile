@@ -28,10 +28,14 @@ build: deps
 # which the Desktop layer opens with dlopen on first use, dropped from the needed libraries — after
 # checking that nothing refers to a GIO, GObject or GLib symbol directly.
 STATIC_CXX := $(CURDIR)/.build/static-libstdc++
+# The toolchain's clang finds libstdc++.a where libstdc++-*-dev put it (no gcc needed).
+CXX_ARCHIVE = $(shell for cc in clang gcc; do p=$$($$cc -print-file-name=libstdc++.a 2>/dev/null) && [ -f "$$p" ] && { echo "$$p"; break; }; done)
 release: deps
-	@mkdir -p "$(STATIC_CXX)" && echo "INPUT($$(gcc -print-file-name=libstdc++.a))" > "$(STATIC_CXX)/libstdc++.so"
-	$(SWIFT) build -c release --static-swift-stdlib --product waypost \
-	  -Xswiftc -L"$(STATIC_CXX)" -Xswiftc -Xclang-linker -Xswiftc -no-pie
+	@archive="$(CXX_ARCHIVE)"; link_cxx=""; \
+	if [ -n "$$archive" ]; then \
+	  mkdir -p "$(STATIC_CXX)" && echo "INPUT($$archive)" > "$(STATIC_CXX)/libstdc++.so"; link_cxx="-Xswiftc -L$(STATIC_CXX)"; \
+	else echo "note: no libstdc++.a found; linking libstdc++ as a shared library (a slower start)"; fi; \
+	$(SWIFT) build -c release --static-swift-stdlib --product waypost $$link_cxx -Xswiftc -Xclang-linker -Xswiftc -no-pie
 	@bin="$$($(SWIFT) build -c release --show-bin-path)/waypost"; \
 	if nm -D --undefined-only "$$bin" | grep -E ' g_[a-z_]+$$'; then \
 	  echo "error: the symbols above are GLib/GIO functions called directly; call them through GIO." >&2; exit 1; \
