@@ -76,9 +76,11 @@ func fileURI(ofPath argument: String) -> String {
     guard isPath else { return argument }
     var absolute = argument
     if !argument.hasPrefix("/") {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-        guard getcwd(&buffer, buffer.count) != nil else { return argument }
-        absolute = String(cString: buffer) + "/" + argument
+        guard let directory = getcwd(nil, 0) else { return argument }
+        defer { free(directory) }
+        var relative = Substring(argument)
+        while relative.hasPrefix("./") { relative = relative.dropFirst(2).drop { $0 == "/" } }
+        absolute = String(cString: directory) + "/" + relative
     }
     // RFC 3986: keep unreserved bytes and "/", percent-encode the rest.
     let kept = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)

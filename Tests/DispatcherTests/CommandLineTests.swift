@@ -31,6 +31,10 @@ struct CommandLineTests {
         let file = try await session.waypost(["open", path])
         #expect(file.status == 1)
         #expect(file.stderr.contains("\"file://\(path.replacingOccurrences(of: " ", with: "%20"))\""), "\(file.stderr)")
+        // A relative one, from the directory it is relative to (as a shell user types it).
+        let relative = try await session.waypost(["open", "./a note.md"], directory: session.root)
+        let directory = session.root.resolvingSymlinksInPath().path
+        #expect(relative.stderr.contains("\"file://\(directory.replacingOccurrences(of: " ", with: "%20"))/a%20note.md\""), "\(relative.stderr)")
     }
 
     @Test("explain, status and continue show the live state")

@@ -189,8 +189,11 @@ final class DesktopSession: Sendable {
     }
 
     /// Runs `waypost` with the session's environment, as a user in that session would.
-    func waypost(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let result = try await runProgram(Self.waypost.path, arguments, environment: environment.merging(extra) { _, new in new })
+    func waypost(
+        _ arguments: [String], environment extra: [String: String] = [:], directory: URL? = nil
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let result = try await runProgram(
+            Self.waypost.path, arguments, environment: environment.merging(extra) { _, new in new }, directory: directory)
         return (result.status, result.output, result.errors)
     }
 

@@ -26,12 +26,13 @@ public func waitUntil(_ what: String, seconds: Double = 30, _ condition: () asyn
 /// starve every test running beside it. Output is read once the program exited, so it must fit a
 /// pipe (64 KiB), and whatever the program started may keep the pipes open (GIO's launches do).
 public func runProgram(
-    _ program: String, _ arguments: [String], environment: [String: String]
+    _ program: String, _ arguments: [String], environment: [String: String], directory: URL? = nil
 ) async throws -> (status: Int32, output: String, errors: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
     process.environment = environment
+    if let directory { process.currentDirectoryURL = directory }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err

@@ -35,7 +35,7 @@ enum AppInfoMonitorLoop {
         GIO.g_main_context_push_thread_default(context)
         let monitor = GIO.g_app_info_monitor_get()
         let changed: @convention(c) (OpaquePointer?, gpointer?) -> Void = { _, _ in AppInfoMonitorLoop.fire() }
-        GIO.g_signal_connect_data(
+        _ = GIO.g_signal_connect_data(
             gpointer(monitor), "changed", unsafeBitCast(changed, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
         let loop = GIO.g_main_loop_new(context, 0)
         GIO.g_main_loop_run(loop)
