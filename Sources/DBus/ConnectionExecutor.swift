@@ -19,9 +19,7 @@ public final class ConnectionExecutor: TaskExecutor {
     public let serial: Serial
     let loop: LoopJobs
 
-    /// Made on the loop thread, which it then stands for.
-    init(wakeDescriptor: Int32) {
-        let loop = LoopJobs(wakeDescriptor: wakeDescriptor)
+    init(loop: LoopJobs) {
         self.loop = loop
         serial = Serial(loop: loop)
     }
@@ -48,14 +46,4 @@ public final class ConnectionExecutor: TaskExecutor {
 
     /// Whether the calling code runs on this connection's thread (for assertions).
     public var isCurrent: Bool { loop.isOnLoop }
-
-    // MARK: For the loop
-
-    var isOnLoop: Bool { loop.isOnLoop }
-    var hasQueuedJobs: Bool { loop.hasQueuedJobs }
-    func runQueuedJobs() { loop.runQueuedJobs() }
-    func loopEnded() { loop.loopEnded() }
-    func wakeUnlessOnLoop() { loop.wakeUnlessOnLoop() }
-    func wake() { loop.wake() }
-    func woke() { loop.woke() }
 }

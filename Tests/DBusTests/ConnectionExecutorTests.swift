@@ -135,7 +135,14 @@ private actor Tally {
         // The thread is gone; its executor still runs what is sent to it, actors included.
         let tally = Tally(on: closing)
         #expect(try await withDeadline { await tally.count() } == 1)
-        #expect(try await withDeadline { await withTaskExecutorPreference(closing.executor) { 6 * 7 } } == 42)
+        // A yield queues the task on its preferred executor again: only the queue after close can run it.
+        let resumed = try await withDeadline {
+            await withTaskExecutorPreference(closing.executor) {
+                await Task.yield()
+                return closing.executor.isCurrent
+            }
+        }
+        #expect(resumed == false)  // it ran, and not on the ended loop thread
         service.close()
     }
 }

@@ -14,6 +14,9 @@ public struct Latency: Sendable {
     }
 }
 
+/// The median of a few figures (the per-round means and ratios the benchmarks report).
+public func median(_ values: [Double]) -> Double { Latency(samples: values).median }
+
 public extension Duration {
     var microseconds: Double { Double(components.seconds) * 1e6 + Double(components.attoseconds) / 1e12 }
 }

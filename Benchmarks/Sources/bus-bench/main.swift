@@ -145,7 +145,6 @@ func main() async throws {
     func line(_ label: String, _ latency: Latency) -> String {
         "\(label)  median \(format(latency.median)) µs  p99 \(format(latency.p99)) µs  mean \(format(latency.mean)) µs  (\(Int(1e6 / latency.mean)) calls/s)"
     }
-    func median(_ values: [Double]) -> Double { Latency(samples: values).median }
     print(line("Swift client -> Swift service, on each connection's thread", threads))
     print(line("Swift client -> Swift service, tasks on the global pool   ", pool))
     if cBin != nil {

@@ -211,7 +211,6 @@ func main() async throws {
         oneHop.append(field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)"], address: bus.address)) ?? .nan)
         ratios.append(round.mean / c)
     }
-    func median(_ values: [Double]) -> Double { Latency(samples: values).median }
     print("Open → app acknowledged (Swift client, in process)  median \(format(open.median)) µs  p99 \(format(open.p99)) µs  mean \(format(open.mean)) µs  (\(rounds * perRound) sequential)")
     if cBin != nil {
         print("C libdbus: one method call            mean \(format(median(oneHop))) µs   (rt_client → echo_service; median of the rounds' means)")

@@ -16,9 +16,9 @@ final class ConnectionCore: Sendable {
     let connection: LibdbusReference
     let uniqueName: BusName
     let state: Mutex<CoreState>
-    /// The loop thread as an executor; also owns the eventfd that wakes the loop.
+    /// The jobs for the loop thread and the eventfd that wakes it; `executor` is its public face.
+    let loop: LoopJobs
     let executor: ConnectionExecutor
-    private let wakeDescriptor: Int32
     private let lastSerial = Atomic<UInt32>(1)
     private let ioGate = Mutex(())
 
@@ -29,8 +29,9 @@ final class ConnectionCore: Sendable {
     private init(connection: LibdbusReference, uniqueName: BusName, wakeDescriptor: Int32) {
         self.connection = connection
         self.uniqueName = uniqueName
-        self.wakeDescriptor = wakeDescriptor
-        self.executor = ConnectionExecutor(wakeDescriptor: wakeDescriptor)
+        let loop = LoopJobs(wakeDescriptor: wakeDescriptor)
+        self.loop = loop
+        self.executor = ConnectionExecutor(loop: loop)
         self.state = Mutex(CoreState())
     }
 
@@ -111,7 +112,7 @@ final class ConnectionCore: Sendable {
                 let core = ConnectionCore.from(context)
                 let address = UInt(bitPattern: watch)
                 core.state.withLock { $0.watches.append(address); $0.watchesChanged = true }
-                core.wakeUnlessOnLoop()
+                core.loop.wakeUnlessOnLoop()
                 return 1
             },
             { watch, context in
@@ -121,21 +122,21 @@ final class ConnectionCore: Sendable {
                     state.watches.removeAll { $0 == address }
                     state.watchesChanged = true
                 }
-                core.wakeUnlessOnLoop()
+                core.loop.wakeUnlessOnLoop()
             },
             { _, context in
                 let core = ConnectionCore.from(context)
                 core.state.withLock { $0.watchesChanged = true }
-                core.wakeUnlessOnLoop()
+                core.loop.wakeUnlessOnLoop()
             },
             context, nil)
         // libdbus calls this when a send from another thread could not write everything at once.
         dbus_connection_set_wakeup_main_function(
-            pointer, { context in ConnectionCore.from(context).wakeUnlessOnLoop() }, context, nil)
+            pointer, { context in ConnectionCore.from(context).loop.wakeUnlessOnLoop() }, context, nil)
         dbus_connection_set_dispatch_status_function(
             pointer,
             { _, status, context in
-                if status == DBUS_DISPATCH_DATA_REMAINS { ConnectionCore.from(context).wakeUnlessOnLoop() }
+                if status == DBUS_DISPATCH_DATA_REMAINS { ConnectionCore.from(context).loop.wakeUnlessOnLoop() }
             },
             context, nil)
         // No timeout functions: libdbus only needs them for its own pending calls, which we never use.
@@ -160,10 +161,10 @@ final class ConnectionCore: Sendable {
                 return (rebuild: rebuild, wakeAt: state.loopWakesAt, closing: state.closeRequested)
             }
             if plan.closing { return }
-            let mustNotSleep = executor.hasQueuedJobs
+            let mustNotSleep = loop.hasQueuedJobs
             if plan.rebuild {
                 (descriptors, watched) = ioGate.withLock { _ in
-                    var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+                    var descriptors = [pollfd(fd: loop.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
                     var watched: [OpaquePointer] = []
                     for address in state.withLock({ $0.watches }) {
                         guard let watch = OpaquePointer(bitPattern: address), dbus_watch_get_enabled(watch) != 0
@@ -182,7 +183,7 @@ final class ConnectionCore: Sendable {
             let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
             if ready < 0 && errno != EINTR { return }
             if ready > 0 {
-                if descriptors[0].revents != 0 { executor.woke() }
+                if descriptors[0].revents != 0 { loop.woke() }
                 for index in watched.indices where descriptors[index + 1].revents != 0 {
                     let revents = Int32(descriptors[index + 1].revents)
                     var flags: UInt32 = 0
@@ -203,15 +204,11 @@ final class ConnectionCore: Sendable {
             }
             while dbus_connection_dispatch(connection.pointer) == DBUS_DISPATCH_DATA_REMAINS {}
             expireCalls(now: monotonicNanoseconds())
-            executor.runQueuedJobs()
+            loop.runQueuedJobs()
             if dbus_connection_get_is_connected(connection.pointer) == 0 { return }
         }
     }
 
-    /// Wakes the loop thread from another thread; coalesced so a burst costs one write.
-    func wakeUnlessOnLoop() { executor.wakeUnlessOnLoop() }
-
-    func wake() { executor.wake() }
 
     // MARK: Closing
 
@@ -221,7 +218,7 @@ final class ConnectionCore: Sendable {
             defer { state.closeRequested = true }
             return !state.closeRequested
         }
-        if first { wake() }
+        if first { loop.wake() }
     }
 
     /// On the loop thread after the loop ended: writes what is queued, closes the connection and
@@ -256,7 +253,7 @@ final class ConnectionCore: Sendable {
             if case .disconnected(let error) = reason { subscription.finish(error) } else { subscription.finish(nil) }
         }
         for waiter in leftovers.2.values { waiter.resume(returning: reason) }
-        executor.loopEnded()
+        loop.loopEnded()
     }
 
     // MARK: Sending
@@ -304,7 +301,7 @@ final class ConnectionCore: Sendable {
                     finishCall(serial, throwing: BusError(.noMemory, "cannot queue the message"))
                     return
                 }
-                if mustWake { wakeUnlessOnLoop() }
+                if mustWake { loop.wakeUnlessOnLoop() }
             }
         } onCancel: {
             finishCall(serial, throwing: CancellationError())

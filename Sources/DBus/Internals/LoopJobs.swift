@@ -2,7 +2,7 @@ internal import Dispatch
 internal import Glibc
 import Synchronization
 
-/// The jobs waiting for the loop thread, and the eventfd that wakes it.
+/// The jobs waiting for the loop thread, and the eventfd that wakes it. Made on the loop thread.
 final class LoopJobs: Sendable {
     /// A job and the face of the executor it was enqueued on: a task's job runs on the task executor
     /// (so it may call nonisolated async code without being queued again), an actor's isolated to
@@ -23,7 +23,8 @@ final class LoopJobs: Sendable {
     }
 
     private let state = Mutex(State())
-    private let wakeDescriptor: Int32
+    /// Polled by the loop beside the connection's sockets.
+    let wakeDescriptor: Int32
     private let wakePending = Atomic<Bool>(false)
     private let loopThread: pthread_t
     private let afterClose = DispatchQueue(label: "io.waypost.dbus.closed-connection")
