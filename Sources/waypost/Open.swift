@@ -69,19 +69,28 @@ struct Open: AsyncParsableCommand {
 }
 
 /// A local path as a `file://` URI, as GIO openers send it (xdg-open hands `Exec=… %U` a plain path);
-/// anything with a URI scheme, or nothing like a path, is kept as it is.
+/// anything with a URI scheme, or nothing like a path, is kept as it is. The path is made absolute
+/// and canonical the way `gio open` does it (`g_canonicalize_filename`: `.` and `..` resolved by
+/// name, not through symlinks), so the same file is the same URI however it was typed.
 func fileURI(ofPath argument: String) -> String {
     let isPath = argument.hasPrefix("/") || argument.hasPrefix("./") || argument.hasPrefix("../")
         || (!argument.contains(":") && access(argument, F_OK) == 0)
     guard isPath else { return argument }
-    var absolute = argument
+    var full = argument
     if !argument.hasPrefix("/") {
         guard let directory = getcwd(nil, 0) else { return argument }
         defer { free(directory) }
-        var relative = Substring(argument)
-        while relative.hasPrefix("./") { relative = relative.dropFirst(2).drop { $0 == "/" } }
-        absolute = String(cString: directory) + "/" + relative
+        full = String(cString: directory) + "/" + argument
     }
+    var components: [Substring] = []
+    for component in full.split(separator: "/") {
+        switch component {
+        case ".": continue
+        case "..": _ = components.popLast()
+        default: components.append(component)
+        }
+    }
+    let absolute = "/" + components.joined(separator: "/")
     // RFC 3986: keep unreserved bytes and "/", percent-encode the rest.
     let kept = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
     let hex = Array("0123456789ABCDEF".utf8)

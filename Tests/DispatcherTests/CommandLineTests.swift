@@ -35,6 +35,10 @@ struct CommandLineTests {
         let relative = try await session.waypost(["open", "./a note.md"], directory: session.root)
         let directory = session.root.resolvingSymlinksInPath().path
         #expect(relative.stderr.contains("\"file://\(directory.replacingOccurrences(of: " ", with: "%20"))/a%20note.md\""), "\(relative.stderr)")
+        // Through `..` and `.`, it is still the same file, and the same URI.
+        let roundabout = try await session.waypost(
+            ["open", "../\(session.root.lastPathComponent)/./a note.md"], directory: session.root)
+        #expect(roundabout.stderr.contains("\"file://\(directory.replacingOccurrences(of: " ", with: "%20"))/a%20note.md\""), "\(roundabout.stderr)")
     }
 
     @Test("explain, status and continue show the live state")
