@@ -167,16 +167,20 @@ private let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable
 private let properties: InterfaceName = "org.freedesktop.DBus.Properties"
 
 extension ConnectionCore {
-    /// Starts answering a received method call (on the loop thread): the work runs as a task.
+    /// Starts answering a received method call (on the loop thread): the work runs as a task, on the
+    /// executor the object was exported with.
     func receiveMethodCall(_ message: Message) {
-        let executor = state.withLock { $0.objects[message.path ?? .root]?.executor }
-        Task(executorPreference: executor) { await self.answer(message) }
+        let path = message.path ?? .root
+        let (object, children) = state.withLock { state in
+            (state.objects[path], message.interface == introspectable ? Self.children(of: path, in: state.objects) : [])
+        }
+        Task(executorPreference: object?.executor) { await self.answer(message, at: path, object, children) }
     }
 
-    private func answer(_ message: Message) async {
+    private func answer(_ message: Message, at path: ObjectPath, _ object: ExportedObject?, _ children: [String]) async {
         let outcome: Result<Message, BusError>
         do {
-            outcome = .success(try await handle(message))
+            outcome = .success(try await handle(message, at: path, object, children))
         } catch let error as BusError {
             outcome = .failure(error)
         } catch let error as ArgumentError {
@@ -191,12 +195,11 @@ extension ConnectionCore {
         }
     }
 
-    private func handle(_ message: Message) async throws -> Message {
-        let path = message.path ?? .root
+    /// `object` and `children`: what was exported at `path` when the call arrived.
+    private func handle(
+        _ message: Message, at path: ObjectPath, _ object: ExportedObject?, _ children: [String]
+    ) async throws -> Message {
         let member = message.member ?? "Unknown"
-        let (object, children) = state.withLock { state in
-            (state.objects[path], message.interface == introspectable ? Self.children(of: path, in: state.objects) : [])
-        }
         if message.interface == introspectable, member == "Introspect", object != nil || !children.isEmpty {
             return try MethodCall(message: message).reply(introspectionXML(object, children: children)).message
         }
