@@ -26,7 +26,8 @@ build: deps
 # runtime and libstdc++ linked in (a linker script in STATIC_CXX stands for libstdc++.so), not
 # position-independent (its ~85,000 relocations cost a page fault each page at start), and GIO,
 # which the Desktop layer opens with dlopen on first use, dropped from the needed libraries — after
-# checking that nothing refers to a GIO, GObject or GLib symbol directly.
+# checking that nothing refers to a GIO, GObject or GLib symbol directly. Foundation (with
+# CoreFoundation and ICU) must not be linked in at all: FoundationEssentials is what the binary may use.
 STATIC_CXX := $(CURDIR)/.build/static-libstdc++
 # The toolchain's clang finds libstdc++.a where libstdc++-*-dev put it (no gcc needed).
 CXX_ARCHIVE = $(shell for cc in clang gcc; do p=$$($$cc -print-file-name=libstdc++.a 2>/dev/null) && [ -f "$$p" ] && { echo "$$p"; break; }; done)
@@ -39,6 +40,9 @@ release: deps
 	@bin="$$($(SWIFT) build -c release --show-bin-path)/waypost"; \
 	if nm -D --undefined-only "$$bin" | grep -E ' g_[a-z_]+$$'; then \
 	  echo "error: the symbols above are GLib/GIO functions called directly; call them through GIO." >&2; exit 1; \
+	fi; \
+	if nm "$$bin" | grep -q ' \$$s10Foundation'; then \
+	  echo "error: Foundation is linked into waypost; import FoundationEssentials, or nothing." >&2; exit 1; \
 	fi; \
 	patchelf --remove-needed libgio-2.0.so.0 --remove-needed libgobject-2.0.so.0 --remove-needed libglib-2.0.so.0 "$$bin"
 

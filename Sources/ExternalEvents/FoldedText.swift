@@ -1,9 +1,7 @@
-// Diacritic folding needs Unicode decomposition, which the standard library keeps behind SPI and
-// FoundationEssentials does not offer (it has no `folding(options:locale:)`); Foundation's is the
-// only public one, and it gives the case- and diacritic-insensitive comparison Apple documents.
-// Only non-ASCII text reaches it: URLs are almost always ASCII, which folds by lowercasing alone,
-// so routing a typical link never calls into Foundation.
-internal import Foundation
+// Canonical decomposition is the one piece of Unicode the standard library keeps behind SPI
+// (`_nfd`; the standard library's regex engine and swift-foundation use it too). Taking it from there keeps Foundation, with
+// CoreFoundation's and ICU's start-up and 48 MB of code and data, out of every binary that routes.
+@_spi(_Unicode) import Swift
 
 /// Text folded for comparison: case and diacritics removed ("Crème" and "CREME" fold alike),
 /// kept as UTF-8 bytes so that containment is a byte search.
@@ -17,12 +15,40 @@ struct FoldedText: Hashable, Sendable {
         for index in ascii.indices {
             let byte = ascii[index]
             if byte >= 0x80 {
-                bytes = Array(text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).utf8)
+                bytes = Self.foldUnicode(text)
                 return
             }
             if byte &- 0x41 < 26 { ascii[index] = byte | 0x20 }
         }
         bytes = ascii
+    }
+
+    /// Diacritics: a letter is decomposed and the marks that came with it dropped ("é" is "e" and
+    /// U+0301; a Hangul syllable keeps all its jamo), as are marks written after another character; a mark that starts the text stays,
+    /// having nothing to qualify. Symbols keep their marks ("≠" does not become "="). Case: full
+    /// folding (`ß` and `SS`, `ſ` and `s`, `ς` and `σ` fold alike), taken as lower(upper(lower)).
+    /// For Latin, Greek and Cyrillic letters this is what Foundation's
+    /// `folding(options: [.caseInsensitive, .diacriticInsensitive])` gives (the tests check it).
+    private static func foldUnicode(_ text: String) -> [UInt8] {
+        var folded = String.UnicodeScalarView()
+        var atStart = true
+        for scalar in text.unicodeScalars {
+            defer { atStart = false }
+            if scalar.isMark {
+                if atStart { folded.append(scalar) }
+            } else if scalar.properties.isAlphabetic && scalar.value >= 0x80 {
+                for part in String(scalar)._nfd where !part.isMark { append(caseFolded: part, to: &folded) }
+            } else {
+                append(caseFolded: scalar, to: &folded)
+            }
+        }
+        return Array(String(folded).utf8)
+    }
+
+    private static func append(caseFolded scalar: Unicode.Scalar, to folded: inout String.UnicodeScalarView) {
+        let properties = scalar.properties
+        guard properties.changesWhenCaseFolded else { return folded.append(scalar) }
+        folded.append(contentsOf: properties.lowercaseMapping.uppercased().lowercased().unicodeScalars)
     }
 
     var isEmpty: Bool { bytes.isEmpty }
@@ -58,5 +84,15 @@ struct FoldedText: Hashable, Sendable {
             start += 1
         }
         return false
+    }
+}
+
+extension Unicode.Scalar {
+    /// A combining mark: a diacritic that qualifies the character before it.
+    fileprivate var isMark: Bool {
+        switch properties.generalCategory {
+        case .nonspacingMark, .enclosingMark: true
+        default: false
+        }
     }
 }
