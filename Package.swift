@@ -28,7 +28,9 @@ let package = Package(
         .target(
             name: "ExternalEvents",
             dependencies: [.product(name: "HeapModule", package: "swift-collections")],
-            swiftSettings: strict),
+            swiftSettings: strict,
+            // Square roots (the index's merge threshold) come from libm, which Foundation used to bring.
+            linkerSettings: [.linkedLibrary("m")]),
 
         // C libraries, reached through system-library targets only.
         .systemLibrary(
