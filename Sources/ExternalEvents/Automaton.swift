@@ -25,21 +25,24 @@ struct Automaton: Sendable {
     /// Allocation-light, since the small automaton is rebuilt on every scene change: the patterns
     /// are sorted, so the trie grows depth first with each node's children in byte order, and its
     /// edges go straight into flat arrays.
-    init(patterns: [(id: Int32, bytes: [UInt8])]) {
-        let order = patterns.indices.sorted { patterns[$0].bytes.lexicographicallyPrecedes(patterns[$1].bytes) }
-        let capacity = patterns.reduce(1) { $0 + $1.bytes.count }
+    init(patterns: [(id: Int32, text: FoldedText)]) {
+        let order = patterns.indices.sorted { patterns[$0].text.utf8.lexicographicallyPrecedes(patterns[$1].text.utf8) }
+        let capacity = patterns.reduce(1) { $0 + $1.text.utf8.count }
         var parent: [Int32] = [0], byteIn: [UInt8] = [0], ends: [Int32] = [-1]
         parent.reserveCapacity(capacity)
         byteIn.reserveCapacity(capacity)
         ends.reserveCapacity(capacity)
         var path: [Int32] = [0]
-        var previous: [UInt8] = []
+        var previous = "".utf8
         for index in order {
-            let bytes = patterns[index].bytes
+            let bytes = patterns[index].text.utf8
             var common = 0
-            while common < bytes.count && common < previous.count && bytes[common] == previous[common] { common += 1 }
+            for (byte, before) in zip(bytes, previous) {
+                guard byte == before else { break }
+                common += 1
+            }
             path.removeLast(path.count - 1 - common)
-            for byte in bytes[common...] {
+            for byte in bytes.dropFirst(common) {
                 parent.append(path[path.count - 1])
                 byteIn.append(byte)
                 ends.append(-1)
@@ -92,9 +95,9 @@ struct Automaton: Sendable {
 
     /// Calls `body` with the id of every condition occurring in `text`, once per occurrence.
     @inline(__always)
-    func forEachMatch(in text: [UInt8], _ body: (Int32) -> Void) {
+    func forEachMatch(in text: FoldedText, _ body: (Int32) -> Void) {
         var state: Int32 = 0
-        for byte in text {
+        for byte in text.utf8 {
             state = step(state, byte)
             var out = firstOutput[Int(state)]
             while out != 0 {

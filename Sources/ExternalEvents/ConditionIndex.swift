@@ -15,14 +15,17 @@ struct ConditionIndex: Sendable {
         var preferring: Bool
     }
 
+    /// Each pattern's id, for as long as one of the automata holds it.
     private var ids: [FoldedText: Int32] = [:]
-    private var patterns: [FoldedText?] = []
-    private var holders: [[Holder]] = []
+    /// Per pattern id, its first holder, or nil when no scene holds it; most conditions have one.
+    private var firstHolder: [Holder?] = []
+    /// The holders after the first, for the few patterns that several scenes share.
+    private var moreHolders: [Int32: [Holder]] = [:]
     private var freeIDs: [Int32] = []
     private var main = Automaton()
     private var mainPatterns = 0
     private var recent = Automaton()
-    private var recentIDs: [Int32] = []
+    private var recentPatterns: [(id: Int32, text: FoldedText)] = []
     private var recentDirty = false
     /// Patterns with no holder still sitting in an automaton.
     private var tombstones = 0
@@ -30,42 +33,55 @@ struct ConditionIndex: Sendable {
     /// Registers a condition held by `holder`; returns its pattern id. Call `commit()` after a batch.
     mutating func insert(_ text: FoldedText, by holder: Holder) -> Int32 {
         if let id = ids[text] {
-            if holders[Int(id)].isEmpty { tombstones -= 1 }
-            holders[Int(id)].append(holder)
+            if firstHolder[Int(id)] == nil {
+                firstHolder[Int(id)] = holder
+                tombstones -= 1
+            } else {
+                moreHolders[id, default: []].append(holder)
+            }
             return id
         }
         let id: Int32
         if let free = freeIDs.popLast() {
             id = free
-            patterns[Int(id)] = text
-            holders[Int(id)] = [holder]
+            firstHolder[Int(id)] = holder
         } else {
-            id = Int32(patterns.count)
-            patterns.append(text)
-            holders.append([holder])
+            id = Int32(firstHolder.count)
+            firstHolder.append(holder)
         }
         ids[text] = id
-        recentIDs.append(id)
+        recentPatterns.append((id, text))
         recentDirty = true
         return id
     }
 
     /// Forgets that `holder` holds pattern `id`. Call `commit()` after a batch.
     mutating func remove(_ id: Int32, by holder: Holder) {
-        guard let at = holders[Int(id)].firstIndex(of: holder) else { return }
-        holders[Int(id)].swapAt(at, holders[Int(id)].count - 1)
-        holders[Int(id)].removeLast()
-        if holders[Int(id)].isEmpty { tombstones += 1 }
+        if firstHolder[Int(id)] == holder {
+            if var more = moreHolders.removeValue(forKey: id) {
+                firstHolder[Int(id)] = more.removeLast()
+                if !more.isEmpty { moreHolders[id] = more }
+            } else {
+                firstHolder[Int(id)] = nil
+                tombstones += 1
+            }
+        } else if var more = moreHolders.removeValue(forKey: id) {
+            if let at = more.firstIndex(of: holder) {
+                more.swapAt(at, more.count - 1)
+                more.removeLast()
+            }
+            if !more.isEmpty { moreHolders[id] = more }
+        }
     }
 
     /// Rebuilds what a batch of changes made stale: the small automaton, or both when merging is due.
     mutating func commit() {
         let live = ids.count - tombstones
         let recentLimit = max(32, Int(Double(live).squareRoot()))
-        if recentIDs.count > recentLimit || (tombstones > 64 && tombstones * 2 > live) {
+        if recentPatterns.count > recentLimit || (tombstones > 64 && tombstones * 2 > live) {
             merge()
         } else if recentDirty {
-            recent = Automaton(patterns: recentIDs.compactMap(entry))
+            recent = Automaton(patterns: recentPatterns)
             recentDirty = false
         }
     }
@@ -74,38 +90,38 @@ struct ConditionIndex: Sendable {
     @inline(__always)
     func forEachHolder(in text: FoldedText, _ body: (Holder) -> Void) {
         let visit = { (id: Int32) in
-            for holder in holders[Int(id)] { body(holder) }
+            guard let first = firstHolder[Int(id)] else { return }
+            body(first)
+            if !moreHolders.isEmpty, let more = moreHolders[id] {
+                for holder in more { body(holder) }
+            }
         }
-        if mainPatterns > 0 { main.forEachMatch(in: text.bytes, visit) }
-        if !recentIDs.isEmpty { recent.forEachMatch(in: text.bytes, visit) }
+        if mainPatterns > 0 { main.forEachMatch(in: text, visit) }
+        if !recentPatterns.isEmpty { recent.forEachMatch(in: text, visit) }
     }
 
     /// Sizes, for tests and the benchmark: patterns held, tombstones, patterns in the small automaton.
     var statistics: (live: Int, tombstones: Int, recent: Int) {
-        (ids.count - tombstones, tombstones, recentIDs.count)
-    }
-
-    private func entry(_ id: Int32) -> (id: Int32, bytes: [UInt8])? {
-        patterns[Int(id)].map { (id, $0.bytes) }
+        (ids.count - tombstones, tombstones, recentPatterns.count)
     }
 
     private mutating func merge() {
-        var keep: [(id: Int32, bytes: [UInt8])] = []
+        var keep: [(id: Int32, text: FoldedText)] = []
         keep.reserveCapacity(ids.count - tombstones)
-        for id in patterns.indices {
-            guard let text = patterns[id] else { continue }
-            if holders[id].isEmpty {
-                ids[text] = nil
-                patterns[id] = nil
-                freeIDs.append(Int32(id))
+        var unheld: [FoldedText] = []
+        for (text, id) in ids {
+            if firstHolder[Int(id)] == nil {
+                unheld.append(text)
+                freeIDs.append(id)
             } else {
-                keep.append((Int32(id), text.bytes))
+                keep.append((id, text))
             }
         }
+        for text in unheld { ids[text] = nil }
         main = Automaton(patterns: keep)
         mainPatterns = keep.count
         recent = Automaton()
-        recentIDs = []
+        recentPatterns = []
         recentDirty = false
         tombstones = 0
     }

@@ -4,32 +4,18 @@
 /// A condition matches when it occurs in the event's string, ignoring case and diacritics (both
 /// are folded, then searched: "ss" occurs in "Straße", which folds to "strasse"); the
 /// condition `*` (exactly that, alone) matches any event. An empty set and an empty condition never
-/// match. Conditions are folded here, once, so that routing an event never folds them again.
+/// match. The set keeps the conditions as given; the router folds them once, into its index, so
+/// that routing an event never folds them again and an open scene does not carry them twice.
 public struct ConditionSet: Sendable, Hashable, ExpressibleByArrayLiteral {
     /// The conditions as given, in a stable (sorted) order.
     public let conditions: [String]
     /// Whether the set contains the condition `*`.
     public let matchesEverything: Bool
-    /// Distinct non-empty folded conditions other than `*`, each with the first original that folds to it.
-    let folded: [(original: String, text: FoldedText)]
-
-    private init(conditions: [String], matchesEverything: Bool, folded: [(original: String, text: FoldedText)]) {
-        self.conditions = conditions
-        self.matchesEverything = matchesEverything
-        self.folded = folded
-    }
 
     public init(_ conditions: some Sequence<String>) {
         let sorted = Set(conditions).sorted()
-        var seen = Set<FoldedText>()
-        var folded: [(original: String, text: FoldedText)] = []
-        for condition in sorted where !condition.isEmpty && condition != "*" {
-            let text = FoldedText(condition)
-            if seen.insert(text).inserted { folded.append((condition, text)) }
-        }
         self.conditions = sorted
         self.matchesEverything = sorted.contains("*")
-        self.folded = folded
     }
 
     public init(arrayLiteral conditions: String...) { self.init(conditions) }
@@ -39,31 +25,42 @@ public struct ConditionSet: Sendable, Hashable, ExpressibleByArrayLiteral {
 
     public var isEmpty: Bool { conditions.isEmpty }
 
-    /// The union of two sets, as a scene with several modifiers uses; nothing is folded again.
+    /// The union of two sets, as a scene with several modifiers uses.
     public func union(_ other: ConditionSet) -> ConditionSet {
         if other.isEmpty { return self }
         if isEmpty { return other }
-        var seen = Set(folded.map(\.text))
-        let added = other.folded.filter { seen.insert($0.text).inserted }
-        let all = Set(conditions).union(other.conditions).sorted()
-        // Which original stands for a folded condition is a display choice; keep the sorted-first one.
-        let merged = (folded + added).sorted { $0.original < $1.original }
-        var kept = Set<FoldedText>()
-        return ConditionSet(
-            conditions: all, matchesEverything: matchesEverything || other.matchesEverything,
-            folded: merged.filter { kept.insert($0.text).inserted })
+        return ConditionSet(conditions + other.conditions)
     }
 
     /// The first condition (as given) that matches `event`, or nil; `*` when only `*` matches.
     public func firstMatch(in event: ExternalEvent) -> String? {
-        firstMatch(in: FoldedText(event.matchedString ?? ""))
-    }
-
-    func firstMatch(in text: FoldedText) -> String? {
-        for condition in folded where text.contains(condition.text) { return condition.original }
-        return matchesEverything ? "*" : nil
+        FoldedConditions(self).firstMatch(in: FoldedText(event.matchedString ?? ""))
     }
 
     public static func == (a: ConditionSet, b: ConditionSet) -> Bool { a.conditions == b.conditions }
     public func hash(into hasher: inout Hasher) { hasher.combine(conditions) }
+}
+
+/// A set's conditions folded: the distinct non-empty ones other than `*`, each with the first
+/// original (in sorted order) that folds to it, which is the one a decision names.
+struct FoldedConditions: Sendable {
+    let conditions: [(original: String, text: FoldedText)]
+    let matchesEverything: Bool
+
+    init(_ set: ConditionSet) {
+        var seen = Set<FoldedText>()
+        var conditions: [(original: String, text: FoldedText)] = []
+        for condition in set.conditions where !condition.isEmpty && condition != "*" {
+            let text = FoldedText(condition)
+            if seen.insert(text).inserted { conditions.append((condition, text)) }
+        }
+        self.conditions = conditions
+        self.matchesEverything = set.matchesEverything
+    }
+
+    /// The first condition (as given) occurring in `text`, or nil; `*` when only `*` matches.
+    func firstMatch(in text: FoldedText) -> String? {
+        for condition in conditions where text.contains(condition.text) { return condition.original }
+        return matchesEverything ? "*" : nil
+    }
 }

@@ -4,23 +4,30 @@
 @_spi(_Unicode) import Swift
 
 /// Text folded for comparison: case and diacritics removed ("Crème" and "CREME" fold alike),
-/// kept as UTF-8 bytes so that containment is a byte search.
+/// compared and searched as UTF-8 bytes.
 ///
 /// Conditions are folded once, when a scene sets them; an event's string once per event.
 struct FoldedText: Hashable, Sendable {
-    let bytes: [UInt8]
+    /// The folded text. When folding changes nothing (lower-case ASCII, as most conditions are) it
+    /// is the given string itself, so a condition and its folded form share one buffer; short ones
+    /// (up to 15 bytes) need none at all.
+    let text: String
+
+    var utf8: String.UTF8View { text.utf8 }
 
     init(_ text: String) {
-        var ascii = Array(text.utf8)
-        for index in ascii.indices {
-            let byte = ascii[index]
+        var ascii: [UInt8]?
+        for (index, byte) in text.utf8.enumerated() {
             if byte >= 0x80 {
-                bytes = Self.foldUnicode(text)
+                self.text = Self.foldUnicode(text)
                 return
             }
-            if byte &- 0x41 < 26 { ascii[index] = byte | 0x20 }
+            if byte &- 0x41 < 26 {
+                if ascii == nil { ascii = Array(text.utf8) }
+                ascii![index] = byte | 0x20
+            }
         }
-        bytes = ascii
+        self.text = ascii.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 
     /// Diacritics: a letter is decomposed and the marks that came with it dropped ("é" is "e" and
@@ -29,7 +36,7 @@ struct FoldedText: Hashable, Sendable {
     /// folding (`ß` and `SS`, `ſ` and `s`, `ς` and `σ` fold alike), taken as lower(upper(lower)).
     /// For Latin, Greek and Cyrillic letters this is what Foundation's
     /// `folding(options: [.caseInsensitive, .diacriticInsensitive])` gives (the tests check it).
-    private static func foldUnicode(_ text: String) -> [UInt8] {
+    private static func foldUnicode(_ text: String) -> String {
         var folded = String.UnicodeScalarView()
         var atStart = true
         for scalar in text.unicodeScalars {
@@ -42,7 +49,7 @@ struct FoldedText: Hashable, Sendable {
                 append(caseFolded: scalar, to: &folded)
             }
         }
-        return Array(String(folded).utf8)
+        return String(folded)
     }
 
     private static func append(caseFolded scalar: Unicode.Scalar, to folded: inout String.UnicodeScalarView) {
@@ -51,16 +58,18 @@ struct FoldedText: Hashable, Sendable {
         folded.append(contentsOf: properties.lowercaseMapping.uppercased().lowercased().unicodeScalars)
     }
 
-    var isEmpty: Bool { bytes.isEmpty }
+    var isEmpty: Bool { text.isEmpty }
 
-    static func == (a: FoldedText, b: FoldedText) -> Bool { a.bytes == b.bytes }
+    /// Byte equality: folded texts are compared as bytes, not as canonically equivalent strings.
+    static func == (a: FoldedText, b: FoldedText) -> Bool { a.utf8.elementsEqual(b.utf8) }
 
     /// Eight bytes per `combine`: hashing byte by byte dominated the cost of setting a scene's sets.
     func hash(into hasher: inout Hasher) {
+        let bytes = text.utf8.span
         hasher.combine(bytes.count)
         var word: UInt64 = 0
-        for (offset, byte) in bytes.enumerated() {
-            word = word << 8 | UInt64(byte)
+        for offset in bytes.indices {
+            word = word << 8 | UInt64(bytes[offset])
             if offset & 7 == 7 {
                 hasher.combine(word)
                 word = 0
@@ -71,7 +80,7 @@ struct FoldedText: Hashable, Sendable {
 
     /// Whether `needle` occurs in this text; a plain scan, for the few conditions outside the index.
     func contains(_ needle: FoldedText) -> Bool {
-        let n = needle.bytes, h = bytes
+        let n = needle.text.utf8.span, h = text.utf8.span
         guard !n.isEmpty, n.count <= h.count else { return false }
         let first = n[0], last = h.count - n.count
         var start = 0

@@ -10,6 +10,8 @@ public struct SceneRouter: Sendable {
     public let supportsMultipleScenes: Bool
     private let contentTypes: (any ContentTypeResolving)?
     private let declarationIndex: [String: Int]
+    /// Each window group's `matching` set folded, by declaration position; nil without the modifier.
+    private let matchingSets: [FoldedConditions?]
 
     private struct Slot: Sendable {
         var id: String
@@ -51,6 +53,10 @@ public struct SceneRouter: Sendable {
         }
         self.declarations = declarations
         self.declarationIndex = declarationIndex
+        self.matchingSets = declarations.map { declaration in
+            guard case .windowGroup(let matching?) = declaration.kind else { return nil }
+            return FoldedConditions(matching)
+        }
         self.supportsMultipleScenes = supportsMultipleScenes
         self.contentTypes = contentTypes
         var seen = Set<String>()
@@ -138,7 +144,7 @@ public struct SceneRouter: Sendable {
         let united = EventPreference.union(modifiers)
         var conditions: [(original: String, pattern: Int32, preferring: Bool)] = []
         for (sets, preferring) in [(united.preferring, true), (united.allowing, false)] {
-            for condition in sets.folded {
+            for condition in FoldedConditions(sets).conditions {
                 let holder = ConditionIndex.Holder(
                     slot: slot, ordinal: Int32(conditions.count), preferring: preferring)
                 conditions.append((condition.original, index.insert(condition.text, by: holder), preferring))
@@ -217,10 +223,10 @@ public struct SceneRouter: Sendable {
     /// Rules 3 to 5: which declaration gets a new scene, if any.
     private func newScene(for event: ExternalEvent, text: FoldedText) -> Decision {
         var fileType: String?? = .none
-        for declaration in declarations {
+        for (position, declaration) in declarations.enumerated() {
             switch declaration.kind {
-            case .windowGroup(let matching?):
-                if let condition = matching.firstMatch(in: text) {
+            case .windowGroup(.some):
+                if let condition = matchingSets[position]?.firstMatch(in: text) {
                     return decision(
                         .create(declaration: declaration.id), .matching,
                         .matched(declaration: declaration.id, condition: condition))

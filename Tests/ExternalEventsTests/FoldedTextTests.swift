@@ -67,3 +67,7 @@ struct FoldedTextTests {
         #expect(FoldedText("한").bytes == FoldedText("\u{1112}\u{1161}\u{11AB}").bytes)
     }
 }
+
+extension FoldedText {
+    fileprivate var bytes: [UInt8] { Array(utf8) }
+}
