@@ -50,9 +50,12 @@ public final class PrivateBus {
     public func stop() { kill(pid, SIGKILL) }
 }
 
-public func residentKiB(of pid: String = "self") -> Int {
+public func residentKiB(of pid: String = "self") -> Int { statusKiB("VmRSS", of: pid) }
+
+/// A `KiB` line of `/proc/PID/status` (`VmRSS`, `RssAnon`, `RssFile`, …); -1 when absent.
+public func statusKiB(_ field: String, of pid: String = "self") -> Int {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return -1 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
         return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? -1
     }
     return -1

@@ -252,7 +252,9 @@ func main() async throws {
     _ = try await opens(client, count: 2_000, target: 7_777)
     let tenThousand = try await opens(client, count: 2_000, target: 7_777)
     let rssAtTenThousand = residentKiB(of: daemonPID)
+    let anonymous = statusKiB("RssAnon", of: daemonPID), fileBacked = statusKiB("RssFile", of: daemonPID)
     print("daemon RSS: \(rssAtThousand / 1024) MiB with \(scenes) scenes, \(rssAtTenThousand / 1024) MiB with 10,000 scenes (\(rssAtTenThousand) KiB)   target < 30 MB")
+    print("  of which anonymous (heap, stacks) \(anonymous / 1024) MiB, file-backed (code and data of the executable and libraries) \(fileBacked / 1024) MiB")
     print("Open with 10,000 scenes over 2 processes: median \(format(tenThousand.median)) µs  p99 \(format(tenThousand.p99)) µs")
     client.close()
 }
