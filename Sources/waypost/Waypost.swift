@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Glibc
 
 struct Waypost: AsyncParsableCommand {
@@ -12,12 +13,18 @@ struct Waypost: AsyncParsableCommand {
 
 @main
 enum Entry {
-    static func main() async {
+    static func main() {
         // `waypost open URI…` is what Exec= openers run on every click. In a statically linked binary
-        // the argument parser's reflection costs milliseconds, so plain `open` calls skip it.
+        // the argument parser's reflection costs milliseconds, and the global pool's threads more,
+        // so plain `open` calls skip both.
         if let request = Open.PlainRequest(Array(CommandLine.arguments.dropFirst())) {
-            exit(await Open.open(request.uris, verbose: request.verbose))
+            exit(CallingThreadExecutor.run { await Open.open(request.uris, verbose: request.verbose) })
         }
-        await Waypost.main()
+        // Everything else, as an async main would: on the global pool, the main queue served.
+        Task {
+            await Waypost.main()
+            exit(0)
+        }
+        dispatchMain()
     }
 }
