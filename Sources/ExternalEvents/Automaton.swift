@@ -1,19 +1,19 @@
 /// An Aho–Corasick automaton over folded condition bytes, built once and then only read.
 ///
-/// Flat arrays: the root has a dense 256-way table (most bytes of a URL start no condition and
-/// cost one load); other nodes keep their few children sorted in one edge array. Scanning a text
-/// costs O(text length + matches), whatever the number of conditions.
+/// Flat arrays, 17 bytes a node: the root has a dense 256-way table (most bytes of a URL start no
+/// condition and cost one load); other nodes are numbered breadth first, so that the children of
+/// node n are the consecutive nodes `firstChild[n] ..< firstChild[n + 1]`, in byte order, and no
+/// edge needs to name its target. Scanning a text costs O(text length + matches), whatever the
+/// number of conditions.
 struct Automaton: Sendable {
     private var rootNext = [Int32](repeating: 0, count: 256)
-    /// Children of node n are edges edgeStart[n] ..< edgeStart[n + 1].
-    private var edgeStart: [Int32] = [0, 0]
-    private var edgeByte: [UInt8] = []
-    private var edgeTarget: [Int32] = []
+    /// The byte on the edge into each node (0 for the root).
+    private var byte: [UInt8] = [0]
+    /// Children of node n are the nodes firstChild[n] ..< firstChild[n + 1].
+    private var firstChild: [Int32] = [1, 1]
     private var fail: [Int32] = [0]
     /// The condition that ends at a node, or -1.
     private var pattern: [Int32] = [-1]
-    /// The node itself when a condition ends there, else the nearest suffix node where one does; 0 for none.
-    private var firstOutput: [Int32] = [0]
     /// The nearest proper suffix node where a condition ends; 0 for none (the root never ends one).
     private var nextOutput: [Int32] = [0]
 
@@ -23,10 +23,13 @@ struct Automaton: Sendable {
     /// Builds the automaton for distinct, non-empty byte strings, each with its id.
     ///
     /// Allocation-light, since the small automaton is rebuilt on every scene change: the patterns
-    /// are sorted, so the trie grows depth first with each node's children in byte order, and its
-    /// edges go straight into flat arrays.
+    /// are sorted, so the trie grows depth first with each node's children in byte order; one
+    /// breadth-first pass then renumbers it.
     init(patterns: [(id: Int32, text: FoldedText)]) {
-        let order = patterns.indices.sorted { patterns[$0].text.utf8.lexicographicallyPrecedes(patterns[$1].text.utf8) }
+        let sorted = patterns.indices.sorted {
+            patterns[$0].text.utf8.lexicographicallyPrecedes(patterns[$1].text.utf8)
+        }
+        // The trie, depth first: each node's parent, incoming byte and pattern.
         let capacity = patterns.reduce(1) { $0 + $1.text.utf8.count }
         var parent: [Int32] = [0], byteIn: [UInt8] = [0], ends: [Int32] = [-1]
         parent.reserveCapacity(capacity)
@@ -34,7 +37,7 @@ struct Automaton: Sendable {
         ends.reserveCapacity(capacity)
         var path: [Int32] = [0]
         var previous = "".utf8
-        for index in order {
+        for index in sorted {
             let bytes = patterns[index].text.utf8
             var common = 0
             for (byte, before) in zip(bytes, previous) {
@@ -53,44 +56,46 @@ struct Automaton: Sendable {
         }
         let count = parent.count
 
-        // Children of each node, contiguous and (being created in sorted order) already byte-ordered.
-        var edgeStart = [Int32](repeating: 0, count: count + 1)
-        for node in 1..<max(1, count) { edgeStart[Int(parent[node]) + 1] += 1 }
-        for node in 0..<count { edgeStart[node + 1] += edgeStart[node] }
-        var fill = edgeStart
-        var edgeByte = [UInt8](repeating: 0, count: max(0, count - 1))
-        var edgeTarget = [Int32](repeating: 0, count: max(0, count - 1))
-        for node in 1..<max(1, count) {
-            let at = Int(fill[Int(parent[node])])
+        // Children of each depth-first node, contiguous and (created in sorted order) byte-ordered.
+        var childStart = [Int32](repeating: 0, count: count + 1)
+        for node in 1..<count { childStart[Int(parent[node]) + 1] += 1 }
+        for node in 0..<count { childStart[node + 1] += childStart[node] }
+        var fill = childStart
+        var children = [Int32](repeating: 0, count: count)
+        for node in 1..<count {
+            children[Int(fill[Int(parent[node])])] = Int32(node)
             fill[Int(parent[node])] += 1
-            edgeByte[at] = byteIn[node]
-            edgeTarget[at] = Int32(node)
-            if parent[node] == 0 { rootNext[Int(byteIn[node])] = Int32(node) }
         }
-        self.edgeStart = edgeStart
-        self.edgeByte = edgeByte
-        self.edgeTarget = edgeTarget
-        self.pattern = ends
 
-        // Failure links breadth first: a node's target is one step from its parent's target.
-        fail = [Int32](repeating: 0, count: count)
-        nextOutput = [Int32](repeating: 0, count: count)
-        var queue = [Int32]()
-        queue.reserveCapacity(count)
-        queue.append(0)
-        var head = 0
-        while head < queue.count {
-            let node = queue[head]
-            head += 1
-            for edge in Int(edgeStart[Int(node)])..<Int(edgeStart[Int(node) + 1]) {
-                let child = edgeTarget[edge]
-                let target = node == 0 ? 0 : step(fail[Int(node)], edgeByte[edge])
-                fail[Int(child)] = target
-                nextOutput[Int(child)] = ends[Int(target)] >= 0 ? target : nextOutput[Int(target)]
-                queue.append(child)
+        // Breadth-first numbering: `order` lists depth-first nodes in their new order.
+        var order = [Int32](repeating: 0, count: count)
+        var next = 1
+        for position in 0..<count {
+            let node = Int(order[position])
+            for child in children[Int(childStart[node])..<Int(childStart[node + 1])] {
+                order[next] = child
+                next += 1
             }
         }
-        firstOutput = (0..<count).map { ends[$0] >= 0 ? Int32($0) : nextOutput[$0] }
+        byte = order.map { byteIn[Int($0)] }
+        pattern = order.map { ends[Int($0)] }
+        firstChild = [Int32](repeating: 1, count: count + 1)
+        for position in 0..<count {
+            let node = Int(order[position])
+            firstChild[position + 1] = firstChild[position] + childStart[node + 1] - childStart[node]
+        }
+        for child in 1..<Int(firstChild[1]) { rootNext[Int(byte[child])] = Int32(child) }
+
+        // Failure links in breadth-first order: a node's target is one step from its parent's target.
+        fail = [Int32](repeating: 0, count: count)
+        nextOutput = [Int32](repeating: 0, count: count)
+        for node in 0..<count {
+            for child in Int(firstChild[node])..<Int(firstChild[node + 1]) {
+                let target = node == 0 ? 0 : step(fail[node], byte[child])
+                fail[child] = target
+                nextOutput[child] = pattern[Int(target)] >= 0 ? target : nextOutput[Int(target)]
+            }
+        }
     }
 
     /// Calls `body` with the id of every condition occurring in `text`, once per occurrence.
@@ -99,7 +104,7 @@ struct Automaton: Sendable {
         var state: Int32 = 0
         for byte in text.utf8 {
             state = step(state, byte)
-            var out = firstOutput[Int(state)]
+            var out = pattern[Int(state)] >= 0 ? state : nextOutput[Int(state)]
             while out != 0 {
                 body(pattern[Int(out)])
                 out = nextOutput[Int(out)]
@@ -111,13 +116,13 @@ struct Automaton: Sendable {
     private func step(_ from: Int32, _ byte: UInt8) -> Int32 {
         var state = from
         while state != 0 {
-            var lo = Int(edgeStart[Int(state)])
-            let hi = Int(edgeStart[Int(state) + 1])
-            while lo < hi {
-                let b = edgeByte[lo]
-                if b == byte { return edgeTarget[lo] }
+            var child = Int(firstChild[Int(state)])
+            let end = Int(firstChild[Int(state) + 1])
+            while child < end {
+                let b = self.byte[child]
+                if b == byte { return Int32(child) }
                 if b > byte { break }
-                lo += 1
+                child += 1
             }
             state = fail[Int(state)]
         }
