@@ -41,26 +41,29 @@ public struct ConditionSet: Sendable, Hashable, ExpressibleByArrayLiteral {
     public func hash(into hasher: inout Hasher) { hasher.combine(conditions) }
 }
 
-/// A set's conditions folded: the distinct non-empty ones other than `*`, each with the first
-/// original (in sorted order) that folds to it, which is the one a decision names.
+/// A set's conditions folded: the distinct non-empty ones other than `*`, each with the position
+/// in the set of the first original (in sorted order) that folds to it, which is the one a
+/// decision names.
 struct FoldedConditions: Sendable {
-    let conditions: [(original: String, text: FoldedText)]
+    let originals: [String]
+    let conditions: [(position: Int32, text: FoldedText)]
     let matchesEverything: Bool
 
     init(_ set: ConditionSet) {
         var seen = Set<FoldedText>()
-        var conditions: [(original: String, text: FoldedText)] = []
-        for condition in set.conditions where !condition.isEmpty && condition != "*" {
+        var conditions: [(position: Int32, text: FoldedText)] = []
+        for (position, condition) in set.conditions.enumerated() where !condition.isEmpty && condition != "*" {
             let text = FoldedText(condition)
-            if seen.insert(text).inserted { conditions.append((condition, text)) }
+            if seen.insert(text).inserted { conditions.append((Int32(position), text)) }
         }
+        self.originals = set.conditions
         self.conditions = conditions
         self.matchesEverything = set.matchesEverything
     }
 
     /// The first condition (as given) occurring in `text`, or nil; `*` when only `*` matches.
     func firstMatch(in text: FoldedText) -> String? {
-        for condition in conditions where text.contains(condition.text) { return condition.original }
+        for condition in conditions where text.contains(condition.text) { return originals[Int(condition.position)] }
         return matchesEverything ? "*" : nil
     }
 }

@@ -17,8 +17,9 @@ public struct SceneRouter: Sendable {
         var id: String
         var declaration: Int
         var modifiers: [EventPreference]
-        /// The united sets' folded conditions, as registered in the index.
-        var conditions: [(original: String, pattern: Int32, preferring: Bool)] = []
+        /// The united sets' folded conditions as registered in the index: the pattern, and where the
+        /// condition as given is in the united preferring or allowing set.
+        var conditions: [(pattern: Int32, position: Int32, preferring: Bool)] = []
         var prefersAnything = false
         var allowsAnything = false
     }
@@ -142,12 +143,12 @@ public struct SceneRouter: Sendable {
 
     private mutating func register(_ modifiers: [EventPreference], in slot: Int32) {
         let united = EventPreference.union(modifiers)
-        var conditions: [(original: String, pattern: Int32, preferring: Bool)] = []
+        var conditions: [(pattern: Int32, position: Int32, preferring: Bool)] = []
         for (sets, preferring) in [(united.preferring, true), (united.allowing, false)] {
             for condition in FoldedConditions(sets).conditions {
                 let holder = ConditionIndex.Holder(
                     slot: slot, ordinal: Int32(conditions.count), preferring: preferring)
-                conditions.append((condition.original, index.insert(condition.text, by: holder), preferring))
+                conditions.append((index.insert(condition.text, by: holder), condition.position, preferring))
             }
         }
         let stamp = stamps[Int(slot)]
@@ -259,7 +260,11 @@ public struct SceneRouter: Sendable {
 
     private func described(_ slot: Int32, _ ordinal: Int32) -> (scene: String, condition: String) {
         let scene = slots[Int(slot)]!
-        return (scene.id, ordinal < 0 ? "*" : scene.conditions[Int(ordinal)].original)
+        guard ordinal >= 0 else { return (scene.id, "*") }
+        let condition = scene.conditions[Int(ordinal)]
+        let united = EventPreference.union(scene.modifiers)
+        let set = condition.preferring ? united.preferring : united.allowing
+        return (scene.id, set.conditions[Int(condition.position)])
     }
 
     private func decision(
