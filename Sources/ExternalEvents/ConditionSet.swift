@@ -7,15 +7,23 @@
 /// match. The set keeps the conditions as given; the router folds them once, into its index, so
 /// that routing an event never folds them again and an open scene does not carry them twice.
 public struct ConditionSet: Sendable, Hashable, ExpressibleByArrayLiteral {
-    /// The conditions as given, in a stable (sorted) order.
+    /// The conditions as given, each once, in the order of their UTF-8 bytes.
     public let conditions: [String]
     /// Whether the set contains the condition `*`.
     public let matchesEverything: Bool
 
     public init(_ conditions: some Sequence<String>) {
-        let sorted = Set(conditions).sorted()
-        self.conditions = sorted
-        self.matchesEverything = sorted.contains("*")
+        // By bytes, not by `String`'s `<` and `Set`: those treat canonically equivalent strings
+        // ("é" and "e\u{301}") as one, and do not order every such pair, so which original stood
+        // for a condition, and where, changed from one set to the next.
+        let sorted = conditions.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var distinct: [String] = []
+        distinct.reserveCapacity(sorted.count)
+        for condition in sorted where distinct.last.map({ !$0.utf8.elementsEqual(condition.utf8) }) ?? true {
+            distinct.append(condition)
+        }
+        self.conditions = distinct
+        self.matchesEverything = distinct.contains("*")
     }
 
     public init(arrayLiteral conditions: String...) { self.init(conditions) }

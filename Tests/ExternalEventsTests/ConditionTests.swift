@@ -48,6 +48,19 @@ struct ConditionTests {
         #expect(ConditionSet([" *"]).firstMatch(in: .url("x://y")) == nil)
     }
 
+    @Test("a set's conditions keep one order however they were given, canonically equivalent ones included")
+    func stableOrder() {
+        // String's `<` finds neither "e\u{301}" nor "é=" smaller than the other.
+        let given = ["é=", "e\u{301}", "*", "/é", "ea", "\u{e9}"]
+        let expected = ConditionSet(given).conditions.map { Array($0.utf8) }
+        #expect(expected.count == 6, "byte-distinct conditions are all kept")
+        for rotation in 1..<given.count {
+            let rotated = Array(given[rotation...] + given[..<rotation])
+            #expect(ConditionSet(rotated).conditions.map { Array($0.utf8) } == expected)
+            #expect(ConditionSet(rotated.reversed()).conditions.map { Array($0.utf8) } == expected)
+        }
+    }
+
     @Test("conditions that fold alike count once")
     func foldedDuplicates() {
         let set = ConditionSet(["Crème", "creme", "CREME"])
