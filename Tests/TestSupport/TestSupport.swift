@@ -20,41 +20,78 @@ public func waitUntil(_ what: String, seconds: Double = 30, _ condition: () asyn
     throw TestFailure("timed out waiting until \(what)")
 }
 
-/// Runs a program to its end and returns its status, stdout and stderr.
+/// Runs a program to its end and returns its status (the signal number if a signal ended it),
+/// stdout and stderr.
 ///
 /// Async all the way: a test that blocked one of the few cooperative threads while it waited would
-/// starve every test running beside it. Output is read once the program exited, so it must fit a
-/// pipe (64 KiB), and whatever the program started may keep the pipes open (GIO's launches do).
+/// starve every test running beside it. Spawned and reaped here rather than with `Process`:
+/// Foundation notices a child's exit by a socket closing, and a long-lived process another test
+/// started at the same moment can inherit that socket, so the exit was sometimes never noticed and
+/// the test hung. Output is drained while waiting; whatever the program started may keep the pipes
+/// open (GIO's launches do), so they are read until the program itself has exited, not to EOF.
 public func runProgram(
     _ program: String, _ arguments: [String], environment: [String: String], directory: URL? = nil
 ) async throws -> (status: Int32, output: String, errors: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program)
-    process.arguments = arguments
-    process.environment = environment
-    if let directory { process.currentDirectoryURL = directory }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do { try process.run() } catch { continuation.resume(throwing: error) }
+    var command = [program] + arguments
+    if let directory { command = ["/usr/bin/env", "-C", directory.path] + command }
+    let out = try OutputPipe(), err = try OutputPipe()
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, out.writer, 1)
+    posix_spawn_file_actions_adddup2(&actions, err.writer, 2)
+    let argv = command.map { strdup($0) } + [nil]
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
+    out.closeWriter()
+    err.closeWriter()
+    guard spawned == 0 else { throw TestFailure("cannot start \(command[0]): errno \(spawned)") }
+    var status: Int32 = 0
+    while true {
+        out.drain()
+        err.drain()
+        let reaped = waitpid(pid, &status, WNOHANG)
+        if reaped == pid || (reaped < 0 && errno != EINTR) { break }
+        try? await Task.sleep(for: .milliseconds(2))
     }
-    return (status, available(out), available(err))
+    out.drain()
+    err.drain()
+    // The wait status: a normal exit keeps its code in bits 8-15, a signal its number in bits 0-6.
+    let signal = status & 0x7f
+    return (signal == 0 ? (status >> 8) & 0xff : signal, out.text, err.text)
 }
 
-private func available(_ pipe: Pipe) -> String {
-    try? pipe.fileHandleForWriting.close()
-    let descriptor = pipe.fileHandleForReading.fileDescriptor
-    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-    var data = Data()
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = read(descriptor, &chunk, chunk.count)
-        guard count > 0 else { break }
-        data.append(contentsOf: chunk[0..<count])
+/// A pipe for a child's output, read without blocking.
+private final class OutputPipe {
+    let reader: Int32, writer: Int32
+    private var data: [UInt8] = []
+
+    init() throws {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw TestFailure("cannot make a pipe: errno \(errno)") }
+        (reader, writer) = (ends[0], ends[1])
+        // Neither end for other children (the child gets the writer through dup2, which clears it).
+        _ = fcntl(reader, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writer, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
     }
-    return String(decoding: data, as: UTF8.self)
+
+    deinit { close(reader) }
+
+    func closeWriter() { close(writer) }
+
+    func drain() {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(reader, &chunk, chunk.count)
+            guard count > 0 else { return }
+            data += chunk[0..<count]
+        }
+    }
+
+    var text: String { String(decoding: data, as: UTF8.self) }
 }
 
 /// Kills a child and reaps it at once. Foundation notices a child's exit only when every copy of a
