@@ -88,14 +88,17 @@ public struct MessageWriter: ~Copyable {
 
     /// Appends a string-like value (`s`, `o`, `g`); `dbus_message_iter_append_basic`.
     mutating func appendString(_ type: Int32, _ value: String) {
-        if value.utf8.contains(0) {
-            failure = failure ?? BusError(.invalidArgs, "a D-Bus string cannot contain NUL: \(value.debugDescription)")
-            return
+        let count = value.utf8.count
+        let appended: Bool? = value.withCString { cString in
+            // A NUL inside would cut the string short: the C string is then shorter than the text.
+            guard strlen(cString) == count else { return nil }
+            return withUnsafePointer(to: cString) { dbus_message_iter_append_basic(&iterator, type, $0) != 0 }
         }
-        let appended = value.withCString { cString in
-            withUnsafePointer(to: cString) { dbus_message_iter_append_basic(&iterator, type, $0) != 0 }
+        switch appended {
+        case nil: failure = failure ?? BusError(.invalidArgs, "a D-Bus string cannot contain NUL: \(value.debugDescription)")
+        case false?: failure = failure ?? BusError(.noMemory, "cannot append a string to the message")
+        case true?: break
         }
-        if !appended { failure = failure ?? BusError(.noMemory, "cannot append a string to the message") }
     }
 }
 
