@@ -16,8 +16,10 @@ struct FoldedText: Hashable, Sendable {
     var utf8: String.UTF8View { text.utf8 }
 
     init(_ text: String) {
+        let bytes = text.utf8.span
         var ascii: [UInt8]?
-        for (index, byte) in text.utf8.enumerated() {
+        for index in bytes.indices {
+            let byte = bytes[index]
             if byte >= 0x80 {
                 self.text = Self.foldUnicode(text)
                 return
