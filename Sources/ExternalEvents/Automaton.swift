@@ -26,33 +26,46 @@ struct Automaton: Sendable {
     /// are sorted, so the trie grows depth first with each node's children in byte order; one
     /// breadth-first pass then renumbers it.
     init(patterns: [(id: Int32, text: FoldedText)]) {
-        let sorted = patterns.indices.sorted {
-            patterns[$0].text.utf8.lexicographicallyPrecedes(patterns[$1].text.utf8)
+        // Every pattern's bytes in one buffer, so that sorting and walking them is plain indexing.
+        var joined: [UInt8] = [], offsets: [Int] = [0]
+        joined.reserveCapacity(patterns.reduce(0) { $0 + $1.text.utf8.count })
+        offsets.reserveCapacity(patterns.count + 1)
+        for pattern in patterns {
+            joined.append(contentsOf: pattern.text.utf8)
+            offsets.append(joined.count)
         }
-        // The trie, depth first: each node's parent, incoming byte and pattern.
-        let capacity = patterns.reduce(1) { $0 + $1.text.utf8.count }
-        var parent: [Int32] = [0], byteIn: [UInt8] = [0], ends: [Int32] = [-1]
-        parent.reserveCapacity(capacity)
-        byteIn.reserveCapacity(capacity)
-        ends.reserveCapacity(capacity)
-        var path: [Int32] = [0]
-        var previous = "".utf8
-        for index in sorted {
-            let bytes = patterns[index].text.utf8
-            var common = 0
-            for (byte, before) in zip(bytes, previous) {
-                guard byte == before else { break }
-                common += 1
+        let buffer = joined, bounds = offsets
+        let sorted = patterns.indices.sorted { a, b in
+            var i = bounds[a], j = bounds[b]
+            while i < bounds[a + 1] && j < bounds[b + 1] {
+                if buffer[i] != buffer[j] { return buffer[i] < buffer[j] }
+                i += 1
+                j += 1
             }
+            return i == bounds[a + 1] && j < bounds[b + 1]
+        }
+
+        // The trie, depth first: each node's parent, incoming byte and pattern.
+        var parent: [Int32] = [0], byteIn: [UInt8] = [0], ending: [Int32] = [-1]
+        parent.reserveCapacity(buffer.count + 1)
+        byteIn.reserveCapacity(buffer.count + 1)
+        ending.reserveCapacity(buffer.count + 1)
+        var path: [Int32] = [0]
+        var previous = 0..<0
+        for index in sorted {
+            let range = bounds[index]..<bounds[index + 1]
+            var common = 0
+            while common < min(range.count, previous.count)
+                && buffer[range.lowerBound + common] == buffer[previous.lowerBound + common] { common += 1 }
             path.removeLast(path.count - 1 - common)
-            for byte in bytes.dropFirst(common) {
+            for position in (range.lowerBound + common)..<range.upperBound {
                 parent.append(path[path.count - 1])
-                byteIn.append(byte)
-                ends.append(-1)
+                byteIn.append(buffer[position])
+                ending.append(-1)
                 path.append(Int32(parent.count - 1))
             }
-            ends[Int(path[path.count - 1])] = patterns[index].id
-            previous = bytes
+            ending[Int(path[path.count - 1])] = patterns[index].id
+            previous = range
         }
         let count = parent.count
 
@@ -72,13 +85,13 @@ struct Automaton: Sendable {
         var next = 1
         for position in 0..<count {
             let node = Int(order[position])
-            for child in children[Int(childStart[node])..<Int(childStart[node + 1])] {
-                order[next] = child
+            for edge in Int(childStart[node])..<Int(childStart[node + 1]) {
+                order[next] = children[edge]
                 next += 1
             }
         }
         byte = order.map { byteIn[Int($0)] }
-        pattern = order.map { ends[Int($0)] }
+        pattern = order.map { ending[Int($0)] }
         firstChild = [Int32](repeating: 1, count: count + 1)
         for position in 0..<count {
             let node = Int(order[position])
@@ -102,8 +115,9 @@ struct Automaton: Sendable {
     @inline(__always)
     func forEachMatch(in text: FoldedText, _ body: (Int32) -> Void) {
         var state: Int32 = 0
-        for byte in text.utf8 {
-            state = step(state, byte)
+        let bytes = text.utf8.span
+        for index in bytes.indices {
+            state = step(state, bytes[index])
             var out = pattern[Int(state)] >= 0 ? state : nextOutput[Int(state)]
             while out != 0 {
                 body(pattern[Int(out)])

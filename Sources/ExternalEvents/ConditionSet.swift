@@ -16,10 +16,10 @@ public struct ConditionSet: Sendable, Hashable, ExpressibleByArrayLiteral {
         // By bytes, not by `String`'s `<` and `Set`: those treat canonically equivalent strings
         // ("é" and "e\u{301}") as one, and do not order every such pair, so which original stood
         // for a condition, and where, changed from one set to the next.
-        let sorted = conditions.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let sorted = conditions.sorted { compareBytes($0, $1) < 0 }
         var distinct: [String] = []
         distinct.reserveCapacity(sorted.count)
-        for condition in sorted where distinct.last.map({ !$0.utf8.elementsEqual(condition.utf8) }) ?? true {
+        for condition in sorted where distinct.last.map({ compareBytes($0, condition) != 0 }) ?? true {
             distinct.append(condition)
         }
         self.conditions = distinct

@@ -63,7 +63,7 @@ struct FoldedText: Hashable, Sendable {
     var isEmpty: Bool { text.isEmpty }
 
     /// Byte equality: folded texts are compared as bytes, not as canonically equivalent strings.
-    static func == (a: FoldedText, b: FoldedText) -> Bool { a.utf8.elementsEqual(b.utf8) }
+    static func == (a: FoldedText, b: FoldedText) -> Bool { compareBytes(a.text, b.text) == 0 }
 
     /// Eight bytes per `combine`: hashing byte by byte dominated the cost of setting a scene's sets.
     func hash(into hasher: inout Hasher) {
@@ -96,6 +96,16 @@ struct FoldedText: Hashable, Sendable {
         }
         return false
     }
+}
+
+/// Orders two strings by their UTF-8 bytes: negative, zero or positive. Unlike `String`'s `<` and
+/// `==`, which compare canonical equivalents, this is a total order on what is stored.
+func compareBytes(_ a: String, _ b: String) -> Int {
+    let x = a.utf8.span, y = b.utf8.span
+    for index in 0..<min(x.count, y.count) where x[index] != y[index] {
+        return Int(x[index]) - Int(y[index])
+    }
+    return x.count - y.count
 }
 
 extension Unicode.Scalar {
