@@ -142,7 +142,4 @@ struct Automaton: Sendable {
         }
         return rootNext[Int(byte)]
     }
-
-    /// Number of nodes, the root included.
-    var nodeCount: Int { pattern.count }
 }

@@ -100,11 +100,6 @@ struct ConditionIndex: Sendable {
         if !recentPatterns.isEmpty { recent.forEachMatch(in: text, visit) }
     }
 
-    /// Sizes, for tests and the benchmark: patterns held, tombstones, patterns in the small automaton.
-    var statistics: (live: Int, tombstones: Int, recent: Int) {
-        (ids.count - tombstones, tombstones, recentPatterns.count)
-    }
-
     private mutating func merge() {
         var keep: [(id: Int32, text: FoldedText)] = []
         keep.reserveCapacity(ids.count - tombstones)
