@@ -72,8 +72,12 @@ bench-bus: deps
 
 # The dispatcher end to end (Open round trips, throughput, RSS, `waypost open` as a process) with the
 # statically linked release binary, beside the C baselines.
+# Beside it, Benchmarks/Floor built the way waypost is: what any Swift process costs to start.
 bench-dispatch: release
-	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release dispatch-bench
+	mkdir -p .build/floor && $(SWIFT)c -O -static-stdlib -parse-as-library -Xclang-linker -no-pie \
+	  -module-cache-path .build/floor/cache Benchmarks/Floor/main.swift -o .build/floor/swift-floor
+	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" SWIFT_FLOOR="$(CURDIR)/.build/floor/swift-floor" \
+	  $(SWIFT) run -c release dispatch-bench
 
 
 # gio open → the daemon → a running app, beside gio open straight to the app and to an Exec= entry.

@@ -256,6 +256,13 @@ func main() async throws {
         let (swiftStart, cStart) = (started["waypost"]!.median, started["dbus-send"]!.median)
         print("start-up alone (no bus, both exit at once): waypost open median \(format(swiftStart)) µs, dbus-send \(format(cStart)) µs:"
             + " \(format(swiftStart - cStart)) of the \(format(whole.median - c.median)) µs between them above")
+        // The floor: a Swift program that does nothing, built as waypost is, beside a C one (true).
+        if let floor = ProcessInfo.processInfo.environment["SWIFT_FLOOR"], FileManager.default.isExecutableFile(atPath: floor) {
+            let empty = try processTimes([("swift", floor, []), ("c", "/bin/true", [])], runs: 200, environment: noBus)
+            let premium = empty["swift"]!.median - empty["c"]!.median
+            print("an empty process: Swift (async main, runtime linked in) median \(format(empty["swift"]!.median)) µs, C (/bin/true) \(format(empty["c"]!.median)) µs;"
+                + " dbus-send plus that \(format(premium)) µs would already be \(String(format: "%.2f", (c.median + premium) / c.median))x the C client process")
+        }
     }
 
     print("")
