@@ -7,11 +7,11 @@
 /// condition stays in its automaton as a tombstone, matched but held by no scene, until the next
 /// merge; so do the conditions of a scene whose sets changed.
 struct ConditionIndex: Sendable {
-    /// A scene condition that holds a pattern: the scene's slot, which of its conditions, and whether
-    /// that condition is in the preferring (else the allowing) set.
+    /// A scene condition that holds a pattern: the scene's slot, whether the condition is in its
+    /// preferring (else its allowing) set, and where in that set the condition as given is.
     struct Holder: Sendable, Equatable {
         var slot: Int32
-        var ordinal: Int32
+        var position: Int32
         var preferring: Bool
     }
 
@@ -30,8 +30,8 @@ struct ConditionIndex: Sendable {
     /// Patterns with no holder still sitting in an automaton.
     private var tombstones = 0
 
-    /// Registers a condition held by `holder`; returns its pattern id. Call `commit()` after a batch.
-    mutating func insert(_ text: FoldedText, by holder: Holder) -> Int32 {
+    /// Registers a condition held by `holder`. Call `commit()` after a batch.
+    mutating func insert(_ text: FoldedText, by holder: Holder) {
         if let id = ids[text] {
             if firstHolder[Int(id)] == nil {
                 firstHolder[Int(id)] = holder
@@ -39,7 +39,7 @@ struct ConditionIndex: Sendable {
             } else {
                 moreHolders[id, default: []].append(holder)
             }
-            return id
+            return
         }
         let id: Int32
         if let free = freeIDs.popLast() {
@@ -52,11 +52,11 @@ struct ConditionIndex: Sendable {
         ids[text] = id
         recentPatterns.append((id, text))
         recentDirty = true
-        return id
     }
 
-    /// Forgets that `holder` holds pattern `id`. Call `commit()` after a batch.
-    mutating func remove(_ id: Int32, by holder: Holder) {
+    /// Forgets that `holder` holds the condition `text`. Call `commit()` after a batch.
+    mutating func remove(_ text: FoldedText, by holder: Holder) {
+        guard let id = ids[text] else { return }
         if firstHolder[Int(id)] == holder {
             if var more = moreHolders.removeValue(forKey: id) {
                 firstHolder[Int(id)] = more.removeLast()

@@ -16,10 +16,9 @@ public struct SceneRouter: Sendable {
     private struct Slot: Sendable {
         var id: String
         var declaration: Int
+        /// The modifiers as given; the index holds their conditions, folded, under this slot
+        /// (`holdings(of:in:)` derives them again when the scene changes).
         var modifiers: [EventPreference]
-        /// The united sets' folded conditions as registered in the index: the pattern, and where the
-        /// condition as given is in the united preferring or allowing set.
-        var conditions: [(pattern: Int32, position: Int32, preferring: Bool)] = []
         var prefersAnything = false
         var allowsAnything = false
     }
@@ -141,32 +140,36 @@ public struct SceneRouter: Sendable {
 
     public var openSceneCount: Int { slotOfScene.count }
 
-    private mutating func register(_ modifiers: [EventPreference], in slot: Int32) {
+    /// What the index holds for a scene: its united sets' conditions, folded, each held as its
+    /// original's position in the set, so that a decision names it without any copy kept here.
+    /// Derived again when the scene changes rather than stored beside every open scene.
+    private static func holdings(
+        of modifiers: [EventPreference], in slot: Int32
+    ) -> [(text: FoldedText, holder: ConditionIndex.Holder)] {
         let united = EventPreference.union(modifiers)
-        var conditions: [(pattern: Int32, position: Int32, preferring: Bool)] = []
-        for (sets, preferring) in [(united.preferring, true), (united.allowing, false)] {
-            for condition in FoldedConditions(sets).conditions {
-                let holder = ConditionIndex.Holder(
-                    slot: slot, ordinal: Int32(conditions.count), preferring: preferring)
-                conditions.append((index.insert(condition.text, by: holder), condition.position, preferring))
+        var holdings: [(text: FoldedText, holder: ConditionIndex.Holder)] = []
+        for (set, preferring) in [(united.preferring, true), (united.allowing, false)] {
+            for condition in FoldedConditions(set).conditions {
+                holdings.append((condition.text, .init(slot: slot, position: condition.position, preferring: preferring)))
             }
         }
+        return holdings
+    }
+
+    private mutating func register(_ modifiers: [EventPreference], in slot: Int32) {
+        for (text, holder) in Self.holdings(of: modifiers, in: slot) { index.insert(text, by: holder) }
+        let united = EventPreference.union(modifiers)
         let stamp = stamps[Int(slot)]
         if united.preferring.matchesEverything { preferringAnything.push(stamp: stamp, slot: slot) }
         if united.allowing.matchesEverything { allowingAnything.push(stamp: stamp, slot: slot) }
         slots[Int(slot)]!.modifiers = modifiers
-        slots[Int(slot)]!.conditions = conditions
         slots[Int(slot)]!.prefersAnything = united.preferring.matchesEverything
         slots[Int(slot)]!.allowsAnything = united.allowing.matchesEverything
     }
 
     private mutating func unregister(_ slot: Int32) {
-        for (ordinal, condition) in slots[Int(slot)]!.conditions.enumerated() {
-            index.remove(
-                condition.pattern,
-                by: .init(slot: slot, ordinal: Int32(ordinal), preferring: condition.preferring))
-        }
-        slots[Int(slot)]!.conditions = []
+        for (text, holder) in Self.holdings(of: slots[Int(slot)]!.modifiers, in: slot) { index.remove(text, by: holder) }
+        slots[Int(slot)]!.modifiers = []
         slots[Int(slot)]!.prefersAnything = false
         slots[Int(slot)]!.allowsAnything = false
     }
@@ -193,28 +196,28 @@ public struct SceneRouter: Sendable {
         }
         let text = FoldedText(event.matchedString ?? "")
         if open > 0 {
-            var preferred = (stamp: UInt64(0), slot: Int32(-1), ordinal: Int32(-1))
+            var preferred = (stamp: UInt64(0), slot: Int32(-1), position: Int32(-1))
             var allowed = preferred
             index.forEachHolder(in: text) { holder in
                 let stamp = stamps[Int(holder.slot)]
                 if holder.preferring {
-                    if stamp > preferred.stamp { preferred = (stamp, holder.slot, holder.ordinal) }
+                    if stamp > preferred.stamp { preferred = (stamp, holder.slot, holder.position) }
                 } else if stamp > allowed.stamp {
-                    allowed = (stamp, holder.slot, holder.ordinal)
+                    allowed = (stamp, holder.slot, holder.position)
                 }
             }
             if let any = preferringAnything.top, any.stamp > preferred.stamp {
                 preferred = (any.stamp, any.slot, -1)
             }
             if preferred.slot >= 0 {
-                let (scene, condition) = described(preferred.slot, preferred.ordinal)
+                let (scene, condition) = described(preferred.slot, preferred.position, preferring: true)
                 return decision(.deliver(scene: scene), .preferring, .preferred(scene: scene, condition: condition))
             }
             if let any = allowingAnything.top, any.stamp > allowed.stamp {
                 allowed = (any.stamp, any.slot, -1)
             }
             if allowed.slot >= 0 {
-                let (scene, condition) = described(allowed.slot, allowed.ordinal)
+                let (scene, condition) = described(allowed.slot, allowed.position, preferring: false)
                 return decision(.deliver(scene: scene), .allowing, .allowed(scene: scene, condition: condition))
             }
         }
@@ -258,13 +261,13 @@ public struct SceneRouter: Sendable {
         return decision(.unhandled, .none, .nothing, fileType: file)
     }
 
-    private func described(_ slot: Int32, _ ordinal: Int32) -> (scene: String, condition: String) {
+    /// The scene, and its condition as given at `position` in its united preferring or allowing
+    /// set (-1 for `*`).
+    private func described(_ slot: Int32, _ position: Int32, preferring: Bool) -> (scene: String, condition: String) {
         let scene = slots[Int(slot)]!
-        guard ordinal >= 0 else { return (scene.id, "*") }
-        let condition = scene.conditions[Int(ordinal)]
+        guard position >= 0 else { return (scene.id, "*") }
         let united = EventPreference.union(scene.modifiers)
-        let set = condition.preferring ? united.preferring : united.allowing
-        return (scene.id, set.conditions[Int(condition.position)])
+        return (scene.id, (preferring ? united.preferring : united.allowing).conditions[Int(position)])
     }
 
     private func decision(
