@@ -56,16 +56,8 @@ struct Explain: AsyncParsableCommand {
 
     private func explainLive(_ uri: String) async throws {
         let connection = try await BusClient.connect()
-        let outcome: OutcomeText
-        do {
-            let reply = try await connection.call(
-                destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
-                member: "Explain", uri)
-            outcome = OutcomeText(try reply.decode([String: Variant].self))
-        } catch {
-            printError("waypost: cannot explain \(uri): \(BusClient.message(error))")
-            throw ExitCode(1)
-        }
+        let reply = try await BusClient.callDispatcher(connection, "Explain", uri, failing: "cannot explain \(uri)")
+        let outcome = OutcomeText(try reply.decode([String: Variant].self))
         let keys = ["action", "app-id", "scene-id", "declaration-id", "rule", "reason"]
         switch format {
         case .json:

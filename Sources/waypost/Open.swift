@@ -127,15 +127,10 @@ struct Continue: AsyncParsableCommand {
         if let target { activity["target-content-identifier"] = .string(target) }
         if let webpageURL { activity["webpage-url"] = .string(webpageURL) }
         if let title { activity["title"] = .string(title) }
-        do {
-            let reply = try await connection.call(
-                destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
-                member: "ContinueActivity", type, activity, [String: Variant](), timeout: BusClient.routingTimeout)
-            if verbose { print(OutcomeText(try reply.decode([String: Variant].self)).line(for: type)) }
-        } catch {
-            printError("waypost: cannot continue \(type): \(BusClient.message(error))")
-            throw ExitCode(1)
-        }
+        let reply = try await BusClient.callDispatcher(
+            connection, "ContinueActivity", type, activity, [String: Variant](),
+            timeout: BusClient.routingTimeout, failing: "cannot continue \(type)")
+        if verbose { print(OutcomeText(try reply.decode([String: Variant].self)).line(for: type)) }
     }
 }
 
@@ -148,6 +143,22 @@ enum BusClient {
         do { return try await Connection.session() } catch {
             printError("waypost: cannot reach the session bus: \(message(error))")
             throw ExitCode(69)
+        }
+    }
+
+    /// Calls one of the dispatcher's methods; when that fails, says why on stderr (after `what`
+    /// failed, when given) and exits with status 1.
+    static func callDispatcher<each Argument: BusValue>(
+        _ connection: Connection, _ member: MemberName, _ arguments: repeat each Argument,
+        timeout: Duration = .seconds(25), failing what: String? = nil
+    ) async throws -> Message {
+        do {
+            return try await connection.call(
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
+                member: member, repeat each arguments, timeout: timeout)
+        } catch {
+            printError("waypost: " + (what.map { "\($0): " } ?? "") + message(error))
+            throw ExitCode(1)
         }
     }
 

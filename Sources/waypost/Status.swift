@@ -9,15 +9,7 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         let connection = try await BusClient.connect()
-        let reply: Message
-        do {
-            reply = try await connection.call(
-                destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
-                member: "Status")
-        } catch {
-            printError("waypost: \(BusClient.message(error))")
-            throw ExitCode(1)
-        }
+        let reply = try await BusClient.callDispatcher(connection, "Status")
         let (processes, scenes) = try reply.decode([[String: Variant]].self, [[String: Variant]].self)
         print(processes.isEmpty ? "no participating app is running" : "processes (most recently active first):")
         for process in processes {
@@ -50,14 +42,7 @@ struct Monitor: AsyncParsableCommand {
         let connection = try await BusClient.connect()
         let events = try await connection.signals(
             matching: MatchRule(interface: Contract.dispatcherInterface, member: "Routed"))
-        do {
-            _ = try await connection.call(
-                destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
-                member: "MonitorRouted")
-        } catch {
-            printError("waypost: \(BusClient.message(error))")
-            throw ExitCode(1)
-        }
+        _ = try await BusClient.callDispatcher(connection, "MonitorRouted")
         print("watching \(Contract.busName); Ctrl-C to stop")
         fflush(nil)  // a pipe or file gets each line as it happens
         var seen = 0
