@@ -131,13 +131,19 @@ let first = rows.first!, last = rows.last!
 print("\nscaling 10 → 10,000 scenes: preferring ×\((last.preferring / first.preferring * 100).rounded() / 100), "
     + "default ×\((last.byDefault / first.byDefault * 100).rounded() / 100) (a linear scan would be ×1000)")
 
-/// Heap a router holds per open scene: glibc's bytes in use before and after opening them.
-@MainActor func heapPerScene(_ count: Int) throws -> Double {
-    let before = mallinfo2().uordblks
+/// Heap a router holds per open scene: glibc's bytes in use (heap and mapped) before and after opening them.
+@MainActor func heapPerScene(_ count: Int, _ modifiers: (Int) -> [EventPreference]) throws -> Double {
+    func inUse() -> Int { let info = mallinfo2(); return Int(info.uordblks + info.hblkhd) }
+    let before = inUse()
     var app = try SceneRouter(declarations: [.windowGroup("main")])
-    for n in 0..<count { try app.addScene("scene-\(n)", declaration: "main", modifiers: modifiers()) }
-    let after = mallinfo2().uordblks
+    for n in 0..<count { try app.addScene("scene-\(n)", declaration: "main", modifiers: modifiers(n)) }
+    let after = inUse()
     withExtendedLifetime(app) {}
     return Double(after - before) / Double(count)
 }
-print("heap held per open scene (4 conditions): \(Int(try heapPerScene(10_000))) bytes at 10,000 scenes")
+print("heap held per open scene (4 conditions): \(Int(try heapPerScene(10_000) { _ in modifiers() })) bytes at 10,000 scenes")
+// The scenes dispatch-bench registers: four short preferring conditions each.
+let short = try heapPerScene(10_000) { n in
+    [EventPreference(preferring: ConditionSet((0..<4).map { "item-\(n)-\($0)&" }))]
+}
+print("heap held per open scene (dispatch-bench's 4 short conditions): \(Int(short)) bytes at 10,000 scenes")
