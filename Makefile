@@ -1,5 +1,6 @@
 # Waypost — two commands on a fresh machine: `make demo` and `make test`.
 SWIFT     ?= swift
+SWIFTC    ?= swiftc
 PREFIX    ?= $(HOME)/.local
 # Debian packages the build, the tests and the demo need; `deps` installs the missing ones.
 DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-bin \
@@ -74,7 +75,7 @@ bench-bus: deps
 # statically linked release binary, beside the C baselines.
 # Beside it, Benchmarks/Floor built the way waypost is: what any Swift process costs to start.
 bench-dispatch: release
-	mkdir -p .build/floor && $(SWIFT)c -O -static-stdlib -parse-as-library -Xclang-linker -no-pie \
+	mkdir -p .build/floor && $(SWIFTC) -O -static-stdlib -parse-as-library -Xclang-linker -no-pie \
 	  -module-cache-path .build/floor/cache Benchmarks/Floor/main.swift -o .build/floor/swift-floor
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" SWIFT_FLOOR="$(CURDIR)/.build/floor/swift-floor" \
 	  $(SWIFT) run -c release dispatch-bench
