@@ -1,6 +1,5 @@
 # Waypost — two commands on a fresh machine: `make demo` and `make test`.
 SWIFT     ?= swift
-SWIFTC    ?= swiftc
 PREFIX    ?= $(HOME)/.local
 # Debian packages the build, the tests and the demo need; `deps` installs the missing ones.
 DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-bin \
@@ -73,11 +72,8 @@ bench-bus: deps
 
 # The dispatcher end to end (Open round trips, throughput, RSS, `waypost open` as a process) with the
 # statically linked release binary, beside the C baselines.
-# Beside it, Benchmarks/Floor built the way waypost is: what any Swift process costs to start.
 bench-dispatch: release
-	mkdir -p .build/floor && $(SWIFTC) -O -static-stdlib -parse-as-library -Xclang-linker -no-pie \
-	  -module-cache-path .build/floor/cache Benchmarks/Floor/main.swift -o .build/floor/swift-floor
-	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" SWIFT_FLOOR="$(CURDIR)/.build/floor/swift-floor" \
+	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" \
 	  $(SWIFT) run -c release dispatch-bench
 
 

@@ -107,20 +107,26 @@ func openThroughput(address: String, clients: Int, window: Int, seconds: Double,
     return Double(total) / ((ContinuousClock.now - started) / .seconds(1))
 }
 
-/// Wall time of whole processes, spawn to exit, interleaving the commands so noise hits all alike.
+/// Wall time of whole processes, spawn to exit, interleaving the commands so noise hits all alike,
+/// and the CPU each run cost: the process itself, then each of `servers` (the middle, the app, the bus).
 func processTimes(
-    _ commands: [(label: String, path: String, arguments: [String])], runs: Int, environment: [String: String],
-    mustSucceed: Bool = true
-) throws -> [String: Latency] {
+    _ commands: [(label: String, path: String, arguments: [String], servers: [Int32])], runs: Int,
+    environment: [String: String], mustSucceed: Bool = true
+) throws -> [String: (latency: Latency, cpu: [Double])] {
     var samples: [String: [Double]] = [:]
+    var cpu: [String: [Double]] = [:]
     for _ in 0..<runs {
         for command in commands {
-            let (status, elapsed) = try timedRun(command.path, command.arguments, environment: environment)
+            let before = [waitedChildrenCPUMicroseconds()] + command.servers.map(cpuMicroseconds(of:))
+            let (status, elapsed) = try timedRun(command.path, command.arguments, environment: environment, discardingErrors: !mustSucceed)
+            let after = [waitedChildrenCPUMicroseconds()] + command.servers.map(cpuMicroseconds(of:))
             guard status == 0 || !mustSucceed else { throw BenchError("\(command.label) exited \(status)") }
             samples[command.label, default: []].append(elapsed.microseconds)
+            let spent = zip(after, before).map { ($0 - $1) / Double(runs) }
+            cpu[command.label] = zip(cpu[command.label] ?? spent.map { _ in 0 }, spent).map(+)
         }
     }
-    return samples.mapValues(Latency.init)
+    return samples.reduce(into: [:]) { times, entry in times[entry.key] = (Latency(samples: entry.value), cpu[entry.key]!) }
 }
 
 // MARK: Driver
@@ -225,7 +231,7 @@ func main() async throws {
             return "client \(format(each[0])), middle \(format(each[1])), app \(format(each[2])), bus \(format(each[3])) (sum \(format(each.reduce(0, +))))"
         }
         print("CPU µs per Open (Waypost):        " + cpu(swiftCPU, per: rounds * perRound))
-        print("CPU µs per two-hop call (C):      " + cpu(cCPU, per: cCalls) + "   (C client includes connecting; clock ticks of 10 ms)")
+        print("CPU µs per two-hop call (C):      " + cpu(cCPU, per: cCalls) + "   (C client includes connecting)")
     } else {
         print("(no ../shared/baselines beside the project: C figures skipped)")
     }
@@ -236,33 +242,32 @@ func main() async throws {
     print("sustained Open from 4 clients, \(scenes) scenes: \(Int(four)) opens/s with 8 in flight each, \(Int(sequentialFour)) opens/s one at a time   target > 10,000/s")
 
     print("")
-    let commands: [(label: String, path: String, arguments: [String])] =
-        [("waypost open", waypost, ["open", link(preferredBy: 250)])]
-        + (cBin == nil ? [] : [("dbus-send (C) two hops", "/usr/bin/dbus-send",
-            ["--session", "--print-reply", "--dest=org.perfanchors.Router", "/org/perfanchors/Echo", "org.perfanchors.Echo.Route", "string:myscheme://hello"])])
+    let commands: [(label: String, path: String, arguments: [String], servers: [Int32])] =
+        [("waypost open", waypost, ["open", link(preferredBy: 250)], [daemon.processIdentifier, app.processIdentifier, bus.pid])]
+        + (cServices.map { c in [("dbus-send (C) two hops", "/usr/bin/dbus-send",
+            ["--session", "--print-reply", "--dest=org.perfanchors.Router", "/org/perfanchors/Echo", "org.perfanchors.Echo.Route", "string:myscheme://hello"],
+            [c.router.processIdentifier, c.app.processIdentifier, bus.pid])] } ?? [])
     let processes = try processTimes(commands, runs: 200, environment: environment)
     let whole = processes["waypost open"]!
-    print("`waypost open URI` as a process, spawn to exit after the app acknowledged: median \(format(whole.median)) µs  p99 \(format(whole.p99)) µs")
+    func cpu(_ each: [Double]) -> String {
+        "process \(format(each[0])), middle \(format(each[1])), app \(format(each[2])), bus \(format(each[3])) (sum \(format(each.reduce(0, +))))"
+    }
+    print("`waypost open URI` as a process, spawn to exit after the app acknowledged: median \(format(whole.latency.median)) µs  p99 \(format(whole.latency.p99)) µs")
     if let c = processes["dbus-send (C) two hops"] {
-        print("`dbus-send` (libdbus C client process) two hops through the C router:   median \(format(c.median)) µs  p99 \(format(c.p99)) µs")
-        print("ratio waypost open / C client process (medians): \(String(format: "%.2f", whole.median / c.median))x   target ≤ 1.20x")
+        print("`dbus-send` (libdbus C client process) two hops through the C router:   median \(format(c.latency.median)) µs  p99 \(format(c.latency.p99)) µs")
+        print("ratio waypost open / C client process (medians): \(String(format: "%.2f", whole.latency.median / c.latency.median))x   target ≤ 1.20x")
+        print("CPU µs per run, waypost open:  " + cpu(whole.cpu))
+        print("CPU µs per run, dbus-send:     " + cpu(c.cpu))
         // Start-up alone: with no bus to reach both fail at once, so what is left is starting.
         var noBus = environment
         noBus["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent"
         let started = try processTimes(
-            [("waypost", waypost, ["open", "bench://none"]),
-             ("dbus-send", "/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=a.b", "/a", "a.b.c"])],
+            [("waypost", waypost, ["open", "bench://none"], []),
+             ("dbus-send", "/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=a.b", "/a", "a.b.c"], [])],
             runs: 200, environment: noBus, mustSucceed: false)
-        let (swiftStart, cStart) = (started["waypost"]!.median, started["dbus-send"]!.median)
+        let (swiftStart, cStart) = (started["waypost"]!.latency.median, started["dbus-send"]!.latency.median)
         print("start-up alone (no bus, both exit at once): waypost open median \(format(swiftStart)) µs, dbus-send \(format(cStart)) µs:"
-            + " \(format(swiftStart - cStart)) of the \(format(whole.median - c.median)) µs between them above")
-        // The floor: a Swift program that does nothing, built as waypost is, beside a C one (true).
-        if let floor = ProcessInfo.processInfo.environment["SWIFT_FLOOR"], FileManager.default.isExecutableFile(atPath: floor) {
-            let empty = try processTimes([("swift", floor, []), ("c", "/bin/true", [])], runs: 200, environment: noBus)
-            let premium = empty["swift"]!.median - empty["c"]!.median
-            print("an empty process: Swift (async main, runtime linked in) median \(format(empty["swift"]!.median)) µs, C (/bin/true) \(format(empty["c"]!.median)) µs;"
-                + " dbus-send plus that \(format(premium)) µs would already be \(String(format: "%.2f", (c.median + premium) / c.median))x the C client process")
-        }
+            + " \(format(swiftStart - cStart)) of the \(format(whole.latency.median - c.latency.median)) µs between them above")
     }
 
     print("")
