@@ -26,9 +26,15 @@ build: deps
 # runtime and libstdc++ linked in (a linker script in STATIC_CXX stands for libstdc++.so), not
 # position-independent (its ~85,000 relocations cost a page fault each page at start), and GIO,
 # which the Desktop layer opens with dlopen on first use, dropped from the needed libraries — after
-# checking that nothing refers to a GIO, GObject or GLib symbol directly. Foundation (with
+# checking that nothing refers to a GIO, GObject or GLib symbol directly. libdbus is linked in from
+# the libdbus-1.a that libdbus-1-dev ships, whole, so that its definitions take the place of the
+# shared library's (pkg-config puts the directory holding libdbus-1.so first on the search path);
+# the shared one would bring libsystemd and six more libraries into every start. Symbols are not
+# exported (SwiftPM exports every public one, ~3,200 here, which the runtime's `dladdr` at start
+# walks one by one and the loader pages in). Foundation (with
 # CoreFoundation and ICU) must not be linked in at all: FoundationEssentials is what the binary may use.
 STATIC_CXX := $(CURDIR)/.build/static-libstdc++
+DBUS_ARCHIVE = $(shell p="$$(pkg-config --variable=libdir dbus-1)/libdbus-1.a"; [ -f "$$p" ] && echo "$$p")
 # The toolchain's clang finds libstdc++.a where libstdc++-*-dev put it (no gcc needed).
 CXX_ARCHIVE = $(shell for cc in clang gcc; do p=$$($$cc -print-file-name=libstdc++.a 2>/dev/null) && [ -f "$$p" ] && { echo "$$p"; break; }; done)
 release: deps
@@ -36,10 +42,21 @@ release: deps
 	if [ -n "$$archive" ]; then \
 	  mkdir -p "$(STATIC_CXX)" && echo "INPUT($$archive)" > "$(STATIC_CXX)/libstdc++.so"; link_cxx="-Xswiftc -L$(STATIC_CXX)"; \
 	else echo "note: no libstdc++.a found; linking libstdc++ as a shared library (a slower start)"; fi; \
-	$(SWIFT) build -c release --static-swift-stdlib --product waypost $$link_cxx -Xswiftc -Xclang-linker -Xswiftc -no-pie
+	dbus_archive="$(DBUS_ARCHIVE)"; link_dbus=""; \
+	if [ -n "$$dbus_archive" ]; then \
+	  link_dbus="-Xswiftc -DWAYPOST_STATIC_LIBDBUS -Xlinker --whole-archive -Xlinker $$dbus_archive -Xlinker --no-whole-archive"; \
+	else echo "note: no libdbus-1.a found; linking libdbus as a shared library (a slower start)"; fi; \
+	$(SWIFT) build -c release --static-swift-stdlib --product waypost $$link_cxx $$link_dbus -Xswiftc -Xclang-linker -Xswiftc -no-pie \
+	  -Xlinker --no-export-dynamic
 	@bin="$$($(SWIFT) build -c release --show-bin-path)/waypost"; \
 	if nm -D --undefined-only "$$bin" | grep -E ' g_[a-z_]+$$'; then \
 	  echo "error: the symbols above are GLib/GIO functions called directly; call them through GIO." >&2; exit 1; \
+	fi; \
+	if [ -n "$(DBUS_ARCHIVE)" ]; then \
+	  if nm -D --undefined-only "$$bin" | grep -E ' _?dbus_'; then \
+	    echo "error: the symbols above still come from the shared libdbus." >&2; exit 1; \
+	  fi; \
+	  patchelf --remove-needed libdbus-1.so.3 "$$bin"; \
 	fi; \
 	if nm "$$bin" | grep -q ' \$$s10Foundation'; then \
 	  echo "error: Foundation is linked into waypost; import FoundationEssentials, or nothing." >&2; exit 1; \
