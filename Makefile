@@ -31,7 +31,9 @@ build: deps
 # shared library's (pkg-config puts the directory holding libdbus-1.so first on the search path);
 # the shared one would bring libsystemd and six more libraries into every start. Symbols are not
 # exported (SwiftPM exports every public one, ~3,200 here, which the runtime's `dladdr` at start
-# walks one by one and the loader pages in). Foundation (with
+# walks one by one and the loader pages in). Generic types are instantiated through accessors the
+# compiler writes, not from mangled names: those are smaller, but the runtime demangles each on first
+# use and checks its conformances by scanning all ~4,000 of the binary's records. Foundation (with
 # CoreFoundation and ICU) must not be linked in at all: FoundationEssentials is what the binary may use.
 STATIC_CXX := $(CURDIR)/.build/static-libstdc++
 DBUS_ARCHIVE = $(shell p="$$(pkg-config --variable=libdir dbus-1)/libdbus-1.a"; [ -f "$$p" ] && echo "$$p")
@@ -47,7 +49,7 @@ release: deps
 	  link_dbus="-Xswiftc -DWAYPOST_STATIC_LIBDBUS -Xlinker --whole-archive -Xlinker $$dbus_archive -Xlinker --no-whole-archive"; \
 	else echo "note: no libdbus-1.a found; linking libdbus as a shared library (a slower start)"; fi; \
 	$(SWIFT) build -c release --static-swift-stdlib --product waypost $$link_cxx $$link_dbus -Xswiftc -Xclang-linker -Xswiftc -no-pie \
-	  -Xlinker --no-export-dynamic
+	  -Xlinker --no-export-dynamic -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 	@bin="$$($(SWIFT) build -c release --show-bin-path)/waypost"; \
 	if nm -D --undefined-only "$$bin" | grep -E ' g_[a-z_]+$$'; then \
 	  echo "error: the symbols above are GLib/GIO functions called directly; call them through GIO." >&2; exit 1; \
