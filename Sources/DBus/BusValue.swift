@@ -37,8 +37,10 @@ public protocol BusValue: Sendable {
 /// A D-Bus basic type: the only kinds allowed as dictionary keys.
 public protocol BasicBusValue: BusValue, Hashable {}
 
+// Each basic type's signature is one type code, valid by definition: `Signature(unchecked:)` keeps
+// libdbus's validator off every value read and written (a literal is validated at each use).
 extension UInt8: BasicBusValue {
-    public static var busSignature: Signature { "y" }
+    public static var busSignature: Signature { Signature(unchecked: "y") }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.byte, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.byte, Self.busSignature, initial: 0)
@@ -46,7 +48,7 @@ extension UInt8: BasicBusValue {
 }
 
 extension Bool: BasicBusValue {
-    public static var busSignature: Signature { "b" }
+    public static var busSignature: Signature { Signature(unchecked: "b") }
     // dbus_bool_t is a 32-bit integer on the wire and in memory.
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.boolean, UInt32(self ? 1 : 0)) }
     public init(from reader: inout MessageReader) throws {
@@ -55,7 +57,7 @@ extension Bool: BasicBusValue {
 }
 
 extension Int16: BasicBusValue {
-    public static var busSignature: Signature { "n" }
+    public static var busSignature: Signature { Signature(unchecked: "n") }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.int16, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.int16, Self.busSignature, initial: 0)
@@ -63,7 +65,7 @@ extension Int16: BasicBusValue {
 }
 
 extension UInt16: BasicBusValue {
-    public static var busSignature: Signature { "q" }
+    public static var busSignature: Signature { Signature(unchecked: "q") }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.uint16, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.uint16, Self.busSignature, initial: 0)
@@ -71,7 +73,7 @@ extension UInt16: BasicBusValue {
 }
 
 extension Int32: BasicBusValue {
-    public static var busSignature: Signature { "i" }
+    public static var busSignature: Signature { Signature(unchecked: "i") }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.int32, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.int32, Self.busSignature, initial: 0)
@@ -87,7 +89,7 @@ extension UInt32: BasicBusValue {
 }
 
 extension Int64: BasicBusValue {
-    public static var busSignature: Signature { "x" }
+    public static var busSignature: Signature { Signature(unchecked: "x") }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.int64, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.int64, Self.busSignature, initial: 0)
@@ -95,7 +97,7 @@ extension Int64: BasicBusValue {
 }
 
 extension UInt64: BasicBusValue {
-    public static var busSignature: Signature { "t" }
+    public static var busSignature: Signature { Signature(unchecked: "t") }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.uint64, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.uint64, Self.busSignature, initial: 0)
@@ -103,7 +105,7 @@ extension UInt64: BasicBusValue {
 }
 
 extension Double: BasicBusValue {
-    public static var busSignature: Signature { "d" }
+    public static var busSignature: Signature { Signature(unchecked: "d") }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.double, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.double, Self.busSignature, initial: 0)
@@ -111,7 +113,7 @@ extension Double: BasicBusValue {
 }
 
 extension String: BasicBusValue {
-    public static var busSignature: Signature { "s" }
+    public static var busSignature: Signature { Signature(unchecked: "s") }
     /// A string containing NUL cannot be sent: building the message throws `InvalidArgs`.
     public func write(to writer: inout MessageWriter) { writer.appendString(TypeCode.string, self) }
     public init(from reader: inout MessageReader) throws {
@@ -120,7 +122,7 @@ extension String: BasicBusValue {
 }
 
 extension ObjectPath: BasicBusValue {
-    public static var busSignature: Signature { "o" }
+    public static var busSignature: Signature { Signature(unchecked: "o") }
     public func write(to writer: inout MessageWriter) { writer.appendString(TypeCode.objectPath, rawValue) }
     public init(from reader: inout MessageReader) throws {
         self.init(unchecked: try reader.readString(TypeCode.objectPath, Self.busSignature))
@@ -128,7 +130,7 @@ extension ObjectPath: BasicBusValue {
 }
 
 extension Signature: BasicBusValue {
-    public static var busSignature: Signature { "g" }
+    public static var busSignature: Signature { Signature(unchecked: "g") }
     public func write(to writer: inout MessageWriter) { writer.appendString(TypeCode.signature, rawValue) }
     public init(from reader: inout MessageReader) throws {
         self.init(unchecked: try reader.readString(TypeCode.signature, Self.busSignature))
