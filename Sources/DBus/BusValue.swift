@@ -37,10 +37,8 @@ public protocol BusValue: Sendable {
 /// A D-Bus basic type: the only kinds allowed as dictionary keys.
 public protocol BasicBusValue: BusValue, Hashable {}
 
-// Each basic type's signature is one type code, valid by definition: `Signature(unchecked:)` keeps
-// libdbus's validator off every value read and written (a literal is validated at each use).
 extension UInt8: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "y") }
+    public static var busSignature: Signature { "y" }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.byte, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.byte, Self.busSignature, initial: 0)
@@ -48,7 +46,7 @@ extension UInt8: BasicBusValue {
 }
 
 extension Bool: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "b") }
+    public static var busSignature: Signature { "b" }
     // dbus_bool_t is a 32-bit integer on the wire and in memory.
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.boolean, UInt32(self ? 1 : 0)) }
     public init(from reader: inout MessageReader) throws {
@@ -57,7 +55,7 @@ extension Bool: BasicBusValue {
 }
 
 extension Int16: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "n") }
+    public static var busSignature: Signature { "n" }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.int16, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.int16, Self.busSignature, initial: 0)
@@ -65,7 +63,7 @@ extension Int16: BasicBusValue {
 }
 
 extension UInt16: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "q") }
+    public static var busSignature: Signature { "q" }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.uint16, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.uint16, Self.busSignature, initial: 0)
@@ -73,7 +71,7 @@ extension UInt16: BasicBusValue {
 }
 
 extension Int32: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "i") }
+    public static var busSignature: Signature { "i" }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.int32, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.int32, Self.busSignature, initial: 0)
@@ -89,7 +87,7 @@ extension UInt32: BasicBusValue {
 }
 
 extension Int64: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "x") }
+    public static var busSignature: Signature { "x" }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.int64, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.int64, Self.busSignature, initial: 0)
@@ -97,7 +95,7 @@ extension Int64: BasicBusValue {
 }
 
 extension UInt64: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "t") }
+    public static var busSignature: Signature { "t" }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.uint64, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.uint64, Self.busSignature, initial: 0)
@@ -105,7 +103,7 @@ extension UInt64: BasicBusValue {
 }
 
 extension Double: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "d") }
+    public static var busSignature: Signature { "d" }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.double, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.double, Self.busSignature, initial: 0)
@@ -113,7 +111,7 @@ extension Double: BasicBusValue {
 }
 
 extension String: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "s") }
+    public static var busSignature: Signature { "s" }
     /// A string containing NUL cannot be sent: building the message throws `InvalidArgs`.
     public func write(to writer: inout MessageWriter) { writer.appendString(TypeCode.string, self) }
     public init(from reader: inout MessageReader) throws {
@@ -122,7 +120,7 @@ extension String: BasicBusValue {
 }
 
 extension ObjectPath: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "o") }
+    public static var busSignature: Signature { "o" }
     public func write(to writer: inout MessageWriter) { writer.appendString(TypeCode.objectPath, rawValue) }
     public init(from reader: inout MessageReader) throws {
         self.init(unchecked: try reader.readString(TypeCode.objectPath, Self.busSignature))
@@ -130,7 +128,7 @@ extension ObjectPath: BasicBusValue {
 }
 
 extension Signature: BasicBusValue {
-    public static var busSignature: Signature { Signature(unchecked: "g") }
+    public static var busSignature: Signature { "g" }
     public func write(to writer: inout MessageWriter) { writer.appendString(TypeCode.signature, rawValue) }
     public init(from reader: inout MessageReader) throws {
         self.init(unchecked: try reader.readString(TypeCode.signature, Self.busSignature))

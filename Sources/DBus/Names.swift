@@ -206,7 +206,10 @@ public struct Signature: RawRepresentable, Hashable, Comparable, Sendable, Custo
     /// Validates `string`.
     /// - Throws: `InvalidNameError` carrying the string and libdbus's reason.
     public init(_ string: String) throws(InvalidNameError) {
-        if let reason = libdbusRejection(of: string, as: .signature) {
+        // One basic type code or `v` is valid by definition, and it is what every value read or
+        // written asks for (`"s"` as a literal): libdbus's validator stays off that path.
+        let isSingleCode = string.utf8.count == 1 && "ybnqiuxtdsogv".utf8.contains(string.utf8.first!)
+        if !isSingleCode, let reason = libdbusRejection(of: string, as: .signature) {
             throw InvalidNameError(kind: .signature, value: string, reason: reason)
         }
         rawValue = string

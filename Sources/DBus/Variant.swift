@@ -45,25 +45,24 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The D-Bus type of the content: one complete type.
-    /// Single type codes are valid by definition: not run through libdbus's validator on every write.
     public var signature: Signature {
         switch self {
-        case .byte: Signature(unchecked: "y")
-        case .boolean: Signature(unchecked: "b")
-        case .int16: Signature(unchecked: "n")
-        case .uint16: Signature(unchecked: "q")
-        case .int32: Signature(unchecked: "i")
+        case .byte: "y"
+        case .boolean: "b"
+        case .int16: "n"
+        case .uint16: "q"
+        case .int32: "i"
         case .uint32: "u"
-        case .int64: Signature(unchecked: "x")
-        case .uint64: Signature(unchecked: "t")
-        case .double: Signature(unchecked: "d")
-        case .string: Signature(unchecked: "s")
-        case .objectPath: Signature(unchecked: "o")
-        case .signature: Signature(unchecked: "g")
+        case .int64: "x"
+        case .uint64: "t"
+        case .double: "d"
+        case .string: "s"
+        case .objectPath: "o"
+        case .signature: "g"
         case .array(let element, _): Signature(unchecked: "a\(element)")
         case .dictionary(let key, let value, _): Signature(unchecked: "a{\(key)\(value)}")
         case .structure(let fields): Signature(unchecked: "(" + fields.map(\.signature.rawValue).joined() + ")")
-        case .variant: Signature(unchecked: "v")
+        case .variant: "v"
         }
     }
 
@@ -189,7 +188,7 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Variant: BusValue {
-    public static var busSignature: Signature { Signature(unchecked: "v") }
+    public static var busSignature: Signature { "v" }
 
     public func write(to writer: inout MessageWriter) {
         writer.writeVariant(of: signature) { writeContent(to: &$0) }
