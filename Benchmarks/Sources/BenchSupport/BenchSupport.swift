@@ -155,8 +155,9 @@ public func buildBaselines(into directory: URL) -> String? {
 public func format(_ value: Double) -> String { String(format: "%.1f", value) }
 
 /// Runs a program to its end with `posix_spawn` and `waitpid`, output (and errors, when they are
-/// expected) discarded, and returns its exit status and wall time from spawn to exit. (Foundation's `Process.waitUntilExit` polls its run
-/// loop and adds tens of milliseconds, which would swamp a process that lives for one.)
+/// expected) discarded, and returns its exit status and wall time from spawn to exit. (Foundation's
+/// `Process.waitUntilExit` polls its run loop and adds tens of milliseconds, which would swamp a
+/// process that lives for one.)
 public func timedRun(
     _ path: String, _ arguments: [String], environment: [String: String], discardingErrors: Bool = false
 ) throws -> (status: Int32, elapsed: Duration) {

@@ -129,6 +129,11 @@ func processTimes(
     return samples.reduce(into: [:]) { times, entry in times[entry.key] = (Latency(samples: entry.value), cpu[entry.key]!) }
 }
 
+/// CPU µs of the four parties to one call: the caller (named `first`), the middle, the app, the bus.
+func cpuShares(_ each: [Double], first: String) -> String {
+    "\(first) \(format(each[0])), middle \(format(each[1])), app \(format(each[2])), bus \(format(each[3])) (sum \(format(each.reduce(0, +))))"
+}
+
 // MARK: Driver
 
 func main() async throws {
@@ -227,8 +232,7 @@ func main() async throws {
         print("ratio Open / C two hops: \(String(format: "%.2f", median(ratios)))x   (median of rounds: \(ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")))   target ≤ 1.20x")
         print("ratio Open / C one call: \(String(format: "%.2f", open.mean / median(oneHop)))x")
         func cpu(_ totals: [Double], per calls: Int) -> String {
-            let each = totals.map { $0 / Double(calls) }
-            return "client \(format(each[0])), middle \(format(each[1])), app \(format(each[2])), bus \(format(each[3])) (sum \(format(each.reduce(0, +))))"
+            cpuShares(totals.map { $0 / Double(calls) }, first: "client")
         }
         print("CPU µs per Open (Waypost):        " + cpu(swiftCPU, per: rounds * perRound))
         print("CPU µs per two-hop call (C):      " + cpu(cCPU, per: cCalls) + "   (C client includes connecting)")
@@ -249,9 +253,7 @@ func main() async throws {
             [c.router.processIdentifier, c.app.processIdentifier, bus.pid])] } ?? [])
     let processes = try processTimes(commands, runs: 200, environment: environment)
     let whole = processes["waypost open"]!
-    func cpu(_ each: [Double]) -> String {
-        "process \(format(each[0])), middle \(format(each[1])), app \(format(each[2])), bus \(format(each[3])) (sum \(format(each.reduce(0, +))))"
-    }
+    func cpu(_ each: [Double]) -> String { cpuShares(each, first: "process") }
     print("`waypost open URI` as a process, spawn to exit after the app acknowledged: median \(format(whole.latency.median)) µs  p99 \(format(whole.latency.p99)) µs")
     if let c = processes["dbus-send (C) two hops"] {
         print("`dbus-send` (libdbus C client process) two hops through the C router:   median \(format(c.latency.median)) µs  p99 \(format(c.latency.p99)) µs")
