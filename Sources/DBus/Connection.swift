@@ -79,8 +79,8 @@ public final class Connection: Sendable {
         destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
         _ arguments: repeat each Argument, timeout: Duration = .seconds(25)
     ) async throws -> Message {
-        let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
-        try message.append(repeat each arguments)
+        let message = try Message.methodCall(
+            destination: destination, path: path, interface: interface, member: member, repeat each arguments)
         return try await core.sendWithReply(message, timeout: timeout)
     }
 
@@ -90,9 +90,9 @@ public final class Connection: Sendable {
         destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
         _ arguments: repeat each Argument
     ) throws {
-        let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member)
-        try message.append(repeat each arguments)
-        message.setNoReply()
+        let message = try Message.methodCall(
+            destination: destination, path: path, interface: interface, member: member, noReply: true,
+            repeat each arguments)
         try core.send(message)
     }
 
@@ -102,9 +102,8 @@ public final class Connection: Sendable {
         path: ObjectPath, interface: InterfaceName, member: MemberName, _ arguments: repeat each Argument,
         destination: BusName? = nil
     ) throws {
-        let message = Message.signal(path: path, interface: interface, member: member)
-        if let destination { message.setDestination(destination) }
-        try message.append(repeat each arguments)
+        let message = try Message.signal(
+            path: path, interface: interface, member: member, destination: destination, repeat each arguments)
         try core.send(message)
     }
 }

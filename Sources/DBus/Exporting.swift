@@ -101,9 +101,7 @@ public struct MethodCall: Sendable {
     /// A reply carrying `values`.
     /// - Throws: `BusError` (`InvalidArgs`) when a value cannot travel, e.g. a string containing NUL.
     public func reply<each Value: BusValue>(_ values: repeat each Value) throws -> Reply {
-        let reply = message.methodReturn()
-        try reply.append(repeat each values)
-        return Reply(message: reply)
+        Reply(message: try message.methodReturn(repeat each values))
     }
 }
 
@@ -116,6 +114,8 @@ public struct Reply: Sendable {
 struct ExportedObject: Sendable {
     let interfaces: [InterfaceName: Interface]
     let order: [InterfaceName]
+    /// Each interface's methods by name (the first of a name wins, as in a linear search).
+    let methods: [InterfaceName: [MemberName: Method]]
     /// Where its handlers' tasks start; nil: the global concurrent executor.
     let executor: (any TaskExecutor)?
 
@@ -123,11 +123,14 @@ struct ExportedObject: Sendable {
         self.executor = executor
         self.interfaces = Dictionary(interfaces.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         order = interfaces.map(\.name)
+        methods = self.interfaces.mapValues { interface in
+            Dictionary(interface.methods.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
     }
 
     func method(_ member: MemberName, in interface: InterfaceName?) -> Method? {
-        if let interface { return interfaces[interface]?.methods.first { $0.name == member } }
-        for name in order { if let method = interfaces[name]?.methods.first(where: { $0.name == member }) { return method } }
+        if let interface { return methods[interface]?[member] }
+        for name in order { if let method = methods[name]?[member] { return method } }
         return nil
     }
 }

@@ -47,6 +47,19 @@ public struct BusName: RawRepresentable, Hashable, Comparable, Sendable, CustomS
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
     }
 
+    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
+        var codes = string.utf8.makeIterator()
+        guard let code = codes.next(), codes.next() == nil else { return false }
+        switch code {
+        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
+             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
+             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
+            return true
+        default:
+            return false
+        }
+    }
+
     /// For strings libdbus has already validated (fields of a received message).
     init(unchecked string: String) { rawValue = string }
 
@@ -80,6 +93,19 @@ public struct ObjectPath: RawRepresentable, Hashable, Comparable, Sendable, Cust
 
     public init(stringLiteral value: String) {
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
+    }
+
+    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
+        var codes = string.utf8.makeIterator()
+        guard let code = codes.next(), codes.next() == nil else { return false }
+        switch code {
+        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
+             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
+             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// For strings libdbus has already validated (fields of a received message).
@@ -117,6 +143,19 @@ public struct InterfaceName: RawRepresentable, Hashable, Comparable, Sendable, C
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
     }
 
+    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
+        var codes = string.utf8.makeIterator()
+        guard let code = codes.next(), codes.next() == nil else { return false }
+        switch code {
+        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
+             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
+             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
+            return true
+        default:
+            return false
+        }
+    }
+
     /// For strings libdbus has already validated (fields of a received message).
     init(unchecked string: String) { rawValue = string }
 
@@ -150,6 +189,19 @@ public struct MemberName: RawRepresentable, Hashable, Comparable, Sendable, Cust
 
     public init(stringLiteral value: String) {
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
+    }
+
+    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
+        var codes = string.utf8.makeIterator()
+        guard let code = codes.next(), codes.next() == nil else { return false }
+        switch code {
+        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
+             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
+             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// For strings libdbus has already validated (fields of a received message).
@@ -187,6 +239,19 @@ public struct ErrorName: RawRepresentable, Hashable, Comparable, Sendable, Custo
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
     }
 
+    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
+        var codes = string.utf8.makeIterator()
+        guard let code = codes.next(), codes.next() == nil else { return false }
+        switch code {
+        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
+             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
+             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
+            return true
+        default:
+            return false
+        }
+    }
+
     /// For strings libdbus has already validated (fields of a received message).
     init(unchecked string: String) { rawValue = string }
 
@@ -208,8 +273,7 @@ public struct Signature: RawRepresentable, Hashable, Comparable, Sendable, Custo
     public init(_ string: String) throws(InvalidNameError) {
         // One basic type code or `v` is valid by definition, and it is what every value read or
         // written asks for (`"s"` as a literal): libdbus's validator stays off that path.
-        let isSingleCode = string.utf8.count == 1 && "ybnqiuxtdsogv".utf8.contains(string.utf8.first!)
-        if !isSingleCode, let reason = libdbusRejection(of: string, as: .signature) {
+        if !Self.isSingleBasicOrVariantCode(string), let reason = libdbusRejection(of: string, as: .signature) {
             throw InvalidNameError(kind: .signature, value: string, reason: reason)
         }
         rawValue = string
@@ -223,6 +287,19 @@ public struct Signature: RawRepresentable, Hashable, Comparable, Sendable, Custo
 
     public init(stringLiteral value: String) {
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
+    }
+
+    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
+        var codes = string.utf8.makeIterator()
+        guard let code = codes.next(), codes.next() == nil else { return false }
+        switch code {
+        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
+             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
+             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// For strings libdbus has already validated (fields of a received message).

@@ -146,11 +146,10 @@ extension Connection {
         continuation.onTermination = { _ in
             let removed = core.state.withLock { $0.subscriptions.removeValue(forKey: id) }
             guard removed != nil else { return }  // the connection closed: the bus forgot the rule itself
-            let message = Message.methodCall(
+            guard let message = try? Message.methodCall(
                 destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "RemoveMatch")
-            try? message.append(rule.description)
-            message.setNoReply()
+                member: "RemoveMatch", noReply: true, rule.description)
+            else { return }
             try? core.send(message)
         }
         do {

@@ -26,9 +26,9 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
 
     /// Wraps any typed value, keeping its D-Bus type: `Variant(["a", "b"])` is an `as`.
     public init<Value: BusValue>(_ value: Value) {
-        let scratch = Message.scratch()
+        let scratch: Message
         // Only a NUL inside a string can fail here; it becomes the part before the NUL, like C would.
-        do { try scratch.append(value) } catch { self = .string(String(describing: value)); return }
+        do { scratch = try Message.scratch { $0.write(value) } } catch { self = .string(String(describing: value)); return }
         var reader = scratch.reader()
         // Reading back what was just written cannot mismatch.
         self = (try? Variant.readContent(from: &reader)) ?? .string("")
@@ -38,8 +38,7 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: `ArgumentError` when the content is not a `Value` (e.g. `i` read as `String`).
     public func decode<Value: BusValue>(as type: Value.Type = Value.self) throws -> Value {
         if let direct = directValue(as: Value.self) { return direct }
-        let scratch = Message.scratch()
-        try scratch.append { writeContent(to: &$0) }
+        let scratch = try Message.scratch { writeContent(to: &$0) }
         var reader = scratch.reader()
         return try reader.read(Value.self)
     }

@@ -5,8 +5,7 @@ import Testing
 /// Values through libdbus's wire format and back, without a bus.
 @Suite struct MarshallingTests {
     func roundTrip<Value: BusValue>(_ value: Value) throws -> (Value, Signature) {
-        let message = Message.scratch()
-        try message.append(value)
+        let message = try Message.scratch { $0.write(value) }
         return (try message.decode(Value.self), message.signature)
     }
 
@@ -60,6 +59,38 @@ import Testing
         #expect(list.map(\.fields.1) == ["x", "y"])
     }
 
+    /// Every value is padded to its own alignment from the start of the body, arrays to their
+    /// element's even when empty; libdbus validates the bytes and reads each value back.
+    @Test func paddingFollowsEachValueWhateverComesBefore() throws {
+        let mixed = Structure((UInt8(1), Int64(-2), UInt16(3), Double(4.5), "s", UInt8(6), [Int64](), Int16(-7)))
+        let (back, signature) = try roundTrip(mixed)
+        #expect(signature == "(yxqdsyaxn)")
+        #expect(back.fields.0 == 1 && back.fields.1 == -2 && back.fields.2 == 3 && back.fields.3 == 4.5)
+        #expect(back.fields.4 == "s" && back.fields.5 == 6 && back.fields.6 == [] && back.fields.7 == -7)
+        let message = try Message.scratch { writer in
+            writer.write(UInt8(9))
+            writer.write([Structure((UInt8(1), UInt64(2)))])
+            writer.write(Variant.structure([.byte(3), .double(0.5)]))
+            writer.write([UInt8]())
+            writer.write(Signature("a(yt)"))
+            writer.write(Int64.min)
+        }
+        #expect(message.signature == "ya(yt)vaygx")
+        let values = try message.decode(UInt8.self, [Structure<UInt8, UInt64>].self, Variant.self, [UInt8].self, Signature.self, Int64.self)
+        #expect(values.0 == 9)
+        #expect(values.1.map(\.fields.1) == [2])
+        #expect(values.2 == .structure([.byte(3), .double(0.5)]))
+        #expect(values.3 == [] && values.4 == "a(yt)" && values.5 == .min)
+    }
+
+    @Test func aMessageCarriesAtMost255TypeCodes() {
+        let error = #expect(throws: BusError.self) {
+            try Message.scratch { writer in for _ in 0..<256 { writer.write(UInt8(0)) } }
+        }
+        #expect(error?.name == .invalidArgs)
+        #expect(error?.message.contains("256") == true)
+    }
+
     @Test func variantsHoldEveryKindAndPropertyMapsAreASV() throws {
         let map: [String: Variant] = [
             "name": "Scene",
@@ -93,8 +124,7 @@ import Testing
     }
 
     @Test func aSignatureMismatchIsATypedErrorNamingBothTypes() throws {
-        let message = Message.scratch()
-        try message.append("text", Int32(5))
+        let message = try Message.scratch { $0.write("text"); $0.write(Int32(5)) }
         let wrongType = #expect(throws: ArgumentError.self) { try message.decode(String.self, String.self) }
         #expect(wrongType == ArgumentError(position: 1, expected: "s", found: "i"))
         #expect(BusError(wrongType!).name == .invalidArgs)
@@ -109,14 +139,12 @@ import Testing
     }
 
     @Test func anEmptyArrayOfTheWrongElementTypeIsRejected() throws {
-        let message = Message.scratch()
-        try message.append([Int32]())
+        let message = try Message.scratch { $0.write([Int32]()) }
         #expect(throws: ArgumentError.self) { try message.decode([String].self) }
     }
 
     @Test func aStringWithNULCannotBeWritten() {
-        let message = Message.scratch()
-        let error = #expect(throws: BusError.self) { try message.append("a\0b") }
+        let error = #expect(throws: BusError.self) { try Message.scratch { $0.write("a\0b") } }
         #expect(error?.name == .invalidArgs)
         #expect(error?.message.contains("NUL") == true)
     }

@@ -2,35 +2,107 @@ internal import CDBus
 
 // Every libdbus call on a DBusMessage goes through here.
 extension Message {
-    /// A new method call; `dbus_message_new_method_call` (nil only when out of memory).
-    static func methodCall(
-        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName
-    ) -> Message {
-        let pointer = path.rawValue.withCString { path in
-            member.rawValue.withCString { member in
-                withOptionalCString(destination?.rawValue) { destination in
-                    withOptionalCString(interface?.rawValue) { interface in
-                        dbus_message_new_method_call(destination, path, interface, member)
-                    }
+    /// What a message says besides its arguments; the bus adds the sender, `ConnectionCore` the serial.
+    struct Header {
+        var kind: Kind
+        var path: ObjectPath? = nil
+        var interface: InterfaceName? = nil
+        var member: MemberName? = nil
+        var errorName: ErrorName? = nil
+        var replySerial: UInt32? = nil
+        var destination: BusName? = nil
+        /// The sender wants no reply (`NO_REPLY_EXPECTED`).
+        var noReply = false
+    }
+
+    /// A new method call carrying `arguments`.
+    /// - Throws: `BusError` (`InvalidArgs`) when a value cannot travel, e.g. a string containing NUL.
+    static func methodCall<each Argument: BusValue>(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName, noReply: Bool = false,
+        _ arguments: repeat each Argument
+    ) throws(BusError) -> Message {
+        let header = Header(
+            kind: .methodCall, path: path, interface: interface, member: member, destination: destination, noReply: noReply)
+        return try build(header) { writer in
+            for argument in repeat each arguments { writer.write(argument) }
+        }
+    }
+
+    /// A new signal carrying `arguments`, to every subscriber or only to `destination`.
+    static func signal<each Argument: BusValue>(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, destination: BusName?,
+        _ arguments: repeat each Argument
+    ) throws(BusError) -> Message {
+        let header = Header(kind: .signal, path: path, interface: interface, member: member, destination: destination)
+        return try build(header) { writer in
+            for argument in repeat each arguments { writer.write(argument) }
+        }
+    }
+
+    /// A new reply to this method call, carrying `values`.
+    func methodReturn<each Value: BusValue>(_ values: repeat each Value) throws(BusError) -> Message {
+        let header = Header(kind: .methodReturn, replySerial: serial, destination: sender, noReply: true)
+        return try Self.build(header) { writer in
+            for value in repeat each values { writer.write(value) }
+        }
+    }
+
+    /// A message only used to convert values through the wire format.
+    static func scratch(_ body: (inout MessageWriter) -> Void) throws(BusError) -> Message {
+        try build(Header(kind: .methodReturn, replySerial: 1), body)
+    }
+
+    /// Writes `header` and the arguments `body` writes, and has libdbus read the result
+    /// (`dbus_message_demarshal`, which validates all of it). The serial is a placeholder until sent.
+    static func build(_ header: Header, _ body: (inout MessageWriter) -> Void) throws(BusError) -> Message {
+        var arguments = MessageWriter()
+        body(&arguments)
+        if let failure = arguments.failure { throw failure }
+        guard arguments.signature.count <= 255 else {
+            throw BusError(.invalidArgs, "a message carries at most 255 type codes, not \(arguments.signature.count)")
+        }
+        var message = MessageWriter()
+        message.appendRaw(Wire.hostByteOrder)
+        message.appendRaw(header.kind.wireCode)
+        message.appendRaw(header.noReply ? Wire.noReplyExpected : UInt8(0))
+        message.appendRaw(Wire.protocolVersion)
+        message.appendRaw(UInt32(arguments.bytes.count))
+        message.appendRaw(UInt32(1))
+        message.writeArray(of: Wire.headerField) { fields in
+            func field(_ code: UInt8, _ type: Int32, _ signature: Signature, _ value: String) {
+                fields.writeStructure { field in
+                    field.appendFixed(TypeCode.byte, code)
+                    field.writeVariant(of: signature) { $0.appendString(type, value) }
                 }
             }
-        }
-        return Message(adopting: pointer)
-    }
-
-    /// A new signal; `dbus_message_new_signal`.
-    static func signal(path: ObjectPath, interface: InterfaceName, member: MemberName) -> Message {
-        let pointer = path.rawValue.withCString { path in
-            interface.rawValue.withCString { interface in
-                member.rawValue.withCString { member in dbus_message_new_signal(path, interface, member) }
+            if let path = header.path { field(1, TypeCode.objectPath, Wire.objectPath, path.rawValue) }
+            if let interface = header.interface { field(2, TypeCode.string, Wire.string, interface.rawValue) }
+            if let member = header.member { field(3, TypeCode.string, Wire.string, member.rawValue) }
+            if let errorName = header.errorName { field(4, TypeCode.string, Wire.string, errorName.rawValue) }
+            if let replySerial = header.replySerial {
+                fields.writeStructure { field in
+                    field.appendFixed(TypeCode.byte, UInt8(5))
+                    field.writeVariant(of: Wire.uint32) { $0.appendFixed(TypeCode.uint32, replySerial) }
+                }
+            }
+            if let destination = header.destination { field(6, TypeCode.string, Wire.string, destination.rawValue) }
+            if !arguments.signature.isEmpty {
+                field(8, TypeCode.signature, Wire.signature, String(decoding: arguments.signature, as: UTF8.self))
             }
         }
+        message.align(to: 8)
+        message.appendBody(arguments.bytes)
+        if let failure = message.failure { throw failure }
+        let (pointer, error) = message.bytes.withUnsafeBytes { bytes in
+            withScratchError { error in
+                dbus_message_demarshal(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), error)
+            }
+        }
+        guard let pointer else {
+            if error?.name == ErrorName.noMemory.rawValue { fatalError("libdbus is out of memory") }
+            throw BusError(.invalidArgs, "libdbus refused the message: \(error?.message ?? "unknown reason")")
+        }
         return Message(adopting: pointer)
-    }
-
-    /// A new reply to this method call; `dbus_message_new_method_return`.
-    func methodReturn() -> Message {
-        Message(adopting: dbus_message_new_method_return(reference.pointer))
     }
 
     /// A new error reply to this method call; `dbus_message_new_error`.
@@ -43,37 +115,14 @@ extension Message {
         return Message(adopting: pointer)
     }
 
-    /// An empty message only used to convert values through the wire format; `dbus_message_new`.
-    static func scratch() -> Message {
-        Message(adopting: dbus_message_new(Int32(DBUS_MESSAGE_TYPE_SIGNAL)))
-    }
-
     private init(adopting pointer: OpaquePointer?) {
         // Allocation failure in libdbus, like in Swift itself, is not something a caller can handle.
         guard let pointer else { fatalError("libdbus is out of memory") }
         self.init(reference: .message(adopting: pointer))
     }
 
-    /// Appends `values` as the message's arguments.
-    /// - Throws: `BusError` (`InvalidArgs`) when a value cannot travel, e.g. a string containing NUL.
-    func append<each Value: BusValue>(_ values: repeat each Value) throws(BusError) {
-        var writer = MessageWriter(appendingTo: reference)
-        for value in repeat each values { writer.write(value) }
-        if let failure = writer.failure { throw failure }
-    }
-
-    /// Appends whatever `body` writes.
-    func append(_ body: (inout MessageWriter) -> Void) throws(BusError) {
-        var writer = MessageWriter(appendingTo: reference)
-        body(&writer)
-        if let failure = writer.failure { throw failure }
-    }
-
     /// Sets the serial this message goes out with; `dbus_message_set_serial`.
     func setSerial(_ serial: UInt32) { dbus_message_set_serial(reference.pointer, serial) }
-
-    /// Marks the message as not wanting a reply; `dbus_message_set_no_reply`.
-    func setNoReply() { dbus_message_set_no_reply(reference.pointer, 1) }
 
     /// The serial of the call this message answers; `dbus_message_get_reply_serial`.
     var replySerial: UInt32 { dbus_message_get_reply_serial(reference.pointer) }
@@ -112,14 +161,26 @@ extension Message {
     public var expectsReply: Bool { dbus_message_get_no_reply(reference.pointer) == 0 }
 }
 
-private func withOptionalCString<Result>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
-    guard let string else { return body(nil) }
-    return string.withCString { body($0) }
+/// Constants of the wire format (the D-Bus specification, "Message Format").
+private enum Wire {
+    /// `l` on little-endian hosts, `B` on big-endian ones: the writer writes in the host's order.
+    static let hostByteOrder = UInt8(ascii: 1.littleEndian == 1 ? "l" : "B")
+    static let protocolVersion: UInt8 = 1
+    static let noReplyExpected: UInt8 = 0x1
+    static let headerField = Signature(unchecked: "(yv)")
+    static let objectPath = Signature(unchecked: "o")
+    static let string = Signature(unchecked: "s")
+    static let uint32 = Signature(unchecked: "u")
+    static let signature = Signature(unchecked: "g")
 }
 
-extension Message {
-    /// `dbus_message_set_destination`.
-    func setDestination(_ destination: BusName) {
-        _ = destination.rawValue.withCString { dbus_message_set_destination(reference.pointer, $0) }
+extension Message.Kind {
+    var wireCode: UInt8 {
+        switch self {
+        case .methodCall: 1
+        case .methodReturn: 2
+        case .error: 3
+        case .signal: 4
+        }
     }
 }

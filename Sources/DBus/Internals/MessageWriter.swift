@@ -1,0 +1,176 @@
+internal import Glibc
+
+/// Appends arguments to a message being built, in the D-Bus wire format, written here directly.
+///
+/// The bytes are the message body in the host's byte order (which the header then declares), every
+/// value aligned to its size from the start of the body. `Message.build` puts a header in front and
+/// hands the whole message to libdbus in one piece: libdbus's append iterators rewrite and
+/// revalidate the header's signature field after every top-level argument, which made building a
+/// message a third of the dispatcher's work per `Open`. libdbus still validates what it is given,
+/// so a mistake here becomes an error, never a malformed message on the bus.
+///
+/// Writing never throws: a value that cannot travel (a string containing NUL) is remembered, and
+/// building the message then throws it as a `BusError`.
+public struct MessageWriter: ~Copyable {
+    private(set) var bytes: [UInt8]
+    /// The signature of the top-level values, which goes in the header.
+    private(set) var signature: [UInt8]
+    /// False inside arrays and variants, whose contents' type was written up front.
+    private var recordsSignature: Bool
+    var failure: BusError?
+
+    init() {
+        bytes = []
+        bytes.reserveCapacity(256)
+        signature = []
+        recordsSignature = true
+        failure = nil
+    }
+
+    /// Appends one value.
+    public mutating func write<Value: BusValue>(_ value: Value) {
+        value.write(to: &self)
+    }
+
+    /// Appends an array whose elements `body` writes, each of type `element`.
+    public mutating func writeArray(of element: Signature, _ body: (inout MessageWriter) -> Void) {
+        record(TypeCode.array)
+        record(element)
+        align(to: 4)
+        let lengthOffset = bytes.count
+        appendRaw(UInt32(0))
+        // The padding before the first element is there even when there is none, and not counted.
+        align(to: Self.alignment(of: element.rawValue.utf8.first ?? 0))
+        let start = bytes.count
+        withoutRecording(body)
+        let length = bytes.count - start
+        guard length <= Self.maximumArrayLength else {
+            fail(BusError(.invalidArgs, "an array of \(length) bytes is longer than D-Bus allows (64 MiB)"))
+            return
+        }
+        withUnsafeBytes(of: UInt32(length)) { bytes.replaceSubrange(lengthOffset..<lengthOffset + 4, with: $0) }
+    }
+
+    /// Appends a struct whose fields `body` writes in order.
+    public mutating func writeStructure(_ body: (inout MessageWriter) -> Void) {
+        align(to: 8)
+        record(UInt8(ascii: "("))
+        body(&self)
+        record(UInt8(ascii: ")"))
+    }
+
+    /// Appends one dictionary entry (only inside an array of `{kv}`); `body` writes the key, then the value.
+    public mutating func writeDictionaryEntry(_ body: (inout MessageWriter) -> Void) {
+        align(to: 8)
+        body(&self)
+    }
+
+    /// Appends a variant holding one value of type `contained`, which `body` writes.
+    public mutating func writeVariant(of contained: Signature, _ body: (inout MessageWriter) -> Void) {
+        record(TypeCode.variant)
+        appendSignatureBytes(contained.rawValue)
+        withoutRecording(body)
+    }
+
+    /// Appends a fixed-size basic value of type code `type`, whose Swift layout is its wire layout
+    /// in the host's byte order.
+    mutating func appendFixed<Value: BitwiseCopyable>(_ type: Int32, _ value: Value) {
+        record(type)
+        align(to: MemoryLayout<Value>.size)
+        appendRaw(value)
+    }
+
+    /// Appends a string-like value of type code `type` (`s`, `o` or `g`).
+    mutating func appendString(_ type: Int32, _ value: String) {
+        var contiguous = value
+        contiguous.withUTF8 { utf8 in
+            if let base = utf8.baseAddress, memchr(base, 0, utf8.count) != nil {
+                fail(BusError(.invalidArgs, "a D-Bus string cannot contain NUL: \(value.debugDescription)"))
+                return
+            }
+            record(type)
+            if type == TypeCode.signature {
+                appendSignatureBytes(utf8)
+                return
+            }
+            align(to: 4)
+            appendRaw(UInt32(truncatingIfNeeded: utf8.count))
+            bytes.append(contentsOf: utf8)
+            bytes.append(0)
+        }
+    }
+
+    // MARK: Bytes
+
+    /// A signature on the wire: its length in one byte, the codes, NUL (no alignment).
+    private mutating func appendSignatureBytes(_ signature: UnsafeBufferPointer<UInt8>) {
+        guard signature.count <= 255 else {
+            fail(BusError(.invalidArgs, "a D-Bus signature is at most 255 characters, not \(signature.count)"))
+            return
+        }
+        bytes.append(UInt8(signature.count))
+        bytes.append(contentsOf: signature)
+        bytes.append(0)
+    }
+
+    private mutating func appendSignatureBytes(_ signature: String) {
+        var signature = signature
+        signature.withUTF8 { appendSignatureBytes($0) }
+    }
+
+    mutating func appendRaw<Value: BitwiseCopyable>(_ value: Value) {
+        withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func align(to boundary: Int) {
+        var padding = (boundary - bytes.count % boundary) % boundary
+        while padding > 0 {
+            bytes.append(0)
+            padding -= 1
+        }
+    }
+
+    private mutating func record(_ type: Int32) {
+        if recordsSignature { signature.append(UInt8(truncatingIfNeeded: type)) }
+    }
+
+    private mutating func record(_ code: UInt8) {
+        if recordsSignature { signature.append(code) }
+    }
+
+    private mutating func record(_ contained: Signature) {
+        if recordsSignature { signature.append(contentsOf: contained.rawValue.utf8) }
+    }
+
+    private mutating func withoutRecording(_ body: (inout MessageWriter) -> Void) {
+        let recorded = recordsSignature
+        recordsSignature = false
+        body(&self)
+        recordsSignature = recorded
+    }
+
+    private mutating func fail(_ error: BusError) {
+        if failure == nil { failure = error }
+    }
+
+    /// Arrays may hold at most 64 MiB of elements (the specification's limit).
+    static let maximumArrayLength = 1 << 26
+
+    /// The alignment of values whose signature starts with `code`.
+    static func alignment(of code: UInt8) -> Int {
+        switch code {
+        case UInt8(ascii: "n"), UInt8(ascii: "q"): 2
+        case UInt8(ascii: "b"), UInt8(ascii: "i"), UInt8(ascii: "u"), UInt8(ascii: "s"), UInt8(ascii: "o"),
+             UInt8(ascii: "a"), UInt8(ascii: "h"): 4
+        case UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "("), UInt8(ascii: "{"): 8
+        default: 1  // y, g, v
+        }
+    }
+}
+
+extension MessageWriter {
+    /// Appends a body written by another writer, after the header (which ends 8-aligned).
+    mutating func appendBody(_ body: [UInt8]) {
+        bytes.append(contentsOf: body)
+    }
+}
