@@ -11,23 +11,35 @@ enum URIGrammar {
         if uri.utf8.count > maximumBytes {
             throw .invalidURI(uri, reason: "the URI is \(uri.utf8.count) bytes; at most \(maximumBytes) are accepted")
         }
-        guard let colon = uri.utf8.firstIndex(of: UInt8(ascii: ":")), colon != uri.utf8.startIndex else {
-            throw .invalidURI(uri, reason: "it has no scheme (an absolute URI starts with one, like https: or myapp:)")
+        // One pass over contiguous UTF-8: this runs for every link opened.
+        var contiguous = uri
+        let checked: Result<String, DispatchError> = contiguous.withUTF8 { bytes in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != 0 else {
+                return .failure(.invalidURI(uri, reason: "it has no scheme (an absolute URI starts with one, like https: or myapp:)"))
+            }
+            let scheme = UnsafeBufferPointer(rebasing: bytes[..<colon])
+            guard isLetter(scheme[0]), scheme.allSatisfy(isSchemeByte) else {
+                return .failure(.invalidURI(uri, reason: "\"\(String(decoding: scheme, as: UTF8.self))\" is not a URI scheme"))
+            }
+            if let bad = bytes.first(where: { $0 <= 0x20 || $0 == 0x7F }) {
+                let hex = (bad < 0x10 ? "0" : "") + String(bad, radix: 16, uppercase: true)
+                return .failure(.invalidURI(uri, reason: "it contains the control or space byte 0x\(hex); write it as %\(hex)"))
+            }
+            // Scheme bytes are ASCII letters, digits, + - and .: setting 0x20 lowercases the letters only.
+            return .success(String(unsafeUninitializedCapacity: scheme.count) { lowered in
+                for (index, byte) in scheme.enumerated() { lowered[index] = isLetter(byte) ? byte | 0x20 : byte }
+                return scheme.count
+            })
         }
-        let scheme = uri.utf8[..<colon]
-        let first = scheme.first!
-        let isLetter = { (c: UInt8) in (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }
-        let isSchemeByte = { (c: UInt8) in
-            isLetter(c) || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
-                || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
-        }
-        guard isLetter(first), scheme.allSatisfy(isSchemeByte) else {
-            throw .invalidURI(uri, reason: "\"\(String(decoding: scheme, as: UTF8.self))\" is not a URI scheme")
-        }
-        if let bad = uri.utf8.first(where: { $0 <= 0x20 || $0 == 0x7F }) {
-            let hex = (bad < 0x10 ? "0" : "") + String(bad, radix: 16, uppercase: true)
-            throw .invalidURI(uri, reason: "it contains the control or space byte 0x\(hex); write it as %\(hex)")
-        }
-        return String(decoding: scheme, as: UTF8.self).lowercased()
+        return try checked.get()
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
+    private static func isSchemeByte(_ byte: UInt8) -> Bool {
+        isLetter(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 }
