@@ -38,7 +38,7 @@ public protocol BusValue: Sendable {
 public protocol BasicBusValue: BusValue, Hashable {}
 
 extension UInt8: BasicBusValue {
-    public static var busSignature: Signature { "y" }
+    public static var busSignature: Signature { .byte }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.byte, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.byte, Self.busSignature, initial: 0)
@@ -46,7 +46,7 @@ extension UInt8: BasicBusValue {
 }
 
 extension Bool: BasicBusValue {
-    public static var busSignature: Signature { "b" }
+    public static var busSignature: Signature { .boolean }
     // dbus_bool_t is a 32-bit integer on the wire and in memory.
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.boolean, UInt32(self ? 1 : 0)) }
     public init(from reader: inout MessageReader) throws {
@@ -55,7 +55,7 @@ extension Bool: BasicBusValue {
 }
 
 extension Int16: BasicBusValue {
-    public static var busSignature: Signature { "n" }
+    public static var busSignature: Signature { .int16 }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.int16, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.int16, Self.busSignature, initial: 0)
@@ -63,7 +63,7 @@ extension Int16: BasicBusValue {
 }
 
 extension UInt16: BasicBusValue {
-    public static var busSignature: Signature { "q" }
+    public static var busSignature: Signature { .uint16 }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.uint16, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.uint16, Self.busSignature, initial: 0)
@@ -71,7 +71,7 @@ extension UInt16: BasicBusValue {
 }
 
 extension Int32: BasicBusValue {
-    public static var busSignature: Signature { "i" }
+    public static var busSignature: Signature { .int32 }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.int32, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.int32, Self.busSignature, initial: 0)
@@ -79,7 +79,7 @@ extension Int32: BasicBusValue {
 }
 
 extension UInt32: BasicBusValue {
-    public static var busSignature: Signature { "u" }
+    public static var busSignature: Signature { .uint32 }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.uint32, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.uint32, Self.busSignature, initial: 0)
@@ -87,7 +87,7 @@ extension UInt32: BasicBusValue {
 }
 
 extension Int64: BasicBusValue {
-    public static var busSignature: Signature { "x" }
+    public static var busSignature: Signature { .int64 }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.int64, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.int64, Self.busSignature, initial: 0)
@@ -95,7 +95,7 @@ extension Int64: BasicBusValue {
 }
 
 extension UInt64: BasicBusValue {
-    public static var busSignature: Signature { "t" }
+    public static var busSignature: Signature { .uint64 }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.uint64, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.uint64, Self.busSignature, initial: 0)
@@ -103,7 +103,7 @@ extension UInt64: BasicBusValue {
 }
 
 extension Double: BasicBusValue {
-    public static var busSignature: Signature { "d" }
+    public static var busSignature: Signature { .double }
     public func write(to writer: inout MessageWriter) { writer.appendFixed(TypeCode.double, self) }
     public init(from reader: inout MessageReader) throws {
         self = try reader.readFixed(TypeCode.double, Self.busSignature, initial: 0)
@@ -111,7 +111,7 @@ extension Double: BasicBusValue {
 }
 
 extension String: BasicBusValue {
-    public static var busSignature: Signature { "s" }
+    public static var busSignature: Signature { .string }
     /// A string containing NUL cannot be sent: building the message throws `InvalidArgs`.
     public func write(to writer: inout MessageWriter) { writer.appendString(TypeCode.string, self) }
     public init(from reader: inout MessageReader) throws {
@@ -120,7 +120,7 @@ extension String: BasicBusValue {
 }
 
 extension ObjectPath: BasicBusValue {
-    public static var busSignature: Signature { "o" }
+    public static var busSignature: Signature { .objectPath }
     public func write(to writer: inout MessageWriter) { writer.appendString(TypeCode.objectPath, rawValue) }
     public init(from reader: inout MessageReader) throws {
         self.init(unchecked: try reader.readString(TypeCode.objectPath, Self.busSignature))
@@ -128,7 +128,7 @@ extension ObjectPath: BasicBusValue {
 }
 
 extension Signature: BasicBusValue {
-    public static var busSignature: Signature { "g" }
+    public static var busSignature: Signature { .signature }
     public func write(to writer: inout MessageWriter) { writer.appendString(TypeCode.signature, rawValue) }
     public init(from reader: inout MessageReader) throws {
         self.init(unchecked: try reader.readString(TypeCode.signature, Self.busSignature))
@@ -154,6 +154,10 @@ extension Dictionary: BusValue where Key: BasicBusValue, Value: BusValue {
     private static var entrySignature: Signature { Signature(unchecked: "{\(Key.busSignature)\(Value.busSignature)}") }
 
     public func write(to writer: inout MessageWriter) {
+        // Property maps are most of what travels: written by specialised code, not generic per entry.
+        if Key.self == String.self, Value.self == Variant.self {
+            return unsafeBitCast(self, to: [String: Variant].self).writePropertyMap(to: &writer)
+        }
         writer.writeArray(of: Self.entrySignature) { entries in
             for (key, value) in self {
                 entries.writeDictionaryEntry { entry in
@@ -165,6 +169,10 @@ extension Dictionary: BusValue where Key: BasicBusValue, Value: BusValue {
     }
     /// A key that occurs twice keeps its last value.
     public init(from reader: inout MessageReader) throws {
+        if Key.self == String.self, Value.self == Variant.self {
+            self = unsafeBitCast(try [String: Variant].readPropertyMap(from: &reader), to: Self.self)
+            return
+        }
         var entries: [Key: Value] = [:]
         try reader.readArray(of: Self.entrySignature) { array in
             let (key, value) = try array.readDictionaryEntry { entry in
@@ -173,6 +181,32 @@ extension Dictionary: BusValue where Key: BasicBusValue, Value: BusValue {
             entries[key] = value
         }
         self = entries
+    }
+}
+
+extension [String: Variant] {
+    static let propertyMapEntry = Signature(unchecked: "{sv}")
+
+    fileprivate func writePropertyMap(to writer: inout MessageWriter) {
+        writer.writeArray(of: Self.propertyMapEntry) { entries in
+            for (key, value) in self {
+                entries.writeDictionaryEntry { entry in
+                    entry.appendString(TypeCode.string, key)
+                    value.write(to: &entry)
+                }
+            }
+        }
+    }
+
+    fileprivate static func readPropertyMap(from reader: inout MessageReader) throws -> Self {
+        var entries: Self = [:]
+        try reader.readArray(of: propertyMapEntry) { array in
+            let (key, value) = try array.readDictionaryEntry { entry in
+                (try entry.readString(TypeCode.string, .string), try Variant(from: &entry))
+            }
+            entries[key] = value
+        }
+        return entries
     }
 }
 

@@ -309,6 +309,17 @@ public struct Signature: RawRepresentable, Hashable, Comparable, Sendable, Custo
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
+extension Signature {
+    // The single-code signatures, made once: every value written names its type.
+    static let byte = Signature(unchecked: "y"), boolean = Signature(unchecked: "b")
+    static let int16 = Signature(unchecked: "n"), uint16 = Signature(unchecked: "q")
+    static let int32 = Signature(unchecked: "i"), uint32 = Signature(unchecked: "u")
+    static let int64 = Signature(unchecked: "x"), uint64 = Signature(unchecked: "t")
+    static let double = Signature(unchecked: "d"), string = Signature(unchecked: "s")
+    static let objectPath = Signature(unchecked: "o"), signature = Signature(unchecked: "g")
+    static let variant = Signature(unchecked: "v")
+}
+
 extension BusName {
     /// Whether the bus assigned this name to a connection (`:1.42`) rather than an owner requested it.
     public var isUnique: Bool { rawValue.hasPrefix(":") }

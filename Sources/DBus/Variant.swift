@@ -46,22 +46,22 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
     /// The D-Bus type of the content: one complete type.
     public var signature: Signature {
         switch self {
-        case .byte: "y"
-        case .boolean: "b"
-        case .int16: "n"
-        case .uint16: "q"
-        case .int32: "i"
-        case .uint32: "u"
-        case .int64: "x"
-        case .uint64: "t"
-        case .double: "d"
-        case .string: "s"
-        case .objectPath: "o"
-        case .signature: "g"
+        case .byte: .byte
+        case .boolean: .boolean
+        case .int16: .int16
+        case .uint16: .uint16
+        case .int32: .int32
+        case .uint32: .uint32
+        case .int64: .int64
+        case .uint64: .uint64
+        case .double: .double
+        case .string: .string
+        case .objectPath: .objectPath
+        case .signature: .signature
         case .array(let element, _): Signature(unchecked: "a\(element)")
         case .dictionary(let key, let value, _): Signature(unchecked: "a{\(key)\(value)}")
         case .structure(let fields): Signature(unchecked: "(" + fields.map(\.signature.rawValue).joined() + ")")
-        case .variant: "v"
+        case .variant: .variant
         }
     }
 
@@ -187,7 +187,7 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Variant: BusValue {
-    public static var busSignature: Signature { "v" }
+    public static var busSignature: Signature { .variant }
 
     public func write(to writer: inout MessageWriter) {
         writer.writeVariant(of: signature) { writeContent(to: &$0) }

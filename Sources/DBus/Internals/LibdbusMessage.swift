@@ -61,39 +61,31 @@ extension Message {
         guard arguments.signature.count <= 255 else {
             throw BusError(.invalidArgs, "a message carries at most 255 type codes, not \(arguments.signature.count)")
         }
-        var message = MessageWriter()
+        var message = MessageWriter(capacity: 128 + arguments.count)
         message.appendRaw(Wire.hostByteOrder)
         message.appendRaw(header.kind.wireCode)
         message.appendRaw(header.noReply ? Wire.noReplyExpected : UInt8(0))
         message.appendRaw(Wire.protocolVersion)
-        message.appendRaw(UInt32(arguments.bytes.count))
+        message.appendRaw(UInt32(arguments.count))
         message.appendRaw(UInt32(1))
-        message.writeArray(of: Wire.headerField) { fields in
-            func field(_ code: UInt8, _ type: Int32, _ signature: Signature, _ value: String) {
-                fields.writeStructure { field in
-                    field.appendFixed(TypeCode.byte, code)
-                    field.writeVariant(of: signature) { $0.appendString(type, value) }
-                }
-            }
-            if let path = header.path { field(1, TypeCode.objectPath, Wire.objectPath, path.rawValue) }
-            if let interface = header.interface { field(2, TypeCode.string, Wire.string, interface.rawValue) }
-            if let member = header.member { field(3, TypeCode.string, Wire.string, member.rawValue) }
-            if let errorName = header.errorName { field(4, TypeCode.string, Wire.string, errorName.rawValue) }
-            if let replySerial = header.replySerial {
-                fields.writeStructure { field in
-                    field.appendFixed(TypeCode.byte, UInt8(5))
-                    field.writeVariant(of: Wire.uint32) { $0.appendFixed(TypeCode.uint32, replySerial) }
-                }
-            }
-            if let destination = header.destination { field(6, TypeCode.string, Wire.string, destination.rawValue) }
-            if !arguments.signature.isEmpty {
-                field(8, TypeCode.signature, Wire.signature, String(decoding: arguments.signature, as: UTF8.self))
-            }
-        }
+        // The header fields, an array of (yv) whose length is filled in once they are written.
+        message.appendRaw(UInt32(0))
         message.align(to: 8)
-        message.appendBody(arguments.bytes)
+        let fieldsStart = message.count
+        if let path = header.path { message.appendHeaderField(1, TypeCode.objectPath, path.rawValue) }
+        if let interface = header.interface { message.appendHeaderField(2, TypeCode.string, interface.rawValue) }
+        if let member = header.member { message.appendHeaderField(3, TypeCode.string, member.rawValue) }
+        if let errorName = header.errorName { message.appendHeaderField(4, TypeCode.string, errorName.rawValue) }
+        if let replySerial = header.replySerial { message.appendHeaderField(5, replySerial) }
+        if let destination = header.destination { message.appendHeaderField(6, TypeCode.string, destination.rawValue) }
+        if !arguments.signature.isEmpty {
+            message.appendHeaderField(8, TypeCode.signature, String(decoding: arguments.signature, as: UTF8.self))
+        }
+        message.overwrite(UInt32(message.count - fieldsStart), at: 12)
+        message.align(to: 8)
+        message.appendBody(arguments)
         if let failure = message.failure { throw failure }
-        let (pointer, error) = message.bytes.withUnsafeBytes { bytes in
+        let (pointer, error) = message.withBytes { bytes in
             withScratchError { error in
                 dbus_message_demarshal(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), error)
             }
@@ -167,11 +159,6 @@ private enum Wire {
     static let hostByteOrder = UInt8(ascii: 1.littleEndian == 1 ? "l" : "B")
     static let protocolVersion: UInt8 = 1
     static let noReplyExpected: UInt8 = 0x1
-    static let headerField = Signature(unchecked: "(yv)")
-    static let objectPath = Signature(unchecked: "o")
-    static let string = Signature(unchecked: "s")
-    static let uint32 = Signature(unchecked: "u")
-    static let signature = Signature(unchecked: "g")
 }
 
 extension Message.Kind {

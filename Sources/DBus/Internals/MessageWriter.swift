@@ -12,20 +12,26 @@ internal import Glibc
 /// Writing never throws: a value that cannot travel (a string containing NUL) is remembered, and
 /// building the message then throws it as a `BusError`.
 public struct MessageWriter: ~Copyable {
-    private(set) var bytes: [UInt8]
+    /// The bytes written so far: `count` of `capacity`, owned by this writer.
+    private var storage: UnsafeMutableRawPointer
+    private var capacity: Int
+    private(set) var count: Int
     /// The signature of the top-level values, which goes in the header.
     private(set) var signature: [UInt8]
     /// False inside arrays and variants, whose contents' type was written up front.
     private var recordsSignature: Bool
     var failure: BusError?
 
-    init() {
-        bytes = []
-        bytes.reserveCapacity(256)
+    init(capacity: Int = 256) {
+        self.capacity = capacity
+        storage = .allocate(byteCount: capacity, alignment: 8)
+        count = 0
         signature = []
         recordsSignature = true
         failure = nil
     }
+
+    deinit { storage.deallocate() }
 
     /// Appends one value.
     public mutating func write<Value: BusValue>(_ value: Value) {
@@ -37,18 +43,18 @@ public struct MessageWriter: ~Copyable {
         record(TypeCode.array)
         record(element)
         align(to: 4)
-        let lengthOffset = bytes.count
+        let lengthOffset = count
         appendRaw(UInt32(0))
         // The padding before the first element is there even when there is none, and not counted.
         align(to: Self.alignment(of: element.rawValue.utf8.first ?? 0))
-        let start = bytes.count
+        let start = count
         withoutRecording(body)
-        let length = bytes.count - start
+        let length = count - start
         guard length <= Self.maximumArrayLength else {
             fail(BusError(.invalidArgs, "an array of \(length) bytes is longer than D-Bus allows (64 MiB)"))
             return
         }
-        withUnsafeBytes(of: UInt32(length)) { bytes.replaceSubrange(lengthOffset..<lengthOffset + 4, with: $0) }
+        storage.storeBytes(of: UInt32(length), toByteOffset: lengthOffset, as: UInt32.self)
     }
 
     /// Appends a struct whose fields `body` writes in order.
@@ -93,10 +99,7 @@ public struct MessageWriter: ~Copyable {
                 appendSignatureBytes(utf8)
                 return
             }
-            align(to: 4)
-            appendRaw(UInt32(truncatingIfNeeded: utf8.count))
-            bytes.append(contentsOf: utf8)
-            bytes.append(0)
+            appendStringBytes(utf8)
         }
     }
 
@@ -108,9 +111,9 @@ public struct MessageWriter: ~Copyable {
             fail(BusError(.invalidArgs, "a D-Bus signature is at most 255 characters, not \(signature.count)"))
             return
         }
-        bytes.append(UInt8(signature.count))
-        bytes.append(contentsOf: signature)
-        bytes.append(0)
+        appendRaw(UInt8(signature.count))
+        appendBytes(UnsafeRawBufferPointer(signature))
+        appendRaw(UInt8(0))
     }
 
     private mutating func appendSignatureBytes(_ signature: String) {
@@ -118,16 +121,44 @@ public struct MessageWriter: ~Copyable {
         signature.withUTF8 { appendSignatureBytes($0) }
     }
 
+    /// A string on the wire: aligned to 4, its length, its bytes, NUL.
+    private mutating func appendStringBytes(_ utf8: UnsafeBufferPointer<UInt8>) {
+        align(to: 4)
+        appendRaw(UInt32(truncatingIfNeeded: utf8.count))
+        appendBytes(UnsafeRawBufferPointer(utf8))
+        appendRaw(UInt8(0))
+    }
+
     mutating func appendRaw<Value: BitwiseCopyable>(_ value: Value) {
-        withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
+        reserve(MemoryLayout<Value>.size)
+        storage.storeBytes(of: value, toByteOffset: count, as: Value.self)
+        count += MemoryLayout<Value>.size
+    }
+
+    private mutating func appendBytes(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (storage + count).copyMemory(from: base, byteCount: bytes.count)
+        count += bytes.count
     }
 
     mutating func align(to boundary: Int) {
-        var padding = (boundary - bytes.count % boundary) % boundary
-        while padding > 0 {
-            bytes.append(0)
-            padding -= 1
-        }
+        let padding = (boundary - count % boundary) % boundary
+        guard padding > 0 else { return }
+        reserve(padding)
+        (storage + count).initializeMemory(as: UInt8.self, repeating: 0, count: padding)
+        count += padding
+    }
+
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        var grown = capacity * 2
+        while grown < count + extra { grown *= 2 }
+        let larger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
+        larger.copyMemory(from: storage, byteCount: count)
+        storage.deallocate()
+        storage = larger
+        capacity = grown
     }
 
     private mutating func record(_ type: Int32) {
@@ -170,7 +201,40 @@ public struct MessageWriter: ~Copyable {
 
 extension MessageWriter {
     /// Appends a body written by another writer, after the header (which ends 8-aligned).
-    mutating func appendBody(_ body: [UInt8]) {
-        bytes.append(contentsOf: body)
+    mutating func appendBody(_ body: borrowing MessageWriter) {
+        body.withBytes { appendBytes($0) }
+    }
+
+    /// Appends one header field whose value is a string-like `type` (`s`, `o` or `g`), as a `(yv)`.
+    mutating func appendHeaderField(_ code: UInt8, _ type: Int32, _ value: String) {
+        align(to: 8)
+        appendRaw(code)
+        appendRaw(UInt8(1))
+        appendRaw(UInt8(truncatingIfNeeded: type))
+        appendRaw(UInt8(0))
+        var contiguous = value
+        contiguous.withUTF8 { utf8 in
+            if type == TypeCode.signature { appendSignatureBytes(utf8) } else { appendStringBytes(utf8) }
+        }
+    }
+
+    /// Appends one header field holding a `u`, as a `(yv)`.
+    mutating func appendHeaderField(_ code: UInt8, _ value: UInt32) {
+        align(to: 8)
+        appendRaw(code)
+        appendRaw(UInt8(1))
+        appendRaw(UInt8(truncatingIfNeeded: TypeCode.uint32))
+        appendRaw(UInt8(0))
+        align(to: 4)
+        appendRaw(value)
+    }
+
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        body(UnsafeRawBufferPointer(start: storage, count: count))
+    }
+
+    /// Stores `value` at `offset`, over bytes already written.
+    mutating func overwrite(_ value: UInt32, at offset: Int) {
+        storage.storeBytes(of: value, toByteOffset: offset, as: UInt32.self)
     }
 }
