@@ -320,7 +320,7 @@ public actor Dispatcher {
     }
 
     private func handOver(_ pending: PendingEvent, toScene scene: String, of process: AppProcess) async throws {
-                let platform = pending.platformData.variants
+        let platform = pending.platformData.variants
         switch pending.event {
         case .url(let uri):
             _ = try await connection.call(

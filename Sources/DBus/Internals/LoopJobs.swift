@@ -18,6 +18,9 @@ final class LoopJobs: Sendable {
 
     private struct State: ~Copyable {
         var queued: [Job] = []
+        /// The buffer of the batch that ran last, emptied, for `queued` to take next: handing whole
+        /// arrays back and forth allocates nothing per batch.
+        var spare: [Job] = []
         /// Set when the loop has ended; from then on jobs go to `afterClose`.
         var loopEnded = false
     }
@@ -62,12 +65,16 @@ final class LoopJobs: Sendable {
     /// cost no poll, and a task that keeps yielding cannot starve the connection.
     func runQueuedJobs() {
         for _ in 0..<64 {
-            let batch = state.withLock { state in
-                defer { state.queued.removeAll(keepingCapacity: true) }
-                return state.queued
+            var batch = state.withLock { state in
+                let batch = state.queued
+                state.queued = state.spare
+                state.spare = []
+                return batch
             }
             if batch.isEmpty { return }
             for job in batch { Self.run(job) }
+            batch.removeAll(keepingCapacity: true)
+            state.withLock { $0.spare = batch }
         }
     }
 
