@@ -75,7 +75,10 @@ public final class Connection: Sendable {
     /// - Throws: `BusError` carrying the remote error's name and message; `BusError` `NoReply` after
     ///   the timeout; `Disconnected` if the connection closes first; `CancellationError` when the
     ///   calling task is cancelled (the reply, if one comes, is dropped).
-    public func call<each Argument: BusValue>(
+    ///
+    /// Runs where the caller does (an actor stays isolated while the call is built and sent, and
+    /// resumes once, on its own executor, when the reply comes).
+    nonisolated(nonsending) public func call<each Argument: BusValue>(
         destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
         _ arguments: repeat each Argument, timeout: Duration = .seconds(25)
     ) async throws -> Message {

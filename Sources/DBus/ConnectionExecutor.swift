@@ -22,10 +22,11 @@ public final class ConnectionExecutor: TaskExecutor {
     init(loop: LoopJobs) {
         self.loop = loop
         serial = Serial(loop: loop)
+        loop.attach(serial: serial.asUnownedSerialExecutor(), task: asUnownedTaskExecutor())
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
-        loop.enqueue(LoopJobs.Job(job: UnownedJob(job), on: .task(asUnownedTaskExecutor())))
+        loop.enqueue(UnownedJob(job))
     }
 
     /// The connection's thread as a serial executor (kept alive by its `ConnectionExecutor`, which
@@ -36,7 +37,7 @@ public final class ConnectionExecutor: TaskExecutor {
         init(loop: LoopJobs) { self.loop = loop }
 
         public func enqueue(_ job: consuming ExecutorJob) {
-            loop.enqueue(LoopJobs.Job(job: UnownedJob(job), on: .serial(asUnownedSerialExecutor())))
+            loop.enqueue(UnownedJob(job))
         }
 
         public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
@@ -46,4 +47,26 @@ public final class ConnectionExecutor: TaskExecutor {
 
     /// Whether the calling code runs on this connection's thread (for assertions).
     public var isCurrent: Bool { loop.isOnLoop }
+}
+
+/// The connection's thread as an actor, to start tasks isolated to `ConnectionExecutor.serial`
+/// (a task started elsewhere would begin on the task executor and hop to the serial one).
+actor LoopIsolation {
+    private let executor: ConnectionExecutor
+
+    init(executor: ConnectionExecutor) { self.executor = executor }
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.serial.asUnownedSerialExecutor() }
+
+    /// Starts `operation` as a task whose first job runs isolated to this actor. It also prefers the
+    /// connection's task executor: a reply resumes its awaiting task on the generic executor before
+    /// the task hops back to its actor, and that must be this thread, not the global pool.
+    func start(_ operation: nonisolated(nonsending) sending @escaping () async -> Void) {
+        // The closure uses `self`, so the task is isolated to this actor from its first job.
+        Task(executorPreference: executor) { await self.perform(operation) }
+    }
+
+    private func perform(_ operation: nonisolated(nonsending) sending () async -> Void) async {
+        await operation()
+    }
 }

@@ -18,17 +18,21 @@ public struct Argument: Sendable, Hashable {
 /// Calls whose signature differs from `arguments` are refused with `InvalidArgs` before the handler
 /// runs; a reply whose signature differs from `returns` is replaced by a `Failed` error (a bug in the
 /// handler). The handler runs as its own task and may await other calls.
+///
+/// The handler runs where its task does (`nonisolated(nonsending)`): on the connection's thread,
+/// isolated to `executor.serial`, when the object was exported with the connection's `executor`
+/// — so an actor living there is called without a hop — and on the global executor otherwise.
 public struct Method: Sendable {
     public var name: MemberName
     public var arguments: [Argument]
     public var returns: [Argument]
-    let handler: @Sendable (MethodCall) async throws -> Reply
+    let handler: nonisolated(nonsending) @Sendable (MethodCall) async throws -> Reply
     let inputSignature: String
     let outputSignature: String
 
     public init(
         _ name: MemberName, arguments: [Argument] = [], returns: [Argument] = [],
-        handler: @escaping @Sendable (MethodCall) async throws -> Reply
+        handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) {
         self.name = name
         self.arguments = arguments
@@ -177,10 +181,19 @@ extension ConnectionCore {
         let (object, children) = state.withLock { state in
             (state.objects[path], message.interface == introspectable ? Self.children(of: path, in: state.objects) : [])
         }
-        Task(executorPreference: object?.executor) { await self.answer(message, at: path, object, children) }
+        if let object, object.executor === executor {
+            // Started isolated to the loop's serial executor: the handler, nonsending, runs there,
+            // and so do actors on that executor and the calls they make — one job to start the
+            // task and one per reply awaited, instead of a hop at every change of isolation.
+            loopIsolation.assumeIsolated { loop in
+                loop.start { await self.answer(message, at: path, object, children) }
+            }
+        } else {
+            Task(executorPreference: object?.executor) { await self.answer(message, at: path, object, children) }
+        }
     }
 
-    private func answer(_ message: Message, at path: ObjectPath, _ object: ExportedObject?, _ children: [String]) async {
+    nonisolated(nonsending) private func answer(_ message: Message, at path: ObjectPath, _ object: ExportedObject?, _ children: [String]) async {
         let outcome: Result<Message, BusError>
         do {
             outcome = .success(try await handle(message, at: path, object, children))
@@ -199,7 +212,7 @@ extension ConnectionCore {
     }
 
     /// `object` and `children`: what was exported at `path` when the call arrived.
-    private func handle(
+    nonisolated(nonsending) private func handle(
         _ message: Message, at path: ObjectPath, _ object: ExportedObject?, _ children: [String]
     ) async throws -> Message {
         let member = message.member ?? "Unknown"
@@ -228,7 +241,7 @@ extension ConnectionCore {
         return reply
     }
 
-    private func answerProperties(_ message: Message, object: ExportedObject) async throws -> Message {
+    nonisolated(nonsending) private func answerProperties(_ message: Message, object: ExportedObject) async throws -> Message {
         let call = MethodCall(message: message)
         switch message.member?.rawValue {
         case "Get":

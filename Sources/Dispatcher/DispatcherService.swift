@@ -179,7 +179,7 @@ public final class DispatcherService: Sendable {
 
     private func method(
         _ name: MemberName, in arguments: [(String, Signature)] = [], out returns: [(String, Signature)] = [],
-        _ handler: @escaping @Sendable (MethodCall) async throws -> Reply
+        _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
         Method(
             name, arguments: arguments.map { Argument($0.0, $0.1) }, returns: returns.map { Argument($0.0, $0.1) }
@@ -192,8 +192,8 @@ public final class DispatcherService: Sendable {
     }
 
     /// Runs one routing, reports it with `Routed` and in the log, and turns the outcome into `a{sv}`.
-    private func routed(
-        _ event: String, _ route: () async throws(DispatchError) -> Outcome
+    nonisolated(nonsending) private func routed(
+        _ event: String, _ route: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
     ) async throws -> [String: Variant] {
         let started = ContinuousClock.now
         let monitored = !monitors.withLock(\.isEmpty)

@@ -19,6 +19,8 @@ final class ConnectionCore: Sendable {
     /// The jobs for the loop thread and the eventfd that wakes it; `executor` is its public face.
     let loop: LoopJobs
     let executor: ConnectionExecutor
+    /// Starts method handlers' tasks on the loop's serial executor.
+    let loopIsolation: LoopIsolation
     private let lastSerial = Atomic<UInt32>(1)
     private let ioGate = Mutex(())
 
@@ -32,6 +34,7 @@ final class ConnectionCore: Sendable {
         let loop = LoopJobs(wakeDescriptor: wakeDescriptor)
         self.loop = loop
         self.executor = ConnectionExecutor(loop: loop)
+        self.loopIsolation = LoopIsolation(executor: executor)
         self.state = Mutex(CoreState())
     }
 
@@ -272,12 +275,17 @@ final class ConnectionCore: Sendable {
     /// Sends a method call and suspends until its reply, an error reply, the deadline, cancellation
     /// or disconnection, whichever comes first; the continuation is resumed exactly once, by whoever
     /// removes the call from `state.pending`.
-    func sendWithReply(_ message: Message, timeout: Duration) async throws -> Message {
+    ///
+    /// Runs isolated to the caller's actor, if any, and resumes there: the operation closure uses
+    /// `isolation`, which keeps it from being a nonisolated closure that hops to the global executor.
+    func sendWithReply(
+        _ message: Message, timeout: Duration, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Message {
         let serial = nextSerial()
         message.setSerial(serial)
         let deadline = monotonicNanoseconds() &+ UInt64(max(timeout.nanoseconds, 0))
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
+            try await withCheckedThrowingContinuation(isolation: isolation) { (continuation: CheckedContinuation<Message, any Error>) in
                 let pending = PendingCall(continuation: continuation, deadline: deadline, timeout: timeout,
                                           member: message.member)
                 let registration: Result<Bool, BusError> = state.withLock { state in

@@ -4,17 +4,7 @@ import Synchronization
 
 /// The jobs waiting for the loop thread, and the eventfd that wakes it. Made on the loop thread.
 final class LoopJobs: Sendable {
-    /// A job and the face of the executor it was enqueued on: a task's job runs on the task executor
-    /// (so it may call nonisolated async code without being queued again), an actor's isolated to
-    /// the serial executor. Unowned: both are owned by the connection's `ConnectionExecutor`.
-    struct Job {
-        enum Executor {
-            case task(UnownedTaskExecutor)
-            case serial(UnownedSerialExecutor)
-        }
-        let job: UnownedJob
-        let on: Executor
-    }
+    typealias Job = UnownedJob
 
     private struct State: ~Copyable {
         var queued: [Job] = []
@@ -26,6 +16,8 @@ final class LoopJobs: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The connection's executors, which own this (hence unowned); set once, as they are made.
+    private let executors = Mutex<(serial: UnownedSerialExecutor, task: UnownedTaskExecutor)?>(nil)
     /// Polled by the loop beside the connection's sockets.
     let wakeDescriptor: Int32
     private let wakePending = Atomic<Bool>(false)
@@ -37,13 +29,17 @@ final class LoopJobs: Sendable {
         self.loopThread = pthread_self()
     }
 
+    func attach(serial: UnownedSerialExecutor, task: UnownedTaskExecutor) {
+        executors.withLock { $0 = (serial, task) }
+    }
+
     func enqueue(_ job: Job) {
         let ended = state.withLock { state in
             if !state.loopEnded { state.queued.append(job) }
             return state.loopEnded
         }
         if ended {
-            afterClose.async { Self.run(job) }
+            afterClose.async { self.run(job) }
         } else {
             wakeUnlessOnLoop()
         }
@@ -72,7 +68,7 @@ final class LoopJobs: Sendable {
                 return batch
             }
             if batch.isEmpty { return }
-            for job in batch { Self.run(job) }
+            for job in batch { run(job) }
             batch.removeAll(keepingCapacity: true)
             state.withLock { $0.spare = batch }
         }
@@ -86,14 +82,18 @@ final class LoopJobs: Sendable {
             defer { state.queued = [] }
             return state.queued
         }
-        for job in leftovers { afterClose.async { Self.run(job) } }
+        for job in leftovers { afterClose.async { self.run(job) } }
     }
 
-    private static func run(_ job: Job) {
-        switch job.on {
-        case .task(let executor): job.job.runSynchronously(on: executor)
-        case .serial(let executor): job.job.runSynchronously(on: executor)
+    /// Runs `job` isolated to the serial executor and on the task executor, whichever it was
+    /// enqueued on: both are this one thread (or, once the loop ended, the one `afterClose` queue),
+    /// so the claim holds, and the runtime then sees no switch between an actor living here and a
+    /// task preferring this executor — each such switch would otherwise be another job.
+    private func run(_ job: Job) {
+        guard let (serial, task) = executors.withLock({ $0 }) else {
+            preconditionFailure("a job was enqueued before the connection's executors were attached")
         }
+        job.runSynchronously(isolatedTo: serial, taskExecutor: task)
     }
 
     /// Wakes the loop thread from another thread; coalesced so a burst costs one write.
