@@ -78,13 +78,16 @@ public final class Connection: Sendable {
     ///
     /// Runs where the caller does (an actor stays isolated while the call is built and sent, and
     /// resumes once, on its own executor, when the reply comes).
+    ///
+    /// - Parameter whileAwaiting: runs once the call has been sent, before the caller suspends:
+    ///   work that the reply will need, done while the peer answers instead of after.
     nonisolated(nonsending) public func call<each Argument: BusValue>(
         destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
-        _ arguments: repeat each Argument, timeout: Duration = .seconds(25)
+        _ arguments: repeat each Argument, timeout: Duration = .seconds(25), whileAwaiting: () -> Void = {}
     ) async throws -> Message {
         let message = try Message.methodCall(
             destination: destination, path: path, interface: interface, member: member, repeat each arguments)
-        return try await core.sendWithReply(message, timeout: timeout)
+        return try await core.sendWithReply(message, timeout: timeout, whileAwaiting: whileAwaiting)
     }
 
     /// Sends a method call that wants no reply (the no-reply flag is set; the peer sends none).

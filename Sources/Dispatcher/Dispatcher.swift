@@ -48,6 +48,8 @@ struct PendingEvent: Sendable {
     /// The activity dictionary as the opener sent it (`user-info` included), forwarded as is.
     var activity: [String: Variant]
     var platformData: LaunchPlatformData
+    /// Told the outcome while an open scene's app handles the event (see `Dispatcher.open`).
+    var prepare: (@Sendable (Outcome) -> Void)? = nil
 
     var label: String {
         switch event {
@@ -180,9 +182,14 @@ public actor Dispatcher {
     // MARK: Routing and delivery
 
     /// Routes a URI to its app's scene and delivers it; returns once the app acknowledged.
-    public func open(_ uri: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
+    /// - Parameter prepare: called while an open scene's app handles the event, with the outcome
+    ///   that acknowledgement will bring (again for each scene tried), so the caller can make its
+    ///   answer ready off the path between the app's reply and its own.
+    public func open(
+        _ uri: String, platformData: LaunchPlatformData, prepare: (@Sendable (Outcome) -> Void)? = nil
+    ) async throws(DispatchError) -> Outcome {
         let scheme = try URIGrammar.scheme(of: uri)
-        let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData)
+        let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData, prepare: prepare)
         if scheme == "file" { return try await openDocument(pending, uri: uri) }
         let handlers: [ApplicationEntry]
         do { handlers = try directory.handlers(forScheme: scheme) } catch {
@@ -267,9 +274,10 @@ public actor Dispatcher {
                     failedScenes.insert(scene)
                     continue
                 }
+                let outcome = outcome(of: decision, app: app.id, launched: launched)
                 do {
-                    try await handOver(pending, toScene: scene, of: process)
-                    return outcome(of: decision, app: app.id, launched: launched)
+                    try await handOver(pending, toScene: scene, of: process) { pending.prepare?(outcome) }
+                    return outcome
                 } catch {
                     failures.append("scene \"\(scene)\" (\(process.owner)): \(error)")
                     failedScenes.insert(scene)
@@ -319,18 +327,21 @@ public actor Dispatcher {
         if gone.contains(error.name) { connectionVanished(owner) }
     }
 
-    private func handOver(_ pending: PendingEvent, toScene scene: String, of process: AppProcess) async throws {
+    private func handOver(
+        _ pending: PendingEvent, toScene scene: String, of process: AppProcess, whileAwaiting: () -> Void
+    ) async throws {
         let platform = pending.platformData.variants
         switch pending.event {
         case .url(let uri):
             _ = try await connection.call(
                 destination: process.owner, path: process.objectPath, interface: Contract.applicationInterface,
-                member: "OpenURL", scene, uri, platform, timeout: configuration.deliveryTimeout)
+                member: "OpenURL", scene, uri, platform, timeout: configuration.deliveryTimeout,
+                whileAwaiting: whileAwaiting)
         case .activity(let activity):
             _ = try await connection.call(
                 destination: process.owner, path: process.objectPath, interface: Contract.applicationInterface,
                 member: "ContinueUserActivity", scene, activity.type, pending.activity, platform,
-                timeout: configuration.deliveryTimeout)
+                timeout: configuration.deliveryTimeout, whileAwaiting: whileAwaiting)
         }
     }
 

@@ -91,10 +91,11 @@ public final class DispatcherService: Sendable {
                 },
                 method("Open", in: [("uri", "s"), ("platform_data", "a{sv}")], out: [("outcome", "a{sv}")]) { call in
                     let (uri, platform) = try call.arguments(String.self, [String: Variant].self)
+                    let answer = PreparedAnswer(call)
                     let outcome = try await self.routed(uri) { () async throws(DispatchError) in
-                        try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform))
+                        try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform), prepare: answer.prepare)
                     }
-                    return try call.reply(outcome)
+                    return try answer.reply(to: outcome)
                 },
                 method(
                     "ContinueActivity", in: [("activity_type", "s"), ("activity", "a{sv}"), ("platform_data", "a{sv}")],
@@ -106,7 +107,7 @@ public final class DispatcherService: Sendable {
                         try await self.dispatcher.continueActivity(
                             userActivity, raw: activity, platformData: LaunchPlatformData(platform))
                     }
-                    return try call.reply(outcome)
+                    return try call.reply(Self.variants(outcome, reason: false))
                 },
                 method("Explain", in: [("uri", "s")], out: [("outcome", "a{sv}")]) { call in
                     let (uri) = try call.arguments(String.self)
@@ -191,15 +192,14 @@ public final class DispatcherService: Sendable {
         }
     }
 
-    /// Runs one routing, reports it with `Routed` and in the log, and turns the outcome into `a{sv}`.
+    /// Runs one routing and reports it with `Routed` and in the log.
     nonisolated(nonsending) private func routed(
         _ event: String, _ route: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
-    ) async throws -> [String: Variant] {
+    ) async throws -> Outcome {
         let started = ContinuousClock.now
         let monitored = !monitors.withLock(\.isEmpty)
         do {
             let outcome = try await route()
-            let reply = Self.variants(outcome, reason: false)
             if monitored {
                 var report = Self.variants(outcome, reason: true)
                 let elapsed = ContinuousClock.now - started
@@ -207,7 +207,7 @@ public final class DispatcherService: Sendable {
                 try? connection.emit(path: Contract.objectPath, interface: Contract.dispatcherInterface, member: "Routed", event, report)
             }
             logger.info("\(DispatchError.abbreviated(event)) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule)]")
-            return reply
+            return outcome
         } catch {
             if monitored {
                 try? connection.emit(
@@ -317,5 +317,33 @@ public final class DispatcherService: Sendable {
             if let matching { properties["matching"] = Variant(matching.conditions) }
             return properties
         }
+    }
+}
+
+/// The reply to an `Open`, made while the app handles the link (`Dispatcher.open`'s `prepare`), so
+/// that once the app acknowledges the dispatcher only has to send it.
+private final class PreparedAnswer: Sendable {
+    private let call: MethodCall
+    private let prepared = Mutex<(outcome: Outcome, reply: Reply)?>(nil)
+
+    init(_ call: MethodCall) { self.call = call }
+
+    func prepare(_ outcome: Outcome) {
+        guard let reply = try? call.reply(DispatcherService.variants(outcome, reason: false)) else { return }
+        prepared.withLock { $0 = (outcome, reply) }
+    }
+
+    /// The prepared reply when it says what `outcome` says, a new one otherwise.
+    func reply(to outcome: Outcome) throws -> Reply {
+        if let prepared = prepared.withLock({ $0 }), prepared.outcome.saysTheSame(as: outcome) { return prepared.reply }
+        return try call.reply(DispatcherService.variants(outcome, reason: false))
+    }
+}
+
+extension Outcome {
+    /// Whether the two give the same `Open` reply (`DispatcherService.variants` without the reason).
+    fileprivate func saysTheSame(as other: Outcome) -> Bool {
+        action == other.action && appID == other.appID && sceneID == other.sceneID
+            && declarationID == other.declarationID && rule == other.rule
     }
 }

@@ -278,8 +278,11 @@ final class ConnectionCore: Sendable {
     ///
     /// Runs isolated to the caller's actor, if any, and resumes there: the operation closure uses
     /// `isolation`, which keeps it from being a nonisolated closure that hops to the global executor.
+    ///
+    /// `whileAwaiting` runs once the call is on its way, before the task suspends.
     func sendWithReply(
-        _ message: Message, timeout: Duration, isolation: isolated (any Actor)? = #isolation
+        _ message: Message, timeout: Duration, whileAwaiting: () -> Void = {},
+        isolation: isolated (any Actor)? = #isolation
     ) async throws -> Message {
         let serial = nextSerial()
         message.setSerial(serial)
@@ -310,6 +313,7 @@ final class ConnectionCore: Sendable {
                     return
                 }
                 if mustWake { loop.wakeUnlessOnLoop() }
+                whileAwaiting()
             }
         } onCancel: {
             finishCall(serial, throwing: CancellationError())
