@@ -41,6 +41,11 @@ extension Message {
 
     /// A new reply to this method call, carrying `values`.
     func methodReturn<each Value: BusValue>(_ values: repeat each Value) throws(BusError) -> Message {
+        // An empty acknowledgement has no signature to rewrite: libdbus makes it for less than it
+        // takes to validate one (`dbus_message_new_method_return`).
+        var isEmpty = true
+        for _ in repeat (each Value).self { isEmpty = false }
+        if isEmpty { return Message(adopting: dbus_message_new_method_return(reference.pointer)) }
         let header = Header(kind: .methodReturn, replySerial: serial, destination: sender, noReply: true)
         return try Self.build(header) { writer in
             for value in repeat each values { writer.write(value) }
