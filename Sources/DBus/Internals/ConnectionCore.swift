@@ -27,6 +27,8 @@ final class ConnectionCore: Sendable {
     /// The loop never sleeps longer than this, which is also the default call timeout: a call with
     /// that timeout then never needs to wake the loop to have its deadline seen.
     static let idleWake: Duration = .seconds(25)
+    /// `idleWake` in nanoseconds, converted once (Duration's components take 128-bit division).
+    private static let idleWakeNanoseconds = UInt64(idleWake.nanoseconds)
 
     private init(connection: LibdbusReference, uniqueName: BusName, wakeDescriptor: Int32) {
         self.connection = connection
@@ -158,7 +160,7 @@ final class ConnectionCore: Sendable {
         while true {
             let now = monotonicNanoseconds()
             let plan = state.withLock { state in
-                state.loopWakesAt = min(state.earliestDeadline, now &+ UInt64(Self.idleWake.nanoseconds))
+                state.loopWakesAt = min(state.earliestDeadline, now &+ Self.idleWakeNanoseconds)
                 let rebuild = state.watchesChanged
                 state.watchesChanged = false
                 return (rebuild: rebuild, wakeAt: state.loopWakesAt, closing: state.closeRequested)
