@@ -58,6 +58,9 @@ public final class CachedDirectory: ApplicationDirectory {
     }
 
     /// The remembered answer, or `ask()`'s, kept unless the desktop changed while it was asked.
+    /// Inlined so that `table`, a literal at every call, becomes a plain field access instead of a
+    /// key path projected at run time on every link.
+    @inline(__always)
     private func remembered<Value: Sendable, Failure: Error>(
         _ table: WritableKeyPath<Answers, [String: Value]>, _ key: String, _ ask: () throws(Failure) -> Value
     ) throws(Failure) -> Value {

@@ -197,7 +197,7 @@ public final class DispatcherService: Sendable {
         _ event: String, _ route: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
     ) async throws -> Outcome {
         let started = ContinuousClock.now
-        let monitored = !monitors.withLock(\.isEmpty)
+        let monitored = !monitors.withLock { $0.isEmpty }
         do {
             let outcome = try await route()
             if monitored {
