@@ -23,9 +23,11 @@ extension Message {
     ) throws(BusError) -> Message {
         let header = Header(
             kind: .methodCall, path: path, interface: interface, member: member, destination: destination, noReply: noReply)
-        return try build(header) { writer in
-            for argument in repeat each arguments { writer.write(argument) }
-        }
+        // Written here rather than in a closure: a closure capturing the pack makes the runtime
+        // look up the pack's tuple type on every call.
+        var writer = MessageWriter()
+        for argument in repeat each arguments { writer.write(argument) }
+        return try build(header, arguments: writer)
     }
 
     /// A new signal carrying `arguments`, to every subscriber or only to `destination`.
@@ -34,9 +36,9 @@ extension Message {
         _ arguments: repeat each Argument
     ) throws(BusError) -> Message {
         let header = Header(kind: .signal, path: path, interface: interface, member: member, destination: destination)
-        return try build(header) { writer in
-            for argument in repeat each arguments { writer.write(argument) }
-        }
+        var writer = MessageWriter()
+        for argument in repeat each arguments { writer.write(argument) }
+        return try build(header, arguments: writer)
     }
 
     /// A new reply to this method call, carrying `values`.
@@ -47,9 +49,9 @@ extension Message {
         for _ in repeat (each Value).self { isEmpty = false }
         if isEmpty { return Message(adopting: dbus_message_new_method_return(reference.pointer)) }
         let header = Header(kind: .methodReturn, replySerial: serial, destination: sender, noReply: true)
-        return try Self.build(header) { writer in
-            for value in repeat each values { writer.write(value) }
-        }
+        var writer = MessageWriter()
+        for value in repeat each values { writer.write(value) }
+        return try Self.build(header, arguments: writer)
     }
 
     /// A message only used to convert values through the wire format.
@@ -62,6 +64,11 @@ extension Message {
     static func build(_ header: Header, _ body: (inout MessageWriter) -> Void) throws(BusError) -> Message {
         var arguments = MessageWriter()
         body(&arguments)
+        return try build(header, arguments: arguments)
+    }
+
+    /// Writes `header` in front of `arguments` and has libdbus read the result.
+    private static func build(_ header: Header, arguments: borrowing MessageWriter) throws(BusError) -> Message {
         if let failure = arguments.failure { throw failure }
         guard arguments.signature.count <= 255 else {
             throw BusError(.invalidArgs, "a message carries at most 255 type codes, not \(arguments.signature.count)")
