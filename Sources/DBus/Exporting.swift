@@ -89,12 +89,21 @@ public struct Interface: Sendable {
 /// A method call received by an exported object, as its handler sees it.
 public struct MethodCall: Sendable {
     public let message: Message
+    /// Its path, interface and member, read from libdbus once for dispatch.
+    let address: CallAddress
+
+    init(message: Message) { self.init(message: message, address: CallAddress(message)) }
+
+    init(message: Message, address: CallAddress) {
+        self.message = message
+        self.address = address
+    }
 
     /// The unique name of the caller (the bus always stamps it).
     public var sender: BusName { message.sender ?? BusName(unchecked: ":unknown") }
-    public var path: ObjectPath { message.path ?? .root }
-    public var interface: InterfaceName? { message.interface }
-    public var member: MemberName { message.member ?? "Unknown" }
+    public var path: ObjectPath { address.path }
+    public var interface: InterfaceName? { address.interface }
+    public var member: MemberName { address.member }
 
     /// Reads the call's arguments as exactly these types.
     /// - Throws: `ArgumentError`, which the caller receives as `InvalidArgs` if the handler lets it go.
@@ -166,6 +175,19 @@ extension Connection {
     }
 }
 
+/// Where a received call is addressed, read from its header once.
+struct CallAddress: Sendable {
+    let path: ObjectPath
+    let interface: InterfaceName?
+    let member: MemberName
+
+    init(_ message: Message) {
+        path = message.path ?? .root
+        interface = message.interface
+        member = message.member ?? "Unknown"
+    }
+}
+
 extension ErrorName {
     public static let objectPathInUse: ErrorName = "org.freedesktop.DBus.Error.ObjectPathInUse"
 }
@@ -177,26 +199,28 @@ extension ConnectionCore {
     /// Starts answering a received method call (on the loop thread): the work runs as a task, on the
     /// executor the object was exported with.
     func receiveMethodCall(_ message: Message) {
-        let path = message.path ?? .root
+        let call = MethodCall(message: message)
+        let path = call.path
         let (object, children) = state.withLock { state in
-            (state.objects[path], message.interface == introspectable ? Self.children(of: path, in: state.objects) : [])
+            (state.objects[path], call.interface == introspectable ? Self.children(of: path, in: state.objects) : [])
         }
         if let object, object.executor === executor {
             // Started isolated to the loop's serial executor: the handler, nonsending, runs there,
             // and so do actors on that executor and the calls they make — one job to start the
             // task and one per reply awaited, instead of a hop at every change of isolation.
             loopIsolation.assumeIsolated { loop in
-                loop.start { await self.answer(message, at: path, object, children) }
+                loop.start { await self.answer(call, object, children) }
             }
         } else {
-            Task(executorPreference: object?.executor) { await self.answer(message, at: path, object, children) }
+            Task(executorPreference: object?.executor) { await self.answer(call, object, children) }
         }
     }
 
-    nonisolated(nonsending) private func answer(_ message: Message, at path: ObjectPath, _ object: ExportedObject?, _ children: [String]) async {
+    nonisolated(nonsending) private func answer(_ call: MethodCall, _ object: ExportedObject?, _ children: [String]) async {
+        let message = call.message
         let outcome: Result<Message, BusError>
         do {
-            outcome = .success(try await handle(message, at: path, object, children))
+            outcome = .success(try await handle(call, object, children))
         } catch let error as BusError {
             outcome = .failure(error)
         } catch let error as ArgumentError {
@@ -211,20 +235,20 @@ extension ConnectionCore {
         }
     }
 
-    /// `object` and `children`: what was exported at `path` when the call arrived.
+    /// `object` and `children`: what was exported at the call's path when it arrived.
     nonisolated(nonsending) private func handle(
-        _ message: Message, at path: ObjectPath, _ object: ExportedObject?, _ children: [String]
+        _ call: MethodCall, _ object: ExportedObject?, _ children: [String]
     ) async throws -> Message {
-        let member = message.member ?? "Unknown"
-        if message.interface == introspectable, member == "Introspect", object != nil || !children.isEmpty {
-            return try MethodCall(message: message).reply(introspectionXML(object, children: children)).message
+        let (message, path, member) = (call.message, call.path, call.member)
+        if call.interface == introspectable, member == "Introspect", object != nil || !children.isEmpty {
+            return try call.reply(introspectionXML(object, children: children)).message
         }
         guard let object else { throw BusError(.unknownObject, "no object at \(path)") }
-        if message.interface == properties {
-            return try await answerProperties(message, object: object)
+        if call.interface == properties {
+            return try await answerProperties(call, object: object)
         }
-        guard let method = object.method(member, in: message.interface) else {
-            if let interface = message.interface, object.interfaces[interface] == nil {
+        guard let method = object.method(member, in: call.interface) else {
+            if let interface = call.interface, object.interfaces[interface] == nil {
                 throw BusError(.unknownMethod, "no interface \(interface) at \(path)")
             }
             throw BusError(.unknownMethod, "no method \(member) at \(path)")
@@ -233,7 +257,7 @@ extension ConnectionCore {
         if signature != method.inputSignature {
             throw BusError(.invalidArgs, "\(member) takes '\(method.inputSignature)', not '\(signature)'")
         }
-        let reply = try await method.handler(MethodCall(message: message)).message
+        let reply = try await method.handler(call).message
         let replied = reply.signature.rawValue
         if replied != method.outputSignature {
             throw BusError(.failed, "\(member) answered '\(replied)' where it declares '\(method.outputSignature)'")
@@ -241,9 +265,8 @@ extension ConnectionCore {
         return reply
     }
 
-    nonisolated(nonsending) private func answerProperties(_ message: Message, object: ExportedObject) async throws -> Message {
-        let call = MethodCall(message: message)
-        switch message.member?.rawValue {
+    nonisolated(nonsending) private func answerProperties(_ call: MethodCall, object: ExportedObject) async throws -> Message {
+        switch call.member.rawValue {
         case "Get":
             let (interfaceName, propertyName) = try call.arguments(String.self, String.self)
             let interface = try Self.interface(interfaceName, of: object)
