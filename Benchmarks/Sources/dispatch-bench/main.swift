@@ -2,6 +2,7 @@
 //
 //   dispatch-bench                          run everything and print the figures
 //   dispatch-bench app ADDRESS FIRST COUNT  (internal) a participating app process with COUNT scenes
+//   dispatch-bench opens ADDRESS COUNT      (internal) COUNT sequential Opens from this process
 //
 // Needs a release `waypost` (WAYPOST=path, default ../.build/release/waypost; `make bench-dispatch`
 // builds it statically linked). The C yardsticks come from ../shared/baselines when it exists:
@@ -140,6 +141,12 @@ func main() async throws {
     let arguments = CommandLine.arguments
     if arguments.count == 5, arguments[1] == "app" {
         try await serveApp(address: arguments[2], first: Int(arguments[3])!, count: Int(arguments[4])!)
+    }
+    if arguments.count == 4, arguments[1] == "opens", let count = Int(arguments[3]) {
+        let connection = try await Connection(address: arguments[2])
+        let latency = try await opens(connection, count: count, target: 500)
+        print("opens \(count) median_us \(format(latency.median))")
+        exit(0)
     }
     let waypost = ProcessInfo.processInfo.environment["WAYPOST"]
         ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).deletingLastPathComponent()

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Instructions (and simulated L1 instruction-cache misses) the daemon spends per `Open`, counted by
+# valgrind's callgrind: unlike time on a shared VM, the count is the same from run to run, so it can
+# judge a change of a few per cent. A private bus, the release daemon under callgrind, the bench app
+# with 1,000 open scenes, N sequential `Open`s from `dispatch-bench opens`; with ../shared/baselines,
+# the C router (`echo_service` as router) is counted the same way, per two-hop call.
+#
+#   make bench-instructions            # N=2000
+#   Benchmarks/daemon-instructions.sh WAYPOST DISPATCH_BENCH [N]
+set -euo pipefail
+
+waypost=$1 bench=$2 count=${3:-2000}
+command -v valgrind >/dev/null && command -v callgrind_control >/dev/null \
+    || { echo "daemon-instructions: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+root=$(mktemp -d /tmp/daemon-instructions.XXXXXX)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    sleep 0.5
+    [ -n "${bus_pid:-}" ] && kill "$bus_pid" 2>/dev/null || true
+    rm -rf "$root"
+}
+trap cleanup EXIT
+
+# The bench app's desktop entry runs the bench executable, so the daemon's program check passes.
+mkdir -p "$root/data/applications" "$root/config"
+printf '[Desktop Entry]\nType=Application\nName=Bench\nExec=%s app\nMimeType=x-scheme-handler/bench;\nX-Waypost=true\n' \
+    "$bench" > "$root/data/applications/bench.App.desktop"
+update-desktop-database "$root/data/applications"
+export XDG_DATA_HOME=$root/data XDG_CONFIG_HOME=$root/config XDG_DATA_DIRS=/usr/share
+{ read -r address; read -r bus_pid; } < <(dbus-daemon --session --fork --print-address=1 --print-pid=1)
+export DBUS_SESSION_BUS_ADDRESS=$address
+
+has_owner() {
+    gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus \
+        -m org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep -q true
+}
+wait_for() {  # wait_for WHAT COMMAND…: up to 60 s (valgrind starts slowly)
+    local what=$1; shift
+    for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done
+    echo "daemon-instructions: $what did not happen" >&2; exit 1
+}
+# Ir, then I1 misses, per operation, from the dump callgrind writes when told to.
+counts() {  # counts PID N
+    callgrind_control -d "$1" >/dev/null 2>&1
+    sleep 1
+    local dump
+    dump=$(ls -t "$root"/cg.out."$1".* | head -1)
+    awk -v n="$2" '/^events:/ { for (i = 2; i <= NF; i++) column[$i] = i }
+        /^(summary|totals):/ { printf "%.0f %.0f\n", $(column["Ir"]) / n, $(column["I1mr"]) / n; exit }' "$dump"
+}
+callgrind=(valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$root/cg.out.%p")
+
+"${callgrind[@]}" "$waypost" daemon > "$root/daemon.log" 2>&1 &
+daemon=$!; pids+=("$daemon")
+wait_for "the daemon taking its name" has_owner io.waypost.Dispatcher
+"$bench" app "$address" 0 1000 > "$root/app.out" 2>&1 &
+pids+=($!)
+wait_for "the bench app declaring its scenes" grep -q ready "$root/app.out"
+
+"$bench" opens "$address" 300 > /dev/null  # warm-up: caches filled, first-use work done
+callgrind_control -z "$daemon" > /dev/null 2>&1
+"$bench" opens "$address" "$count" > /dev/null
+read -r daemon_ir daemon_i1 < <(counts "$daemon" "$count")
+echo "daemon: $daemon_ir instructions and $daemon_i1 L1i misses (simulated) per Open ($count sequential, 1,000 open scenes)"
+
+baselines="$(cd "$(dirname "$0")/.." && pwd)/../shared/baselines"
+if [ -d "$baselines" ]; then
+    make -s -C "$baselines" BIN="$root/bl" >/dev/null
+    "$root/bl/echo_service" > "$root/echo.out" &
+    pids+=($!)
+    "${callgrind[@]}" "$root/bl/echo_service" org.perfanchors.Router org.perfanchors.Echo > "$root/router.out" 2>&1 &
+    router=$!; pids+=("$router")
+    wait_for "the C router taking its name" has_owner org.perfanchors.Router
+    "$root/bl/rt_client" 300 org.perfanchors.Router Route > /dev/null
+    callgrind_control -z "$router" > /dev/null 2>&1
+    "$root/bl/rt_client" "$count" org.perfanchors.Router Route > /dev/null
+    read -r router_ir router_i1 < <(counts "$router" "$count")
+    echo "C router: $router_ir instructions and $router_i1 L1i misses (simulated) per two-hop call"
+    awk -v a="$daemon_ir" -v b="$router_ir" -v c="$daemon_i1" -v d="$router_i1" \
+        'BEGIN { printf "ratio daemon / C router: %.2fx instructions, %.2fx L1i misses\n", a / b, c / d }'
+else
+    echo "(no ../shared/baselines beside the project: the C router is not counted)"
+fi
