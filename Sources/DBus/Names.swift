@@ -47,19 +47,6 @@ public struct BusName: RawRepresentable, Hashable, Comparable, Sendable, CustomS
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
     }
 
-    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
-        var codes = string.utf8.makeIterator()
-        guard let code = codes.next(), codes.next() == nil else { return false }
-        switch code {
-        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
-             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
-             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
-            return true
-        default:
-            return false
-        }
-    }
-
     /// For strings libdbus has already validated (fields of a received message).
     init(unchecked string: String) { rawValue = string }
 
@@ -93,19 +80,6 @@ public struct ObjectPath: RawRepresentable, Hashable, Comparable, Sendable, Cust
 
     public init(stringLiteral value: String) {
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
-    }
-
-    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
-        var codes = string.utf8.makeIterator()
-        guard let code = codes.next(), codes.next() == nil else { return false }
-        switch code {
-        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
-             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
-             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
-            return true
-        default:
-            return false
-        }
     }
 
     /// For strings libdbus has already validated (fields of a received message).
@@ -143,19 +117,6 @@ public struct InterfaceName: RawRepresentable, Hashable, Comparable, Sendable, C
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
     }
 
-    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
-        var codes = string.utf8.makeIterator()
-        guard let code = codes.next(), codes.next() == nil else { return false }
-        switch code {
-        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
-             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
-             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
-            return true
-        default:
-            return false
-        }
-    }
-
     /// For strings libdbus has already validated (fields of a received message).
     init(unchecked string: String) { rawValue = string }
 
@@ -191,19 +152,6 @@ public struct MemberName: RawRepresentable, Hashable, Comparable, Sendable, Cust
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
     }
 
-    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
-        var codes = string.utf8.makeIterator()
-        guard let code = codes.next(), codes.next() == nil else { return false }
-        switch code {
-        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
-             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
-             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
-            return true
-        default:
-            return false
-        }
-    }
-
     /// For strings libdbus has already validated (fields of a received message).
     init(unchecked string: String) { rawValue = string }
 
@@ -237,19 +185,6 @@ public struct ErrorName: RawRepresentable, Hashable, Comparable, Sendable, Custo
 
     public init(stringLiteral value: String) {
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
-    }
-
-    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
-        var codes = string.utf8.makeIterator()
-        guard let code = codes.next(), codes.next() == nil else { return false }
-        switch code {
-        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
-             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
-             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
-            return true
-        default:
-            return false
-        }
     }
 
     /// For strings libdbus has already validated (fields of a received message).
