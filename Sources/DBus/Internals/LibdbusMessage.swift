@@ -97,6 +97,9 @@ extension Message {
         message.align(to: 8)
         message.appendBody(arguments)
         if let failure = message.failure { throw failure }
+        guard message.count <= Wire.maximumMessageLength else {
+            throw BusError(.invalidArgs, "a message of \(message.count) bytes is longer than D-Bus allows (128 MiB)")
+        }
         let (pointer, error) = message.withBytes { bytes in
             withScratchError { error in
                 dbus_message_demarshal(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), error)
@@ -171,6 +174,8 @@ private enum Wire {
     static let hostByteOrder = UInt8(ascii: 1.littleEndian == 1 ? "l" : "B")
     static let protocolVersion: UInt8 = 1
     static let noReplyExpected: UInt8 = 0x1
+    /// The specification's limit on a whole message.
+    static let maximumMessageLength = 1 << 27
 }
 
 extension Message.Kind {
