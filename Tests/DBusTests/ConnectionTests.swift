@@ -285,6 +285,25 @@ private func startService(on connection: Connection, counter: Counter? = nil) th
         }
     }
 
+    @Test func workWhileAwaitingRunsOnceBeforeTheCallReturnsAndNotForACallNeverSent() async throws {
+        let steps = Mutex<[String]>([])
+        _ = try await client.call(
+            destination: service.uniqueName, path: testPath, interface: testInterface, member: "Sleep", UInt32(50),
+            whileAwaiting: { steps.withLock { $0.append("while awaiting") } })
+        steps.withLock { $0.append("returned") }
+        #expect(steps.withLock { $0 } == ["while awaiting", "returned"])
+
+        let closed = try await PrivateBus.suiteBus.connect()
+        closed.close()
+        _ = try await withDeadline { try await closed.waitUntilClosed() }
+        await #expect(throws: BusError.self) {
+            try await closed.call(
+                destination: service.uniqueName, path: testPath, interface: testInterface, member: "Sleep", UInt32(50),
+                whileAwaiting: { steps.withLock { $0.append("never sent") } })
+        }
+        #expect(steps.withLock { $0 } == ["while awaiting", "returned"])
+    }
+
     @Test func aHandlerAwaitingAPeerThatCallsBackDoesNotDeadlock() async throws {
         // outer (on `service`) calls inner (on `helper`), which calls back `service` before answering.
         let helper = try await PrivateBus.suiteBus.connect()
