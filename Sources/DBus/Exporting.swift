@@ -92,11 +92,9 @@ public struct MethodCall: Sendable {
     /// Its path, interface and member, read from libdbus once for dispatch.
     let address: CallAddress
 
-    init(message: Message) { self.init(message: message, address: CallAddress(message)) }
-
-    init(message: Message, address: CallAddress) {
+    init(message: Message) {
         self.message = message
-        self.address = address
+        address = CallAddress(message)
     }
 
     /// The unique name of the caller (the bus always stamps it).

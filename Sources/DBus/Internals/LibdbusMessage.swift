@@ -8,7 +8,6 @@ extension Message {
         var path: ObjectPath? = nil
         var interface: InterfaceName? = nil
         var member: MemberName? = nil
-        var errorName: ErrorName? = nil
         var replySerial: UInt32? = nil
         var destination: BusName? = nil
         /// The sender wants no reply (`NO_REPLY_EXPECTED`).
@@ -23,11 +22,7 @@ extension Message {
     ) throws(BusError) -> Message {
         let header = Header(
             kind: .methodCall, path: path, interface: interface, member: member, destination: destination, noReply: noReply)
-        // Written here rather than in a closure: a closure capturing the pack makes the runtime
-        // look up the pack's tuple type on every call.
-        var writer = MessageWriter()
-        for argument in repeat each arguments { writer.write(argument) }
-        return try build(header, arguments: writer)
+        return try build(header, arguments: MessageWriter(writing: repeat each arguments))
     }
 
     /// A new signal carrying `arguments`, to every subscriber or only to `destination`.
@@ -36,38 +31,28 @@ extension Message {
         _ arguments: repeat each Argument
     ) throws(BusError) -> Message {
         let header = Header(kind: .signal, path: path, interface: interface, member: member, destination: destination)
-        var writer = MessageWriter()
-        for argument in repeat each arguments { writer.write(argument) }
-        return try build(header, arguments: writer)
+        return try build(header, arguments: MessageWriter(writing: repeat each arguments))
     }
 
     /// A new reply to this method call, carrying `values`.
     func methodReturn<each Value: BusValue>(_ values: repeat each Value) throws(BusError) -> Message {
-        // An empty acknowledgement has no signature to rewrite: libdbus makes it for less than it
+        let arguments = MessageWriter(writing: repeat each values)
+        // An empty acknowledgement: the call's own libdbus constructor makes it for less than it
         // takes to validate one (`dbus_message_new_method_return`).
-        var isEmpty = true
-        for _ in repeat (each Value).self { isEmpty = false }
-        if isEmpty { return Message(adopting: dbus_message_new_method_return(reference.pointer)) }
+        if arguments.signature.isEmpty { return Message(adopting: dbus_message_new_method_return(reference.pointer)) }
         let header = Header(kind: .methodReturn, replySerial: serial, destination: sender, noReply: true)
-        var writer = MessageWriter()
-        for value in repeat each values { writer.write(value) }
-        return try Self.build(header, arguments: writer)
+        return try Self.build(header, arguments: arguments)
     }
 
     /// A message only used to convert values through the wire format.
     static func scratch(_ body: (inout MessageWriter) -> Void) throws(BusError) -> Message {
-        try build(Header(kind: .methodReturn, replySerial: 1), body)
-    }
-
-    /// Writes `header` and the arguments `body` writes, and has libdbus read the result
-    /// (`dbus_message_demarshal`, which validates all of it). The serial is a placeholder until sent.
-    static func build(_ header: Header, _ body: (inout MessageWriter) -> Void) throws(BusError) -> Message {
         var arguments = MessageWriter()
         body(&arguments)
-        return try build(header, arguments: arguments)
+        return try build(Header(kind: .methodReturn, replySerial: 1), arguments: arguments)
     }
 
-    /// Writes `header` in front of `arguments` and has libdbus read the result.
+    /// Writes `header` in front of `arguments` and has libdbus read the result
+    /// (`dbus_message_demarshal`, which validates all of it). The serial is a placeholder until sent.
     private static func build(_ header: Header, arguments: borrowing MessageWriter) throws(BusError) -> Message {
         if let failure = arguments.failure { throw failure }
         guard arguments.signature.count <= 255 else {
@@ -87,7 +72,6 @@ extension Message {
         if let path = header.path { message.appendHeaderField(1, TypeCode.objectPath, path.rawValue) }
         if let interface = header.interface { message.appendHeaderField(2, TypeCode.string, interface.rawValue) }
         if let member = header.member { message.appendHeaderField(3, TypeCode.string, member.rawValue) }
-        if let errorName = header.errorName { message.appendHeaderField(4, TypeCode.string, errorName.rawValue) }
         if let replySerial = header.replySerial { message.appendHeaderField(5, replySerial) }
         if let destination = header.destination { message.appendHeaderField(6, TypeCode.string, destination.rawValue) }
         if !arguments.signature.isEmpty {

@@ -31,6 +31,13 @@ public struct MessageWriter: ~Copyable {
         failure = nil
     }
 
+    /// A writer holding `values`, in order. (Written here rather than in a closure: a closure
+    /// capturing the pack makes the runtime look up the pack's tuple type on every call.)
+    init<each Value: BusValue>(writing values: repeat each Value) {
+        self.init()
+        for value in repeat each values { write(value) }
+    }
+
     deinit { storage.deallocate() }
 
     /// Appends one value.
@@ -54,7 +61,7 @@ public struct MessageWriter: ~Copyable {
             fail(BusError(.invalidArgs, "an array of \(length) bytes is longer than D-Bus allows (64 MiB)"))
             return
         }
-        storage.storeBytes(of: UInt32(length), toByteOffset: lengthOffset, as: UInt32.self)
+        overwrite(UInt32(length), at: lengthOffset)
     }
 
     /// Appends a struct whose fields `body` writes in order.
@@ -206,6 +213,8 @@ extension MessageWriter {
     }
 
     /// Appends one header field whose value is a string-like `type` (`s`, `o` or `g`), as a `(yv)`.
+    /// Written straight rather than through `writeStructure` and `writeVariant`: a message has
+    /// five such fields, and their closures cost more than the rest of the header.
     mutating func appendHeaderField(_ code: UInt8, _ type: Int32, _ value: String) {
         align(to: 8)
         appendRaw(code)
