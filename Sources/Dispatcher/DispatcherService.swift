@@ -333,17 +333,9 @@ private final class PreparedAnswer: Sendable {
         prepared.withLock { $0 = (outcome, reply) }
     }
 
-    /// The prepared reply when it says what `outcome` says, a new one otherwise.
+    /// The prepared reply when it was made for this very outcome, a new one otherwise.
     func reply(to outcome: Outcome) throws -> Reply {
-        if let prepared = prepared.withLock({ $0 }), prepared.outcome.saysTheSame(as: outcome) { return prepared.reply }
+        if let prepared = prepared.withLock({ $0 }), prepared.outcome == outcome { return prepared.reply }
         return try call.reply(DispatcherService.variants(outcome, reason: false))
-    }
-}
-
-extension Outcome {
-    /// Whether the two give the same `Open` reply (`DispatcherService.variants` without the reason).
-    fileprivate func saysTheSame(as other: Outcome) -> Bool {
-        action == other.action && appID == other.appID && sceneID == other.sceneID
-            && declarationID == other.declarationID && rule == other.rule
     }
 }
