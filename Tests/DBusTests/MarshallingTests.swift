@@ -148,4 +148,60 @@ import Testing
         #expect(error?.name == .invalidArgs)
         #expect(error?.message.contains("NUL") == true)
     }
+
+    /// The writer checks what goes inside each container against the container's declared type:
+    /// the connection writes messages to the bus as they are, and the bus drops a connection that
+    /// sends a malformed one.
+    @Test func contentsThatBreakTheirContainersTypeAreRefused() {
+        let cases: [(Variant, String)] = [
+            (.array(element: "s", [.int32(1)]), "an array of 's' holds 'i'"),
+            (.array(element: "s", [.string("a"), .uint32(2)]), "an array of 's' holds 'su'"),
+            (.dictionary(key: "s", value: "v", [.string("k"): .string("not a variant")]), "an array of '{sv}' holds '{ss}'"),
+            (.structure([]), "a D-Bus struct needs at least one field"),
+            (.dictionary(key: "as", value: "s", [:]), "an array's elements must be one complete type or {key value}, not '{ass}'"),
+            (.array(element: "ii", []), "an array's elements must be one complete type or {key value}, not 'ii'"),
+        ]
+        for (value, complaint) in cases {
+            // The content itself, not in a variant (whose signature would be refused first).
+            let error = #expect(throws: BusError.self) { try Message.scratch { value.writeContent(to: &$0) } }
+            #expect(error?.name == .invalidArgs)
+            #expect(error?.message.contains(complaint) == true, "\(error?.message ?? "no error")")
+        }
+        let entry = #expect(throws: BusError.self) {
+            try Message.scratch { $0.writeDictionaryEntry { entry in entry.write("key"); entry.write("value") } }
+        }
+        #expect(entry?.message.contains("only be an element of an array of entries") == true)
+        let wrapped = #expect(throws: BusError.self) { try Message.scratch { $0.write(Variant.structure([])) } }
+        #expect(wrapped?.message.contains("a variant holds one complete type, not '()'") == true)
+        let liar = #expect(throws: BusError.self) { try Message.scratch { $0.write(MislabelledVariant()) } }
+        #expect(liar?.message.contains("a variant of 's' holds 'i'") == true)
+    }
+
+    /// At the specification's nesting limits the writer writes and libdbus accepts; one level
+    /// deeper, the writer refuses.
+    @Test func containersNestToTheSpecificationsLimitsAndNoDeeper() throws {
+        func arrays(_ depth: Int) -> Variant {
+            (0..<depth).reduce(Variant.int32(1)) { inner, _ in .array(element: inner.signature, [inner]) }
+        }
+        func structures(_ depth: Int) -> Variant {
+            (0..<depth).reduce(Variant.int32(1)) { inner, _ in .structure([inner]) }
+        }
+        func variants(_ depth: Int) -> Variant {
+            (1..<depth).reduce(Variant.int32(1)) { inner, _ in .variant(inner) }
+        }
+        for (nested, limit) in [(arrays, 32), (structures, 32), (variants, 64)] {
+            let deepest = try roundTrip(nested(limit)).0
+            #expect(deepest == nested(limit))
+            let error = #expect(throws: BusError.self) { try Message.scratch { $0.write(nested(limit + 1)) } }
+            #expect(error?.name == .invalidArgs)
+        }
+    }
+}
+
+/// A conformance that announces a string and writes an integer.
+private struct MislabelledVariant: BusValue {
+    static var busSignature: Signature { .variant }
+    func write(to writer: inout MessageWriter) { writer.writeVariant(of: .string) { $0.write(Int32(1)) } }
+    init() {}
+    init(from reader: inout MessageReader) throws { self.init() }
 }

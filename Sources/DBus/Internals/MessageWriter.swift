@@ -4,22 +4,30 @@ internal import Glibc
 ///
 /// The bytes are the message body in the host's byte order (which the header then declares), every
 /// value aligned to its size from the start of the body. `Message.build` puts a header in front and
-/// hands the whole message to libdbus in one piece: libdbus's append iterators rewrite and
-/// revalidate the header's signature field after every top-level argument, which made building a
-/// message a third of the dispatcher's work per `Open`. libdbus still validates what it is given,
-/// so a mistake here becomes an error, never a malformed message on the bus.
+/// hands the whole message to libdbus in one piece.
 ///
-/// Writing never throws: a value that cannot travel (a string containing NUL) is remembered, and
-/// building the message then throws it as a `BusError`.
+/// The writer keeps every message valid by construction. What goes inside a container is checked
+/// against the container's declared type when it closes (an array's elements against its element
+/// type, a variant's content against the signature it announced), a declared type must be one
+/// complete type, dictionary entries may only be an array's elements, and containers nest no deeper
+/// than the specification allows. Names, paths and signatures are valid by their types; strings
+/// are valid UTF-8 by Swift's, and NUL is refused here.
+///
+/// Writing never throws: a value that cannot travel is remembered, and building the message then
+/// throws it as a `BusError` (`InvalidArgs`).
 public struct MessageWriter: ~Copyable {
     /// The bytes written so far: `count` of `capacity`, owned by this writer.
     private var storage: UnsafeMutableRawPointer
     private var capacity: Int
     private(set) var count: Int
-    /// The signature of the top-level values, which goes in the header.
+    /// The type codes of what has been written: the top-level values' (the header's signature)
+    /// once every container is closed. An open container's contents are recorded after its start,
+    /// checked when it closes, and replaced by the container's own type.
     private(set) var signature: [UInt8]
-    /// False inside arrays and variants, whose contents' type was written up front.
-    private var recordsSignature: Bool
+    /// How deeply containers are open here, by kind (the specification's limits).
+    private var depth: NestingDepth
+    /// Whether the innermost open container is an array of dictionary entries.
+    private var insideEntryArray: Bool
     var failure: BusError?
 
     init(capacity: Int = 256) {
@@ -27,7 +35,8 @@ public struct MessageWriter: ~Copyable {
         storage = .allocate(byteCount: capacity, alignment: 8)
         count = 0
         signature = []
-        recordsSignature = true
+        depth = NestingDepth()
+        insideEntryArray = false
         failure = nil
     }
 
@@ -47,42 +56,87 @@ public struct MessageWriter: ~Copyable {
 
     /// Appends an array whose elements `body` writes, each of type `element`.
     public mutating func writeArray(of element: Signature, _ body: (inout MessageWriter) -> Void) {
-        record(TypeCode.array)
-        record(element)
+        guard SignatureGrammar.isArrayElement(element) else {
+            fail(BusError(.invalidArgs, "an array's elements must be one complete type or {key value}, not '\(element)'"))
+            return
+        }
         align(to: 4)
         let lengthOffset = count
         appendRaw(UInt32(0))
         // The padding before the first element is there even when there is none, and not counted.
-        align(to: Self.alignment(of: element.rawValue.utf8.first ?? 0))
+        let firstCode = element.rawValue.utf8.first ?? 0
+        align(to: Self.alignment(of: firstCode))
         let start = count
-        withoutRecording(body)
+        let contents = signature.count
+        let outer = (depth, insideEntryArray)
+        guard depth.enter(.array) else { return nestedTooDeeply() }
+        insideEntryArray = firstCode == UInt8(ascii: "{")
+        body(&self)
+        (depth, insideEntryArray) = outer
         let length = count - start
         guard length <= Self.maximumArrayLength else {
             fail(BusError(.invalidArgs, "an array of \(length) bytes is longer than D-Bus allows (64 MiB)"))
             return
         }
         overwrite(UInt32(length), at: lengthOffset)
+        if !recorded(since: contents, isRepeated: element) {
+            fail(BusError(.invalidArgs, "an array of '\(element)' holds '\(recordedText(since: contents))'"))
+        }
+        signature.removeSubrange(contents...)
+        record(TypeCode.array)
+        record(element)
     }
 
     /// Appends a struct whose fields `body` writes in order.
     public mutating func writeStructure(_ body: (inout MessageWriter) -> Void) {
         align(to: 8)
+        let contents = signature.count
         record(UInt8(ascii: "("))
+        let outer = depth
+        guard depth.enter(.structure) else { return nestedTooDeeply() }
+        let entryArray = insideEntryArray
+        insideEntryArray = false
         body(&self)
+        (depth, insideEntryArray) = (outer, entryArray)
+        if signature.count == contents + 1 { fail(BusError(.invalidArgs, "a D-Bus struct needs at least one field")) }
         record(UInt8(ascii: ")"))
     }
 
     /// Appends one dictionary entry (only inside an array of `{kv}`); `body` writes the key, then the value.
+    /// The array's element type decides what the key and value must be.
     public mutating func writeDictionaryEntry(_ body: (inout MessageWriter) -> Void) {
+        guard insideEntryArray else {
+            fail(BusError(.invalidArgs, "a dictionary entry can only be an element of an array of entries"))
+            return
+        }
         align(to: 8)
+        record(UInt8(ascii: "{"))
+        let outer = depth
+        guard depth.enter(.structure) else { return nestedTooDeeply() }
+        insideEntryArray = false
         body(&self)
+        (depth, insideEntryArray) = (outer, true)
+        record(UInt8(ascii: "}"))
     }
 
     /// Appends a variant holding one value of type `contained`, which `body` writes.
     public mutating func writeVariant(of contained: Signature, _ body: (inout MessageWriter) -> Void) {
-        record(TypeCode.variant)
+        guard SignatureGrammar.isSingleCompleteType(contained) else {
+            fail(BusError(.invalidArgs, "a variant holds one complete type, not '\(contained)'"))
+            return
+        }
         appendSignatureBytes(contained.rawValue)
-        withoutRecording(body)
+        let contents = signature.count
+        let outer = (depth, insideEntryArray)
+        guard depth.enter(.variant) else { return nestedTooDeeply() }
+        insideEntryArray = false
+        body(&self)
+        (depth, insideEntryArray) = outer
+        if !recorded(since: contents, is: contained) {
+            fail(BusError(.invalidArgs, "a variant of '\(contained)' holds '\(recordedText(since: contents))'"))
+        }
+        signature.removeSubrange(contents...)
+        record(TypeCode.variant)
     }
 
     /// Appends a fixed-size basic value of type code `type`, whose Swift layout is its wire layout
@@ -169,26 +223,69 @@ public struct MessageWriter: ~Copyable {
     }
 
     private mutating func record(_ type: Int32) {
-        if recordsSignature { signature.append(UInt8(truncatingIfNeeded: type)) }
+        signature.append(UInt8(truncatingIfNeeded: type))
     }
 
     private mutating func record(_ code: UInt8) {
-        if recordsSignature { signature.append(code) }
+        signature.append(code)
     }
 
     private mutating func record(_ contained: Signature) {
-        if recordsSignature { signature.append(contentsOf: contained.rawValue.utf8) }
+        signature.append(contentsOf: contained.rawValue.utf8)
     }
 
-    private mutating func withoutRecording(_ body: (inout MessageWriter) -> Void) {
-        let recorded = recordsSignature
-        recordsSignature = false
-        body(&self)
-        recordsSignature = recorded
+    /// Whether the codes recorded after `start` are exactly `type`.
+    private func recorded(since start: Int, is type: Signature) -> Bool {
+        var type = type.rawValue
+        return type.withUTF8 { expected in
+            signature.count - start == expected.count
+                && signature.withUnsafeBufferPointer { memcmp($0.baseAddress! + start, expected.baseAddress!, expected.count) == 0 }
+        }
+    }
+
+    /// Whether the codes recorded after `start` are `element` zero or more times.
+    private func recorded(since start: Int, isRepeated element: Signature) -> Bool {
+        var element = element.rawValue
+        return element.withUTF8 { expected in
+            let recorded = signature.count - start
+            guard recorded % expected.count == 0 else { return false }
+            return signature.withUnsafeBufferPointer { codes in
+                stride(from: start, to: codes.count, by: expected.count).allSatisfy {
+                    memcmp(codes.baseAddress! + $0, expected.baseAddress!, expected.count) == 0
+                }
+            }
+        }
+    }
+
+    private func recordedText(since start: Int) -> String {
+        String(decoding: signature[start...], as: UTF8.self)
+    }
+
+    private mutating func nestedTooDeeply() {
+        fail(BusError(.invalidArgs, "containers nest deeper than D-Bus allows (\(NestingDepth.limits))"))
     }
 
     private mutating func fail(_ error: BusError) {
         if failure == nil { failure = error }
+    }
+
+    /// How many containers are open around the value being written.
+    private struct NestingDepth {
+        enum Kind { case array, structure, variant }
+        /// The specification: 32 arrays and 32 structs (dictionary entries count as structs) in one
+        /// signature, and no more than 64 containers of any kind, variants included, in a message.
+        static let limits = "32 arrays, 32 structs, 64 in all"
+        private var arrays = 0, structures = 0, all = 0
+
+        mutating func enter(_ kind: Kind) -> Bool {
+            switch kind {
+            case .array: arrays += 1
+            case .structure: structures += 1
+            case .variant: (arrays, structures) = (0, 0)  // a variant's content has a signature of its own
+            }
+            all += 1
+            return arrays <= 32 && structures <= 32 && all <= 64
+        }
     }
 
     /// Arrays may hold at most 64 MiB of elements (the specification's limit).
