@@ -85,7 +85,7 @@ public final class Connection: Sendable {
         destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
         _ arguments: repeat each Argument, timeout: Duration = .seconds(25), whileAwaiting: () -> Void = {}
     ) async throws -> Message {
-        let message = try Message.methodCall(
+        let message = try OutgoingMessage.methodCall(
             destination: destination, path: path, interface: interface, member: member, repeat each arguments)
         return try await core.sendWithReply(message, timeout: timeout, whileAwaiting: whileAwaiting)
     }
@@ -96,7 +96,7 @@ public final class Connection: Sendable {
         destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
         _ arguments: repeat each Argument
     ) throws {
-        let message = try Message.methodCall(
+        let message = try OutgoingMessage.methodCall(
             destination: destination, path: path, interface: interface, member: member, noReply: true,
             repeat each arguments)
         try core.send(message)
@@ -108,7 +108,7 @@ public final class Connection: Sendable {
         path: ObjectPath, interface: InterfaceName, member: MemberName, _ arguments: repeat each Argument,
         destination: BusName? = nil
     ) throws {
-        let message = try Message.signal(
+        let message = try OutgoingMessage.signal(
             path: path, interface: interface, member: member, destination: destination, repeat each arguments)
         try core.send(message)
     }

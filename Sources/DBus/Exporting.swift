@@ -112,13 +112,13 @@ public struct MethodCall: Sendable {
     /// A reply carrying `values`.
     /// - Throws: `BusError` (`InvalidArgs`) when a value cannot travel, e.g. a string containing NUL.
     public func reply<each Value: BusValue>(_ values: repeat each Value) throws -> Reply {
-        Reply(message: try message.methodReturn(repeat each values))
+        Reply(message: try OutgoingMessage.reply(to: message, repeat each values))
     }
 }
 
 /// A method's successful answer, made by `MethodCall.reply(_:)`.
 public struct Reply: Sendable {
-    let message: Message
+    let message: OutgoingMessage
 }
 
 /// The interfaces exported at one path, indexed for dispatch.
@@ -150,7 +150,7 @@ extension Connection {
     /// Serves `interfaces` at `path` until `unexport(_:)` or the connection closes.
     ///
     /// `Introspect`, `org.freedesktop.DBus.Properties` (`Get`, `GetAll`) and `org.freedesktop.DBus.Peer`
-    /// (answered by libdbus) come with every object. Calls to paths, interfaces or methods not exported
+    /// (`Ping`, `GetMachineId`, at any path) come with every object. Calls to paths, interfaces or methods not exported
     /// get `UnknownObject` or `UnknownMethod`.
     ///
     /// Each call is answered by a task of its own, started on `executor` when given: pass this
@@ -193,6 +193,7 @@ extension ErrorName {
 
 private let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable"
 private let properties: InterfaceName = "org.freedesktop.DBus.Properties"
+private let peer: InterfaceName = "org.freedesktop.DBus.Peer"
 
 extension ConnectionCore {
     /// Starts answering a received method call (on the loop thread): the work runs as a task, on the
@@ -217,7 +218,7 @@ extension ConnectionCore {
 
     nonisolated(nonsending) private func answer(_ call: MethodCall, _ object: ExportedObject?, _ children: [String]) async {
         let message = call.message
-        let outcome: Result<Message, BusError>
+        let outcome: Result<OutgoingMessage, BusError>
         do {
             outcome = .success(try await handle(call, object, children))
         } catch let error as BusError {
@@ -230,18 +231,19 @@ extension ConnectionCore {
         guard message.expectsReply else { return }
         switch outcome {
         case .success(let reply): try? send(reply)
-        case .failure(let error): try? send(message.errorReply(error))
+        case .failure(let error): try? send(OutgoingMessage.error(replyingTo: message, error))
         }
     }
 
     /// `object` and `children`: what was exported at the call's path when it arrived.
     nonisolated(nonsending) private func handle(
         _ call: MethodCall, _ object: ExportedObject?, _ children: [String]
-    ) async throws -> Message {
+    ) async throws -> OutgoingMessage {
         let (message, path, member) = (call.message, call.path, call.member)
         if call.interface == introspectable, member == "Introspect", object != nil || !children.isEmpty {
             return try call.reply(introspectionXML(object, children: children)).message
         }
+        if call.interface == peer { return try answerPeer(call) }
         guard let object else { throw BusError(.unknownObject, "no object at \(path)") }
         if call.interface == properties {
             return try await answerProperties(call, object: object)
@@ -257,14 +259,16 @@ extension ConnectionCore {
             throw BusError(.invalidArgs, "\(member) takes '\(method.inputSignature)', not '\(signature)'")
         }
         let reply = try await method.handler(call).message
-        let replied = reply.signature.rawValue
+        let replied = reply.signature
         if replied != method.outputSignature {
             throw BusError(.failed, "\(member) answered '\(replied)' where it declares '\(method.outputSignature)'")
         }
         return reply
     }
 
-    nonisolated(nonsending) private func answerProperties(_ call: MethodCall, object: ExportedObject) async throws -> Message {
+    nonisolated(nonsending) private func answerProperties(
+        _ call: MethodCall, object: ExportedObject
+    ) async throws -> OutgoingMessage {
         switch call.member.rawValue {
         case "Get":
             let (interfaceName, propertyName) = try call.arguments(String.self, String.self)
@@ -285,6 +289,15 @@ extension ConnectionCore {
             throw BusError(.propertyReadOnly, "property \(propertyName) cannot be set")
         default:
             throw BusError(.unknownMethod, "no method \(call.member) in \(properties)")
+        }
+    }
+
+    /// `org.freedesktop.DBus.Peer`, at every path, as libdbus would answer it.
+    private func answerPeer(_ call: MethodCall) throws -> OutgoingMessage {
+        switch call.member.rawValue {
+        case "Ping": return try call.reply().message
+        case "GetMachineId": return try call.reply(try localMachineID()).message
+        default: throw BusError(.unknownMethod, "no method \(call.member) in \(peer)")
         }
     }
 

@@ -146,7 +146,7 @@ extension Connection {
         continuation.onTermination = { _ in
             let removed = core.state.withLock { $0.subscriptions.removeValue(forKey: id) }
             guard removed != nil else { return }  // the connection closed: the bus forgot the rule itself
-            guard let message = try? Message.methodCall(
+            guard let message = try? OutgoingMessage.methodCall(
                 destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                 member: "RemoveMatch", noReply: true, rule.description)
             else { return }

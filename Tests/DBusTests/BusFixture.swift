@@ -40,6 +40,10 @@ final class PrivateBus: Sendable {
 
     func connect() async throws -> Connection { try await Connection(address: address) }
 
+    /// Stops the daemon (SIGSTOP): it reads nothing until `resume()`.
+    func pause() { kill(daemon.processIdentifier, SIGSTOP) }
+    func resume() { kill(daemon.processIdentifier, SIGCONT) }
+
     func stop() {
         // A throwaway bus: kill it outright (it does not always leave on SIGTERM).
         // waitpid, not waitUntilExit: Foundation notices an exit only once every copy of the socket it

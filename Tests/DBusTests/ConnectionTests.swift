@@ -125,6 +125,22 @@ private func startService(on connection: Connection, counter: Counter? = nil) th
         #expect(try await call("EchoString", "still here") == "still here")
     }
 
+    /// Messages larger than the socket takes at once, sent from several tasks together: each is
+    /// written whole before the next begins, and comes back intact.
+    @Test func largeMessagesFromConcurrentTasksArriveWhole() async throws {
+        let texts = (0..<6).map { String(repeating: String(UnicodeScalar(UInt8(ascii: "a") + UInt8($0))), count: 600_000) }
+        let echoed = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for (index, text) in texts.enumerated() {
+                group.addTask { (index, try await self.call("EchoString", text)) }
+            }
+            var echoed: [Int: String] = [:]
+            for try await (index, text) in group { echoed[index] = text }
+            return echoed
+        }
+        for (index, text) in texts.enumerated() { #expect(echoed[index] == text) }
+        #expect(try await call("EchoString", "after") == "after")
+    }
+
     @Test func aThousandConcurrentCallsFromEightTasksAreEachAnsweredOnce() async throws {
         let counter = Counter()
         let counting = try await PrivateBus.suiteBus.connect()

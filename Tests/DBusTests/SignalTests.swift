@@ -39,6 +39,41 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
         #expect(try await matchRules(of: listener, askedBy: observer) == 0)
     }
 
+    /// While the bus reads nothing, the socket fills: what cannot be written waits in libdbus's
+    /// queue, a message begun is finished once the bus reads again, and nothing is lost or reordered.
+    @Test func aBusThatStopsReadingForAWhileGetsEverySignalInOrder() async throws {
+        let bus = try PrivateBus()  // its own: the suite's other tests must not stall
+        defer { bus.stop() }
+        let (emitter, listener) = try await (bus.connect(), bus.connect())
+        let signals = try await listener.signals(matching: MatchRule(path: "/ticker", interface: tickInterface))
+        let padding = String(repeating: "p", count: 200)
+        let large = String(repeating: "L", count: 600_000)
+        bus.pause()
+        let resuming = Task {
+            try await Task.sleep(for: .milliseconds(300))
+            bus.resume()
+        }
+        func emit(_ counts: Range<UInt32>) throws {
+            for count in counts {
+                try emitter.emit(
+                    path: "/ticker", interface: tickInterface, member: "Ticked", count, count == 1_500 ? large : padding)
+            }
+        }
+        try emit(0..<3_000)
+        try await resuming.value
+        // Straight on, while libdbus still writes what it queued: these must go after it.
+        try emit(3_000..<6_000)
+        var expected: UInt32 = 0
+        for try await signal in signals {
+            let (count, text) = try signal.decode(UInt32.self, String.self)
+            #expect(count == expected)
+            #expect(text.count == (count == 1_500 ? large.count : padding.count))
+            expected += 1
+            if expected == 6_000 { break }
+        }
+        #expect(expected == 6_000)
+    }
+
     @Test func cancellingTheConsumingTaskRemovesTheRule() async throws {
         let bus = try PrivateBus.suiteBus
         let (listener, observer) = try await (bus.connect(), bus.connect())

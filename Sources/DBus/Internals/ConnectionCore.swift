@@ -6,15 +6,21 @@ import Synchronization
 ///
 /// The loop thread polls the connection's watch descriptors and an eventfd other threads write to
 /// wake it, handles I/O, dispatches every received message through one filter, and expires calls
-/// whose deadline passed. Any thread may send (libdbus locks the connection and writes at once if it
-/// can). Rule that keeps this deadlock-free: no libdbus function is called while `state` is locked.
+/// whose deadline passed. Any thread may send: messages are written to the socket at once, by this
+/// core (libdbus reads; see `OutgoingMessage`). Rule that keeps this deadlock-free: no libdbus
+/// function is called while `state` is locked.
 ///
-/// `ioGate` serialises every libdbus call that may do socket I/O (send, watch handling, flush,
-/// close): any of them may find the socket dead and free the connection's watches, so the loop only
-/// touches a watch while holding the gate and after checking it is still registered.
+/// `ioGate` serialises every write to the socket and every libdbus call that may do socket I/O
+/// (watch handling, send, flush, close): a message must never be written into the middle of
+/// another, and any libdbus call may find the socket dead and free the connection's watches, so the
+/// loop only touches a watch while holding the gate and after checking it is still registered.
+/// libdbus would answer `org.freedesktop.DBus.Peer` itself, writing from inside dispatch, outside
+/// the gate; those calls are routed to us instead (`dbus_connection_set_route_peer_messages`).
 final class ConnectionCore: Sendable {
     let connection: LibdbusReference
     let uniqueName: BusName
+    /// The connection's socket, which sends write to directly.
+    let socket: Int32
     let state: Mutex<CoreState>
     /// The jobs for the loop thread and the eventfd that wakes it; `executor` is its public face.
     let loop: LoopJobs
@@ -30,9 +36,10 @@ final class ConnectionCore: Sendable {
     /// `idleWake` in nanoseconds, converted once (Duration's components take 128-bit division).
     private static let idleWakeNanoseconds = UInt64(idleWake.nanoseconds)
 
-    private init(connection: LibdbusReference, uniqueName: BusName, wakeDescriptor: Int32) {
+    private init(connection: LibdbusReference, uniqueName: BusName, socket: Int32, wakeDescriptor: Int32) {
         self.connection = connection
         self.uniqueName = uniqueName
+        self.socket = socket
         let loop = LoopJobs(wakeDescriptor: wakeDescriptor)
         self.loop = loop
         self.executor = ConnectionExecutor(loop: loop)
@@ -91,13 +98,19 @@ final class ConnectionCore: Sendable {
             return
         }
         dbus_connection_set_exit_on_disconnect(connection.pointer, 0)
+        dbus_connection_set_route_peer_messages(connection.pointer, 1)
+        var socket: Int32 = -1
+        guard dbus_connection_get_socket(connection.pointer, &socket) != 0 else {
+            start.continuation.resume(throwing: BusError(.failed, "the bus connection has no socket to write to"))
+            return
+        }
         let descriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         guard descriptor >= 0 else {
             start.continuation.resume(throwing: BusError(.noMemory, "cannot create an eventfd (errno \(errno))"))
             return
         }
         let core = ConnectionCore(
-            connection: connection, uniqueName: BusName(unchecked: String(cString: name)),
+            connection: connection, uniqueName: BusName(unchecked: String(cString: name)), socket: socket,
             wakeDescriptor: descriptor)
         core.installCallbacks()
         start.continuation.resume(returning: core)
@@ -263,15 +276,11 @@ final class ConnectionCore: Sendable {
 
     // MARK: Sending
 
-    /// Gives `message` the next serial and queues it; libdbus writes it at once when it can.
-    /// - Throws: `BusError` (`Disconnected`) once the connection is closed.
-    func send(_ message: Message) throws(BusError) {
+    /// Sends `message` with the next serial.
+    /// - Throws: `BusError` (`Disconnected`) once the connection is closed or when the socket fails.
+    func send(_ message: OutgoingMessage) throws(BusError) {
         if let reason = state.withLock({ $0.closingReason }) { throw reason.error }
-        let serial = nextSerial()
-        message.setSerial(serial)
-        if !sendNow(message) {
-            throw BusError(.noMemory, "cannot queue the message")
-        }
+        try sendNow(message, serial: nextSerial())
     }
 
     /// Sends a method call and suspends until its reply, an error reply, the deadline, cancellation
@@ -283,11 +292,10 @@ final class ConnectionCore: Sendable {
     ///
     /// `whileAwaiting` runs once the call is on its way, before the task suspends.
     func sendWithReply(
-        _ message: Message, timeout: Duration, whileAwaiting: () -> Void = {},
+        _ message: OutgoingMessage, timeout: Duration, whileAwaiting: () -> Void = {},
         isolation: isolated (any Actor)? = #isolation
     ) async throws -> Message {
         let serial = nextSerial()
-        message.setSerial(serial)
         let deadline = monotonicNanoseconds() &+ UInt64(max(timeout.nanoseconds, 0))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation(isolation: isolation) { (continuation: CheckedContinuation<Message, any Error>) in
@@ -310,8 +318,8 @@ final class ConnectionCore: Sendable {
                     finishCall(serial, throwing: CancellationError())
                     return
                 }
-                if !sendNow(message) {
-                    finishCall(serial, throwing: BusError(.noMemory, "cannot queue the message"))
+                do throws(BusError) { try sendNow(message, serial: serial) } catch {
+                    finishCall(serial, throwing: error)
                     return
                 }
                 if mustWake { loop.wakeUnlessOnLoop() }
@@ -322,9 +330,33 @@ final class ConnectionCore: Sendable {
         }
     }
 
-    /// `dbus_connection_send`, through the I/O gate.
-    private func sendNow(_ message: Message) -> Bool {
-        ioGate.withLock { _ in dbus_connection_send(connection.pointer, message.reference.pointer, nil) != 0 }
+    /// Writes `message` to the socket, through the I/O gate. When libdbus holds bytes of its own
+    /// that have not gone yet, or the socket is full, libdbus queues a copy behind them instead
+    /// (`dbus_connection_send`), which keeps the stream in order.
+    private func sendNow(_ message: OutgoingMessage, serial: UInt32) throws(BusError) {
+        try ioGate.withLock { _ throws(BusError) in
+            let pointer = connection.pointer
+            // Once libdbus has seen the bus go, it has closed the socket; its number may be reused.
+            guard dbus_connection_get_is_connected(pointer) != 0 else {
+                throw BusError(.disconnected, "the bus closed the connection")
+            }
+            if dbus_connection_has_messages_to_send(pointer) == 0 {
+                switch message.send(on: socket, serial: serial) {
+                case .written:
+                    return
+                case .wouldBlock:
+                    break
+                case .failed(let failure):
+                    // Part of a message may be in the stream: nothing written after it would make sense.
+                    shutdown(socket, Int32(SHUT_RDWR))
+                    throw BusError(.disconnected, "writing to the bus failed (\(String(cString: strerror(failure))))")
+                }
+            }
+            let copy = try message.libdbusMessage(serial: serial)
+            guard dbus_connection_send(pointer, copy.reference.pointer, nil) != 0 else {
+                throw BusError(.noMemory, "cannot queue the message")
+            }
+        }
     }
 
     private func finishCall(_ serial: UInt32, throwing error: any Error) {

@@ -3,10 +3,10 @@ internal import Glibc
 /// Appends arguments to a message being built, in the D-Bus wire format, written here directly.
 ///
 /// The bytes are the message body in the host's byte order (which the header then declares), every
-/// value aligned to its size from the start of the body. `Message.build` puts a header in front and
-/// hands the whole message to libdbus in one piece.
+/// value aligned to its size from the start of the body. `OutgoingMessage` puts a header in front,
+/// and the connection writes the result to the bus socket as it is: no library reads it back.
 ///
-/// The writer keeps every message valid by construction. What goes inside a container is checked
+/// So the writer keeps every message valid by construction. What goes inside a container is checked
 /// against the container's declared type when it closes (an array's elements against its element
 /// type, a variant's content against the signature it announced), a declared type must be one
 /// complete type, dictionary entries may only be an array's elements, and containers nest no deeper

@@ -1,0 +1,201 @@
+internal import Glibc
+
+/// A message to send, whole, in the wire format: the header in front of the arguments a
+/// `MessageWriter` wrote, in the host's byte order. Its serial is filled in as it is written.
+///
+/// The connection writes these bytes to the bus socket itself (`send(on:serial:)`) rather than
+/// handing libdbus a `DBusMessage`: making one from bytes means libdbus validating every byte again
+/// (`dbus_message_demarshal`), a quarter of the dispatcher's instructions per `Open`. The writer
+/// keeps messages valid by construction; debug builds still have libdbus check every one.
+struct OutgoingMessage: Sendable {
+    /// What a message says besides its arguments; the bus adds the sender.
+    struct Header {
+        var kind: Message.Kind
+        var path: ObjectPath? = nil
+        var interface: InterfaceName? = nil
+        var member: MemberName? = nil
+        var errorName: ErrorName? = nil
+        var replySerial: UInt32? = nil
+        var destination: BusName? = nil
+        /// The sender wants no reply (`NO_REPLY_EXPECTED`).
+        var noReply = false
+    }
+
+    let bytes: [UInt8]
+    /// The arguments' signature.
+    let signature: String
+    /// The method called, for messages that are calls (named in a timeout's error).
+    let member: MemberName?
+
+    /// Writes `header` in front of `arguments`.
+    /// - Throws: `BusError` (`InvalidArgs`) when an argument cannot travel or the message is too long.
+    init(_ header: Header, arguments: borrowing MessageWriter) throws(BusError) {
+        if let failure = arguments.failure { throw failure }
+        guard arguments.signature.count <= 255 else {
+            throw BusError(.invalidArgs, "a message carries at most 255 type codes, not \(arguments.signature.count)")
+        }
+        signature = String(decoding: arguments.signature, as: UTF8.self)
+        member = header.member
+        var message = MessageWriter(capacity: 128 + arguments.count)
+        message.appendRaw(Wire.hostByteOrder)
+        message.appendRaw(header.kind.wireCode)
+        message.appendRaw(header.noReply ? Wire.noReplyExpected : UInt8(0))
+        message.appendRaw(Wire.protocolVersion)
+        message.appendRaw(UInt32(arguments.count))
+        message.appendRaw(UInt32(0))  // the serial, set when sent
+        // The header fields, an array of (yv) whose length is filled in once they are written.
+        message.appendRaw(UInt32(0))
+        message.align(to: 8)
+        let fieldsStart = message.count
+        if let path = header.path { message.appendHeaderField(1, TypeCode.objectPath, path.rawValue) }
+        if let interface = header.interface { message.appendHeaderField(2, TypeCode.string, interface.rawValue) }
+        if let member = header.member { message.appendHeaderField(3, TypeCode.string, member.rawValue) }
+        if let errorName = header.errorName { message.appendHeaderField(4, TypeCode.string, errorName.rawValue) }
+        if let replySerial = header.replySerial { message.appendHeaderField(5, replySerial) }
+        if let destination = header.destination { message.appendHeaderField(6, TypeCode.string, destination.rawValue) }
+        if !signature.isEmpty { message.appendHeaderField(8, TypeCode.signature, signature) }
+        message.overwrite(UInt32(message.count - fieldsStart), at: 12)
+        message.align(to: 8)
+        message.appendBody(arguments)
+        if let failure = message.failure { throw failure }
+        guard message.count <= Wire.maximumMessageLength else {
+            throw BusError(.invalidArgs, "a message of \(message.count) bytes is longer than D-Bus allows (128 MiB)")
+        }
+        bytes = message.withBytes { Array($0) }
+        #if DEBUG
+        do { _ = try libdbusMessage(serial: 1) } catch {
+            preconditionFailure("MessageWriter wrote a message libdbus refuses: \(error.message)")
+        }
+        #endif
+    }
+
+    /// A method call carrying `arguments`.
+    static func methodCall<each Argument: BusValue>(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName, noReply: Bool = false,
+        _ arguments: repeat each Argument
+    ) throws(BusError) -> OutgoingMessage {
+        let header = Header(
+            kind: .methodCall, path: path, interface: interface, member: member, destination: destination, noReply: noReply)
+        return try OutgoingMessage(header, arguments: MessageWriter(writing: repeat each arguments))
+    }
+
+    /// A signal carrying `arguments`, to every subscriber or only to `destination`.
+    static func signal<each Argument: BusValue>(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, destination: BusName?,
+        _ arguments: repeat each Argument
+    ) throws(BusError) -> OutgoingMessage {
+        let header = Header(kind: .signal, path: path, interface: interface, member: member, destination: destination)
+        return try OutgoingMessage(header, arguments: MessageWriter(writing: repeat each arguments))
+    }
+
+    /// The reply to `call`, carrying `values`.
+    static func reply<each Value: BusValue>(to call: Message, _ values: repeat each Value) throws(BusError) -> OutgoingMessage {
+        let header = Header(kind: .methodReturn, replySerial: call.serial, destination: call.sender, noReply: true)
+        return try OutgoingMessage(header, arguments: MessageWriter(writing: repeat each values))
+    }
+
+    /// The error reply to `call`: `error`'s name, and its message as the one argument.
+    static func error(replyingTo call: Message, _ error: BusError) -> OutgoingMessage {
+        let header = Header(
+            kind: .error, errorName: error.name, replySerial: call.serial, destination: call.sender, noReply: true)
+        // A D-Bus string cannot hold NUL: keep the part before it rather than lose the error.
+        let text = String(error.message.split(separator: "\0", omittingEmptySubsequences: false).first ?? "")
+        do { return try OutgoingMessage(header, arguments: MessageWriter(writing: text)) } catch {
+            preconditionFailure("an error reply with a NUL-free text cannot fail: \(error)")
+        }
+    }
+
+    /// libdbus's own copy of this message, with `serial`: for a send that must queue behind messages
+    /// libdbus holds, and for reading values back.
+    func libdbusMessage(serial: UInt32) throws(BusError) -> Message {
+        var bytes = bytes
+        bytes.withUnsafeMutableBytes { $0.storeBytes(of: serial, toByteOffset: Wire.serialOffset, as: UInt32.self) }
+        return try bytes.withUnsafeBytes { raw in Result { () throws(BusError) in try Message.demarshal(raw) } }.get()
+    }
+
+    enum SocketWrite {
+        /// All of it is on its way.
+        case written
+        /// The socket took none of it: nothing was written.
+        case wouldBlock
+        /// The socket failed (errno), or took part of the message and then nothing more for
+        /// `stalledWriteTimeout`: the stream may now end mid-message.
+        case failed(Int32)
+    }
+
+    /// A bus that takes part of a message and then nothing more for this long is treated as gone.
+    static let stalledWriteTimeoutMilliseconds: Int32 = 25_000
+
+    /// Writes the message with `serial` to the stream socket `descriptor` (non-blocking). A message
+    /// begun is finished before returning, waiting for the socket if need be: nothing else may be
+    /// written into the middle of it.
+    func send(on descriptor: Int32, serial: UInt32) -> SocketWrite {
+        // The fixed start of the header, with the serial in place; the bytes after it as they are.
+        var start = (UInt64(0), UInt64(0))
+        return bytes.withUnsafeBytes { message in
+            withUnsafeMutableBytes(of: &start) { head in
+                head.copyMemory(from: UnsafeRawBufferPointer(rebasing: message[..<Wire.fixedHeaderLength]))
+                head.storeBytes(of: serial, toByteOffset: Wire.serialOffset, as: UInt32.self)
+                var written = 0
+                while written < message.count {
+                    let sent: Int
+                    if written < head.count {
+                        var pieces = (
+                            iovec(iov_base: head.baseAddress! + written, iov_len: head.count - written),
+                            iovec(iov_base: UnsafeMutableRawPointer(mutating: message.baseAddress! + head.count),
+                                  iov_len: message.count - head.count))
+                        sent = withUnsafeMutableBytes(of: &pieces) { pieces in
+                            var header = msghdr()
+                            header.msg_iov = pieces.baseAddress!.assumingMemoryBound(to: iovec.self)
+                            header.msg_iovlen = 2
+                            return Glibc.sendmsg(descriptor, &header, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                        }
+                    } else {
+                        sent = Glibc.send(
+                            descriptor, message.baseAddress! + written, message.count - written,
+                            Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    }
+                    if sent >= 0 {
+                        written += sent
+                        continue
+                    }
+                    switch errno {
+                    case EINTR:
+                        continue
+                    case EAGAIN, EWOULDBLOCK:
+                        if written == 0 { return .wouldBlock }
+                        var writable = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                        if poll(&writable, 1, Self.stalledWriteTimeoutMilliseconds) == 0 { return .failed(ETIMEDOUT) }
+                    case let failure:
+                        return .failed(failure)
+                    }
+                }
+                return .written
+            }
+        }
+    }
+}
+
+/// Constants of the wire format (the D-Bus specification, "Message Format").
+private enum Wire {
+    /// `l` on little-endian hosts, `B` on big-endian ones: the writer writes in the host's order.
+    static let hostByteOrder = UInt8(ascii: 1.littleEndian == 1 ? "l" : "B")
+    static let protocolVersion: UInt8 = 1
+    static let noReplyExpected: UInt8 = 0x1
+    /// Byte order, kind, flags, version, body length, serial: the part before the header fields.
+    static let fixedHeaderLength = 16
+    static let serialOffset = 8
+    /// The specification's limit on a whole message.
+    static let maximumMessageLength = 1 << 27
+}
+
+extension Message.Kind {
+    var wireCode: UInt8 {
+        switch self {
+        case .methodCall: 1
+        case .methodReturn: 2
+        case .error: 3
+        case .signal: 4
+        }
+    }
+}
