@@ -150,8 +150,8 @@ extension Connection {
     /// Serves `interfaces` at `path` until `unexport(_:)` or the connection closes.
     ///
     /// `Introspect`, `org.freedesktop.DBus.Properties` (`Get`, `GetAll`) and `org.freedesktop.DBus.Peer`
-    /// (`Ping`, `GetMachineId`, at any path) come with every object. Calls to paths, interfaces or methods not exported
-    /// get `UnknownObject` or `UnknownMethod`.
+    /// (`Ping`, `GetMachineId`, answered at any path) come with every object. Calls to paths,
+    /// interfaces or methods not exported get `UnknownObject` or `UnknownMethod`.
     ///
     /// Each call is answered by a task of its own, started on `executor` when given: pass this
     /// connection's `executor` to answer on its thread, with no thread hop (handlers must then never

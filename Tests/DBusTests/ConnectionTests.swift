@@ -418,7 +418,13 @@ private func startService(on connection: Connection, counter: Counter? = nil) th
         let id = try await client.call(
             destination: service.uniqueName, path: testPath, interface: peer, member: "GetMachineId"
         ).decode(String.self)
-        #expect(id.count == 32)
+        #expect(id.count == 32 && id.allSatisfy(\.isHexDigit))
+        // At any path, exported or not, as the specification has it.
+        _ = try await client.call(destination: service.uniqueName, path: "/nowhere", interface: peer, member: "Ping")
+        let unknown = await #expect(throws: BusError.self) {
+            try await client.call(destination: service.uniqueName, path: "/nowhere", interface: peer, member: "Pong")
+        }
+        #expect(unknown?.name == .unknownMethod)
     }
 
     @Test func exportingTwiceAtOnePathIsRefused() throws {
