@@ -208,7 +208,8 @@ public struct Signature: RawRepresentable, Hashable, Comparable, Sendable, Custo
     public init(_ string: String) throws(InvalidNameError) {
         // One basic type code or `v` is valid by definition, and it is what every value read or
         // written asks for (`"s"` as a literal): libdbus's validator stays off that path.
-        if !Self.isSingleBasicOrVariantCode(string), let reason = libdbusRejection(of: string, as: .signature) {
+        var codes = string
+        if !codes.withUTF8(SignatureGrammar.isSingleCode), let reason = libdbusRejection(of: string, as: .signature) {
             throw InvalidNameError(kind: .signature, value: string, reason: reason)
         }
         rawValue = string
@@ -222,19 +223,6 @@ public struct Signature: RawRepresentable, Hashable, Comparable, Sendable, Custo
 
     public init(stringLiteral value: String) {
         do { try self.init(value) } catch { preconditionFailure("\(error)") }
-    }
-
-    private static func isSingleBasicOrVariantCode(_ string: String) -> Bool {
-        var codes = string.utf8.makeIterator()
-        guard let code = codes.next(), codes.next() == nil else { return false }
-        switch code {
-        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"),
-             UInt8(ascii: "u"), UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"),
-             UInt8(ascii: "o"), UInt8(ascii: "g"), UInt8(ascii: "v"):
-            return true
-        default:
-            return false
-        }
     }
 
     /// For strings libdbus has already validated (fields of a received message).

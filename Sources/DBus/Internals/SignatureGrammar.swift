@@ -6,8 +6,7 @@ enum SignatureGrammar {
     static func isSingleCompleteType(_ signature: Signature) -> Bool {
         var text = signature.rawValue
         return text.withUTF8 { codes in
-            if codes.count == 1 { return isBasic(codes[0]) || codes[0] == UInt8(ascii: "v") }
-            return end(ofTypeAt: 0, in: codes, arrays: 0, structures: 0) == codes.count
+            isSingleCode(codes) || end(ofTypeAt: 0, in: codes, arrays: 0, structures: 0) == codes.count
         }
     }
 
@@ -16,8 +15,7 @@ enum SignatureGrammar {
     static func isArrayElement(_ signature: Signature) -> Bool {
         var text = signature.rawValue
         return text.withUTF8 { codes in
-            if codes.count == 1 { return isBasic(codes[0]) || codes[0] == UInt8(ascii: "v") }
-            return end(ofElementAt: 0, in: codes, arrays: 1, structures: 0) == codes.count
+            isSingleCode(codes) || end(ofElementAt: 0, in: codes, arrays: 1, structures: 0) == codes.count
         }
     }
 
@@ -61,6 +59,12 @@ enum SignatureGrammar {
         default:
             return nil
         }
+    }
+
+    /// Whether `codes` is one basic type code or `v`: one complete type by definition, and what
+    /// almost every value read or written names.
+    static func isSingleCode(_ codes: UnsafeBufferPointer<UInt8>) -> Bool {
+        codes.count == 1 && (isBasic(codes[0]) || codes[0] == UInt8(ascii: "v"))
     }
 
     /// The codes a dictionary key may have.
