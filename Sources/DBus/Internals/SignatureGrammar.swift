@@ -61,9 +61,15 @@ enum SignatureGrammar {
         }
     }
 
-    /// Whether `codes` is one basic type code or `v`: one complete type by definition, and what
-    /// almost every value read or written names.
-    static func isSingleCode(_ codes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether `signature` is one basic type code or `v`: one complete type by definition, and
+    /// what almost every value read or written names.
+    static func isSingleCode(_ signature: String) -> Bool {
+        var codes = signature.utf8.makeIterator()
+        guard let code = codes.next(), codes.next() == nil else { return false }
+        return isBasic(code) || code == UInt8(ascii: "v")
+    }
+
+    private static func isSingleCode(_ codes: UnsafeBufferPointer<UInt8>) -> Bool {
         codes.count == 1 && (isBasic(codes[0]) || codes[0] == UInt8(ascii: "v"))
     }
 
