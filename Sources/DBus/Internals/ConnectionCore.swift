@@ -7,13 +7,15 @@ import Synchronization
 /// The loop thread polls the connection's watch descriptors and an eventfd other threads write to
 /// wake it, handles I/O, dispatches every received message through one filter, and expires calls
 /// whose deadline passed. Any thread may send: messages are written to the socket at once, by this
-/// core (libdbus reads; see `OutgoingMessage`). Rule that keeps this deadlock-free: no libdbus
-/// function is called while `state` is locked.
+/// core (libdbus reads; see `OutgoingMessage`), and what the socket does not take waits in the
+/// gate's `SocketOutput` until the loop sees it writable. Rule that keeps this deadlock-free: no
+/// libdbus function is called while `state` is locked.
 ///
-/// `ioGate` serialises every write to the socket and every libdbus call that may do socket I/O
-/// (watch handling, send, flush, close): a message must never be written into the middle of
-/// another, and any libdbus call may find the socket dead and free the connection's watches, so the
-/// loop only touches a watch while holding the gate and after checking it is still registered.
+/// `ioGate` holds that output and serialises every write to the socket and every libdbus call that
+/// may do socket I/O (watch handling, send, flush, close): a message must never be written into the
+/// middle of another, and any libdbus call may find the socket dead and free the connection's
+/// watches, so the loop only touches a watch while holding the gate and after checking it is still
+/// registered.
 /// libdbus would answer `org.freedesktop.DBus.Peer` itself, writing from inside dispatch, outside
 /// the gate; those calls are routed to us instead (`dbus_connection_set_route_peer_messages`).
 final class ConnectionCore: Sendable {
@@ -28,7 +30,9 @@ final class ConnectionCore: Sendable {
     /// Starts method handlers' tasks on the loop's serial executor.
     let loopIsolation: LoopIsolation
     private let lastSerial = Atomic<UInt32>(1)
-    private let ioGate = Mutex(())
+    private let ioGate = Mutex(SocketOutput())
+    /// Whether `ioGate`'s output has bytes waiting, for the loop to poll the socket for writing.
+    private let outputWaits = Atomic<Bool>(false)
 
     /// The loop never sleeps longer than this, which is also the default call timeout: a call with
     /// that timeout then never needs to wake the loop to have its deadline seen.
@@ -198,8 +202,11 @@ final class ConnectionCore: Sendable {
                 }
             }
             let milliseconds = plan.wakeAt <= now || mustNotSleep ? 0 : Int32(min((plan.wakeAt - now + 999_999) / 1_000_000, 60_000))
+            let flushing = outputWaits.load(ordering: .acquiring)
+            if flushing { descriptors.append(pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)) }
             let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
             if ready < 0 && errno != EINTR { return }
+            if flushing, descriptors.removeLast().revents != 0 { flushOutput() }
             if ready > 0 {
                 if descriptors[0].revents != 0 { loop.woke() }
                 for index in watched.indices where descriptors[index + 1].revents != 0 {
@@ -244,7 +251,12 @@ final class ConnectionCore: Sendable {
     private func tearDown() {
         let pointer = connection.pointer
         let connected = dbus_connection_get_is_connected(pointer) != 0
-        if connected { ioGate.withLock { _ in dbus_connection_flush(pointer) } }
+        if connected {
+            ioGate.withLock { output in
+                output.drain(on: socket, timeout: 1_000)
+                dbus_connection_flush(pointer)
+            }
+        }
         let reason: ClosingReason = connected
             ? .closedLocally : .disconnected(BusError(.disconnected, "the bus closed the connection"))
         ioGate.withLock { _ in dbus_connection_close(pointer) }
@@ -330,33 +342,49 @@ final class ConnectionCore: Sendable {
         }
     }
 
-    /// Writes `message` to the socket, through the I/O gate. When libdbus holds bytes of its own
-    /// that have not gone yet, or the socket is full, libdbus queues a copy behind them instead
-    /// (`dbus_connection_send`), which keeps the stream in order.
+    /// Writes `message` to the socket, through the I/O gate, after whatever waits in the gate's
+    /// output; what the socket does not take at once waits there for the loop. When libdbus holds
+    /// bytes of its own not yet sent, it queues a copy behind them instead, keeping the stream in order.
     private func sendNow(_ message: OutgoingMessage, serial: UInt32) throws(BusError) {
-        try ioGate.withLock { _ throws(BusError) in
+        try ioGate.withLock { output throws(BusError) in
             let pointer = connection.pointer
             // Once libdbus has seen the bus go, it has closed the socket; its number may be reused.
             guard dbus_connection_get_is_connected(pointer) != 0 else {
                 throw BusError(.disconnected, "the bus closed the connection")
             }
-            if dbus_connection_has_messages_to_send(pointer) == 0 {
-                switch message.send(on: socket, serial: serial) {
-                case .written:
-                    return
-                case .wouldBlock:
-                    break
-                case .failed(let failure):
-                    // Part of a message may be in the stream: nothing written after it would make sense.
-                    shutdown(socket, Int32(SHUT_RDWR))
-                    throw BusError(.disconnected, "writing to the bus failed (\(String(cString: strerror(failure))))")
+            if output.isEmpty, dbus_connection_has_messages_to_send(pointer) != 0 {
+                let copy = try message.libdbusMessage(serial: serial)
+                guard dbus_connection_send(pointer, copy.reference.pointer, nil) != 0 else {
+                    throw BusError(.noMemory, "cannot queue the message")
                 }
+                return
             }
-            let copy = try message.libdbusMessage(serial: serial)
-            guard dbus_connection_send(pointer, copy.reference.pointer, nil) != 0 else {
-                throw BusError(.noMemory, "cannot queue the message")
+            if let failure = output.send(message, serial: serial, on: socket) {
+                output.discard()
+                throw brokenSocket(failure)
+            }
+            if !output.isEmpty, !outputWaits.exchange(true, ordering: .acquiringAndReleasing) {
+                loop.wakeUnlessOnLoop()
             }
         }
+    }
+
+    /// On the loop thread, once the socket is writable: writes what waits in the output.
+    private func flushOutput() {
+        ioGate.withLock { output in
+            if let failure = output.flush(on: socket) {
+                output.discard()
+                _ = brokenSocket(failure)
+            }
+            outputWaits.store(!output.isEmpty, ordering: .releasing)
+        }
+    }
+
+    /// Shuts down a socket that failed while a message may be part written: nothing after it would
+    /// make sense to the bus. libdbus then sees the connection close.
+    private func brokenSocket(_ failure: Int32) -> BusError {
+        shutdown(socket, Int32(SHUT_RDWR))
+        return BusError(.disconnected, "writing to the bus failed (\(String(cString: strerror(failure))))")
     }
 
     private func finishCall(_ serial: UInt32, throwing error: any Error) {

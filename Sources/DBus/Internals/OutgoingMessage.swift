@@ -3,7 +3,7 @@ internal import Glibc
 /// A message to send, whole, in the wire format: the header in front of the arguments a
 /// `MessageWriter` wrote, in the host's byte order. Its serial is filled in as it is written.
 ///
-/// The connection writes these bytes to the bus socket itself (`send(on:serial:)`) rather than
+/// The connection writes these bytes to the bus socket itself (`SocketOutput`) rather than
 /// handing libdbus a `DBusMessage`: making one from bytes means libdbus validating every byte again
 /// (`dbus_message_demarshal`), a quarter of the dispatcher's instructions per `Open`. The writer
 /// keeps messages valid by construction; debug builds still have libdbus check every one.
@@ -105,32 +105,25 @@ struct OutgoingMessage: Sendable {
         }
     }
 
+    /// The whole message with `serial` in place.
+    func bytes(serial: UInt32) -> [UInt8] {
+        var bytes = bytes
+        bytes.withUnsafeMutableBytes { $0.storeBytes(of: serial, toByteOffset: Wire.serialOffset, as: UInt32.self) }
+        return bytes
+    }
+
     /// libdbus's own copy of this message, with `serial`: for a send that must queue behind messages
     /// libdbus holds, and for reading values back.
     func libdbusMessage(serial: UInt32) throws(BusError) -> Message {
-        var bytes = bytes
-        bytes.withUnsafeMutableBytes { $0.storeBytes(of: serial, toByteOffset: Wire.serialOffset, as: UInt32.self) }
-        return try bytes.withUnsafeBytes { raw in Result { () throws(BusError) in try Message.demarshal(raw) } }.get()
+        try bytes(serial: serial).withUnsafeBytes { raw in
+            Result { () throws(BusError) in try Message.demarshal(raw) }
+        }.get()
     }
 
-    enum SocketWrite {
-        /// All of it is on its way.
-        case written
-        /// The socket took none of it: nothing was written.
-        case wouldBlock
-        /// The socket failed (errno), or took part of the message and then nothing more for
-        /// `stalledWriteTimeout`: the stream may now end mid-message.
-        case failed(Int32)
-    }
-
-    /// A bus that takes part of a message and then nothing more for this long is treated as gone.
-    static let stalledWriteTimeoutMilliseconds: Int32 = 25_000
-
-    /// Writes the message with `serial` to the stream socket `descriptor` (non-blocking). A message
-    /// begun is finished before returning, waiting for the socket if need be: nothing else may be
-    /// written into the middle of it.
-    func send(on descriptor: Int32, serial: UInt32) -> SocketWrite {
-        // The fixed start of the header, with the serial in place; the bytes after it as they are.
+    /// Writes as much of the message, with `serial`, as the non-blocking stream socket `descriptor`
+    /// takes now. Returns how many bytes it took, and the errno when it failed.
+    func write(to descriptor: Int32, serial: UInt32) -> (written: Int, failure: Int32?) {
+        // The fixed start of the header with the serial in place, then the rest as it is: no copy.
         var start = (UInt64(0), UInt64(0))
         return bytes.withUnsafeBytes { message in
             withUnsafeMutableBytes(of: &start) { head in
@@ -151,26 +144,17 @@ struct OutgoingMessage: Sendable {
                             return Glibc.sendmsg(descriptor, &header, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                         }
                     } else {
-                        sent = Glibc.send(
-                            descriptor, message.baseAddress! + written, message.count - written,
-                            Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                        sent = SocketOutput.send(descriptor, UnsafeRawBufferPointer(rebasing: message[written...]))
                     }
                     if sent >= 0 {
                         written += sent
-                        continue
-                    }
-                    switch errno {
-                    case EINTR:
-                        continue
-                    case EAGAIN, EWOULDBLOCK:
-                        if written == 0 { return .wouldBlock }
-                        var writable = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                        if poll(&writable, 1, Self.stalledWriteTimeoutMilliseconds) == 0 { return .failed(ETIMEDOUT) }
-                    case let failure:
-                        return .failed(failure)
+                    } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                        return (written, nil)
+                    } else if errno != EINTR {
+                        return (written, errno)
                     }
                 }
-                return .written
+                return (written, nil)
             }
         }
     }
