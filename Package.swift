@@ -92,7 +92,7 @@ let package = Package(
 
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents"], swiftSettings: strict),
-        .testTarget(name: "WaypostCommandTests", dependencies: ["waypost"], swiftSettings: strict),
+        .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "TestSupport", "waypost"],
             exclude: ["Fixtures"],
@@ -107,7 +107,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "DBusTests", dependencies: ["DBus"],
+            name: "DBusTests", dependencies: ["DBus", "TestSupport"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
     ],

@@ -1,24 +1,16 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
-/// Runs a program to completion without blocking a concurrency thread; returns status and stdout.
+/// Runs a program to its end on `busAddress`; returns its status and what it printed, stdout then
+/// stderr. (`runProgram`, not `Process`: Foundation notices an exit by a socket closing, which the
+/// Python service another test here starts may inherit, and then never notices it.)
 func run(_ executable: String, _ arguments: [String], busAddress: String) async throws -> (Int32, String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
-    process.environment = environment
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        process.terminationHandler = { _ in continuation.resume() }
-        do { try process.run() } catch { continuation.resume(throwing: error) }
-    }
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    return (process.terminationStatus, text)
+    let (status, output, errors) = try await runProgram(executable, arguments, environment: environment)
+    return (status, output + errors)
 }
 
 private let pyInterface: InterfaceName = "org.waypost.Py"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the built `waypost` binary as a user would, on the example scenarios and on broken ones.
 @Suite("waypost explain")
@@ -22,27 +23,20 @@ struct ExplainCommandTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Examples")
 
-    static func explain(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["explain"] + arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+    /// Through `runProgram`, not `Process`: every test target runs in one process, and Foundation
+    /// may never notice the exit of a child whose socket a long-lived process another suite
+    /// started inherited.
+    static func explain(_ arguments: [String]) async throws -> Run {
+        let (status, stdout, stderr) = try await runProgram(
+            binary.path, ["explain"] + arguments, environment: ProcessInfo.processInfo.environment)
+        return Run(status: status, stdout: stdout, stderr: stderr)
     }
 
-    static func explain(json: String, format: String = "json") throws -> Run {
+    static func explain(json: String, format: String = "json") async throws -> Run {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-\(UUID().uuidString).json")
         try json.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        return try explain(["--scenario", file.path, "--format", format])
+        return try await explain(["--scenario", file.path, "--format", format])
     }
 
     @Test("the binary is where the tests look for it")
@@ -62,8 +56,8 @@ struct ExplainCommandTests {
         ("diacritics", "deliver", "scene", "dessert", "preferring"),
         ("activity-webpage", "create", "declaration", "article", "matching"),
     ])
-    func example(name: String, action: String, key: String, destination: String, rule: String) throws {
-        let run = try Self.explain(["--scenario", Self.examples.appendingPathComponent("\(name).json").path])
+    func example(name: String, action: String, key: String, destination: String, rule: String) async throws {
+        let run = try await Self.explain(["--scenario", Self.examples.appendingPathComponent("\(name).json").path])
         #expect(run.status == 0)
         #expect(run.stderr.isEmpty)
         let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: String]
@@ -75,8 +69,8 @@ struct ExplainCommandTests {
     }
 
     @Test("an unhandled event prints action unhandled and rule none, and exits 0")
-    func unhandled() throws {
-        let run = try Self.explain(["--scenario", Self.examples.appendingPathComponent("unhandled.json").path])
+    func unhandled() async throws {
+        let run = try await Self.explain(["--scenario", Self.examples.appendingPathComponent("unhandled.json").path])
         #expect(run.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: String]
         #expect(object?["action"] == "unhandled")
@@ -85,8 +79,8 @@ struct ExplainCommandTests {
     }
 
     @Test("--format text prints destination, rule and reason for people")
-    func text() throws {
-        let run = try Self.explain(["--scenario", Self.examples.appendingPathComponent("photos-detail.json").path, "--format", "text"])
+    func text() async throws {
+        let run = try await Self.explain(["--scenario", Self.examples.appendingPathComponent("photos-detail.json").path, "--format", "text"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("destination: new scene of \"Photo\""))
         #expect(run.stdout.contains("rule:        matching"))
@@ -113,30 +107,30 @@ struct ExplainCommandTests {
         (#"{"declarations": [], "event": {"url": "x"}, "openscenes": []}"#, "unknown key \"openscenes\""),
         (#"[]"#, "expected an object"),
     ])
-    func malformed(json: String, problem: String) throws {
-        let run = try Self.explain(json: json)
+    func malformed(json: String, problem: String) async throws {
+        let run = try await Self.explain(json: json)
         #expect(run.status == 65)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains(problem), "stderr: \(run.stderr)")
     }
 
     @Test("a missing file exits 66 and names the file")
-    func missingFile() throws {
-        let run = try Self.explain(["--scenario", "/nonexistent/scenario.json"])
+    func missingFile() async throws {
+        let run = try await Self.explain(["--scenario", "/nonexistent/scenario.json"])
         #expect(run.status == 66)
         #expect(run.stderr.contains("/nonexistent/scenario.json"))
     }
 
     @Test("--scenario is required")
-    func scenarioRequired() throws {
-        let run = try Self.explain([])
+    func scenarioRequired() async throws {
+        let run = try await Self.explain([])
         #expect(run.status == 64)
         #expect(run.stderr.contains("--scenario"))
     }
 
     @Test("the reason is valid JSON even with quotes and control characters in ids")
-    func escaping() throws {
-        let run = try Self.explain(json: #"{"declarations": [{"id": "a \"quoted\"\n\u0001 ✓", "kind": "windowGroup"}], "event": {"url": "x"}}"#)
+    func escaping() async throws {
+        let run = try await Self.explain(json: #"{"declarations": [{"id": "a \"quoted\"\n\u0001 ✓", "kind": "windowGroup"}], "event": {"url": "x"}}"#)
         #expect(run.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: String]
         #expect(object?["declaration"] == "a \"quoted\"\n\u{1} ✓")
