@@ -1,5 +1,3 @@
-internal import Glibc
-
 /// A message to send, whole, in the wire format: the header in front of the arguments a
 /// `MessageWriter` wrote, in the host's byte order. Its serial is filled in as it is written.
 ///
@@ -118,45 +116,6 @@ struct OutgoingMessage: Sendable {
         try bytes(serial: serial).withUnsafeBytes { raw in
             Result { () throws(BusError) in try Message.demarshal(raw) }
         }.get()
-    }
-
-    /// Writes as much of the message, with `serial`, as the non-blocking stream socket `descriptor`
-    /// takes now. Returns how many bytes it took, and the errno when it failed.
-    func write(to descriptor: Int32, serial: UInt32) -> (written: Int, failure: Int32?) {
-        // The fixed start of the header with the serial in place, then the rest as it is: no copy.
-        var start = (UInt64(0), UInt64(0))
-        return bytes.withUnsafeBytes { message in
-            withUnsafeMutableBytes(of: &start) { head in
-                head.copyMemory(from: UnsafeRawBufferPointer(rebasing: message[..<Wire.fixedHeaderLength]))
-                head.storeBytes(of: serial, toByteOffset: Wire.serialOffset, as: UInt32.self)
-                var written = 0
-                while written < message.count {
-                    let sent: Int
-                    if written < head.count {
-                        var pieces = (
-                            iovec(iov_base: head.baseAddress! + written, iov_len: head.count - written),
-                            iovec(iov_base: UnsafeMutableRawPointer(mutating: message.baseAddress! + head.count),
-                                  iov_len: message.count - head.count))
-                        sent = withUnsafeMutableBytes(of: &pieces) { pieces in
-                            var header = msghdr()
-                            header.msg_iov = pieces.baseAddress!.assumingMemoryBound(to: iovec.self)
-                            header.msg_iovlen = 2
-                            return Glibc.sendmsg(descriptor, &header, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                        }
-                    } else {
-                        sent = SocketOutput.send(descriptor, UnsafeRawBufferPointer(rebasing: message[written...]))
-                    }
-                    if sent >= 0 {
-                        written += sent
-                    } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                        return (written, nil)
-                    } else if errno != EINTR {
-                        return (written, errno)
-                    }
-                }
-                return (written, nil)
-            }
-        }
     }
 }
 

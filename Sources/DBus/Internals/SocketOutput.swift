@@ -16,13 +16,14 @@ struct SocketOutput: ~Copyable {
     /// Writes `message` with `serial` after what waits, as much as the socket takes now; the rest waits.
     /// - Returns: the errno when the socket failed (the stream may then end mid-message).
     mutating func send(_ message: OutgoingMessage, serial: UInt32, on socket: Int32) -> Int32? {
+        let bytes = message.bytes(serial: serial)
         if !isEmpty {
-            backlog.append(contentsOf: message.bytes(serial: serial))
+            backlog.append(contentsOf: bytes)
             return flush(on: socket)
         }
-        let (written, failure) = message.write(to: socket, serial: serial)
-        if failure == nil, written < message.bytes.count {
-            backlog = Array(message.bytes(serial: serial)[written...])
+        let (written, failure) = bytes.withUnsafeBytes { Self.write($0, to: socket) }
+        if failure == nil, written < bytes.count {
+            backlog = Array(bytes[written...])
             taken = 0
         }
         return failure
@@ -31,18 +32,10 @@ struct SocketOutput: ~Copyable {
     /// Writes what waits, as much as the socket takes now.
     /// - Returns: the errno when the socket failed.
     mutating func flush(on socket: Int32) -> Int32? {
-        while taken < backlog.count {
-            let sent = backlog.withUnsafeBytes { Self.send(socket, UnsafeRawBufferPointer(rebasing: $0[taken...])) }
-            if sent >= 0 {
-                taken += sent
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                break
-            } else if errno != EINTR {
-                return errno
-            }
-        }
+        let (written, failure) = backlog.withUnsafeBytes { Self.write(UnsafeRawBufferPointer(rebasing: $0[taken...]), to: socket) }
+        taken += written
         if isEmpty { discard() }
-        return nil
+        return failure
     }
 
     /// Forgets what waits, once the socket has failed.
@@ -60,8 +53,20 @@ struct SocketOutput: ~Copyable {
         }
     }
 
-    /// One non-blocking `send` that never raises SIGPIPE.
-    static func send(_ socket: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
-        Glibc.send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+    /// Writes as much of `bytes` as the non-blocking stream socket takes now, never raising SIGPIPE.
+    /// Returns how many bytes it took, and the errno when it failed.
+    private static func write(_ bytes: UnsafeRawBufferPointer, to socket: Int32) -> (written: Int, failure: Int32?) {
+        var written = 0
+        while written < bytes.count {
+            let sent = Glibc.send(socket, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            if sent >= 0 {
+                written += sent
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                break
+            } else if errno != EINTR {
+                return (written, errno)
+            }
+        }
+        return (written, nil)
     }
 }
