@@ -27,7 +27,8 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
     /// Wraps any typed value, keeping its D-Bus type: `Variant(["a", "b"])` is an `as`.
     public init<Value: BusValue>(_ value: Value) {
         let scratch: Message
-        // Only a NUL inside a string can fail here; it becomes the part before the NUL, like C would.
+        // A value that cannot travel (a string holding NUL, a conformance breaking its container's
+        // type) becomes its description, as a string.
         do { scratch = try Message.scratch { $0.write(value) } } catch { self = .string(String(describing: value)); return }
         var reader = scratch.reader()
         // Reading back what was just written cannot mismatch.

@@ -98,8 +98,11 @@ struct OutgoingMessage: Sendable {
             kind: .error, errorName: error.name, replySerial: call.serial, destination: call.sender, noReply: true)
         // A D-Bus string cannot hold NUL: keep the part before it rather than lose the error.
         let text = String(error.message.split(separator: "\0", omittingEmptySubsequences: false).first ?? "")
-        do { return try OutgoingMessage(header, arguments: MessageWriter(writing: text)) } catch {
-            preconditionFailure("an error reply with a NUL-free text cannot fail: \(error)")
+        if let reply = try? OutgoingMessage(header, arguments: MessageWriter(writing: text)) { return reply }
+        // Only a text longer than a message may be (one quoting a huge argument) fails: say so instead.
+        let short = "\(text.prefix(1_000))… (the rest of this error's text, \(text.utf8.count) bytes in all, did not fit in a message)"
+        do { return try OutgoingMessage(header, arguments: MessageWriter(writing: short)) } catch {
+            preconditionFailure("an error reply of \(short.utf8.count) bytes cannot fail: \(error)")
         }
     }
 
