@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A connection to a message bus.
 ///
 /// One dedicated thread owns the libdbus connection and runs its dispatch loop; no Swift concurrency
@@ -39,31 +37,13 @@ public final class Connection: Sendable {
     public func close() { core.requestClose() }
 
     /// Whether the connection is still open.
-    public var isConnected: Bool { core.state.withLock { $0.closingReason == nil && !$0.closeRequested } }
+    public var isConnected: Bool { core.lifecycle.isOpen }
 
     /// Suspends until the connection is closed, by `close()` or because the bus went away (what a
     /// daemon waits on to exit cleanly).
     /// - Throws: `CancellationError` if the waiting task is cancelled first.
     public func waitUntilClosed() async throws -> ClosingReason {
-        let id = core.state.withLock { state in
-            defer { state.nextWaiterID += 1 }
-            return state.nextWaiterID
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let closed: ClosingReason? = core.state.withLock { state in
-                    if let reason = state.closingReason { return reason }
-                    state.closeWaiters[id] = continuation
-                    return nil
-                }
-                if let closed { continuation.resume(returning: closed) }
-                if Task.isCancelled {
-                    core.state.withLock { $0.closeWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
-                }
-            }
-        } onCancel: {
-            core.state.withLock { $0.closeWaiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
-        }
+        try await core.lifecycle.waitUntilClosed()
     }
 
     /// Calls a method and waits for its reply.

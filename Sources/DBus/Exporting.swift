@@ -149,8 +149,8 @@ struct ExportedObject: Sendable {
 extension Connection {
     /// Serves `interfaces` at `path` until `unexport(_:)` or the connection closes.
     ///
-    /// `Introspect`, `org.freedesktop.DBus.Properties` (`Get`, `GetAll`) and `org.freedesktop.DBus.Peer`
-    /// (`Ping`, `GetMachineId`, answered at any path) come with every object. Calls to paths,
+    /// `Introspect` and `org.freedesktop.DBus.Properties` (`Get`, `GetAll`) come with every object;
+    /// libdbus answers `org.freedesktop.DBus.Peer` (`Ping`, `GetMachineId`) at any path. Calls to paths,
     /// interfaces or methods not exported get `UnknownObject` or `UnknownMethod`.
     ///
     /// Each call is answered by a task of its own, started on `executor` when given: pass this
@@ -160,17 +160,12 @@ extension Connection {
     /// - Throws: `BusError` `ObjectPathInUse` when something is already exported at `path`.
     public func export(_ path: ObjectPath, interfaces: [Interface], executor: (any TaskExecutor)? = nil) throws {
         let object = ExportedObject(interfaces, executor: executor)
-        let added = core.state.withLock { state in
-            guard state.objects[path] == nil else { return false }
-            state.objects[path] = object
-            return true
-        }
-        if !added { throw BusError(.objectPathInUse, "an object is already exported at \(path)") }
+        if !core.objects.add(object, at: path) { throw BusError(.objectPathInUse, "an object is already exported at \(path)") }
     }
 
     /// Stops serving `path`; calls already running finish.
     public func unexport(_ path: ObjectPath) {
-        _ = core.state.withLock { $0.objects.removeValue(forKey: path) }
+        core.objects.remove(path)
     }
 }
 
@@ -193,7 +188,6 @@ extension ErrorName {
 
 private let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable"
 private let properties: InterfaceName = "org.freedesktop.DBus.Properties"
-private let peer: InterfaceName = "org.freedesktop.DBus.Peer"
 
 extension ConnectionCore {
     /// Starts answering a received method call (on the loop thread): the work runs as a task, on the
@@ -201,9 +195,7 @@ extension ConnectionCore {
     func receiveMethodCall(_ message: Message) {
         let call = MethodCall(message: message)
         let path = call.path
-        let (object, children) = state.withLock { state in
-            (state.objects[path], call.interface == introspectable ? Self.children(of: path, in: state.objects) : [])
-        }
+        let (object, children) = objects.lookUp(path, listingChildren: call.interface == introspectable)
         if let object, object.executor === executor {
             // Started isolated to the loop's serial executor: the handler, nonsending, runs there,
             // and so do actors on that executor and the calls they make — one job to start the
@@ -243,7 +235,6 @@ extension ConnectionCore {
         if call.interface == introspectable, member == "Introspect", object != nil || !children.isEmpty {
             return try call.reply(introspectionXML(object, children: children)).message
         }
-        if call.interface == peer { return try answerPeer(call) }
         guard let object else { throw BusError(.unknownObject, "no object at \(path)") }
         if call.interface == properties {
             return try await answerProperties(call, object: object)
@@ -259,7 +250,7 @@ extension ConnectionCore {
             throw BusError(.invalidArgs, "\(member) takes '\(method.inputSignature)', not '\(signature)'")
         }
         let reply = try await method.handler(call).message
-        let replied = reply.signature
+        let replied = reply.message.signature.rawValue
         if replied != method.outputSignature {
             throw BusError(.failed, "\(member) answered '\(replied)' where it declares '\(method.outputSignature)'")
         }
@@ -292,31 +283,10 @@ extension ConnectionCore {
         }
     }
 
-    /// `org.freedesktop.DBus.Peer`, at every path, as libdbus would answer it.
-    private func answerPeer(_ call: MethodCall) throws -> OutgoingMessage {
-        switch call.member.rawValue {
-        case "Ping": return try call.reply().message
-        case "GetMachineId": return try call.reply(try localMachineID()).message
-        default: throw BusError(.unknownMethod, "no method \(call.member) in \(peer)")
-        }
-    }
-
     private static func interface(_ name: String, of object: ExportedObject) throws -> Interface {
         guard let interfaceName = try? InterfaceName(name), let interface = object.interfaces[interfaceName] else {
             throw BusError(.unknownInterface, "no interface '\(name)' here")
         }
         return interface
-    }
-
-    /// Names of the next path elements below `path` that lead to exported objects.
-    private static func children(of path: ObjectPath, in objects: [ObjectPath: ExportedObject]) -> [String] {
-        let prefix = path.rawValue == "/" ? "/" : path.rawValue + "/"
-        var names: Set<String> = []
-        for exported in objects.keys where exported.rawValue.hasPrefix(prefix) && exported != path {
-            if let first = exported.rawValue.dropFirst(prefix.count).split(separator: "/").first {
-                names.insert(String(first))
-            }
-        }
-        return names.sorted()
     }
 }

@@ -206,9 +206,7 @@ public struct Signature: RawRepresentable, Hashable, Comparable, Sendable, Custo
     /// Validates `string`.
     /// - Throws: `InvalidNameError` carrying the string and libdbus's reason.
     public init(_ string: String) throws(InvalidNameError) {
-        // One basic type code or `v` is valid by definition, and it is what every value read or
-        // written asks for (`"s"` as a literal): libdbus's validator stays off that path.
-        if !SignatureGrammar.isSingleCode(string), let reason = libdbusRejection(of: string, as: .signature) {
+        if let reason = libdbusRejection(of: string, as: .signature) {
             throw InvalidNameError(kind: .signature, value: string, reason: reason)
         }
         rawValue = string

@@ -81,23 +81,6 @@ public struct NameOwnerChange: Sendable, Hashable {
     }
 }
 
-/// One live subscription: how to hand it a signal and how to end it.
-struct Subscription: Sendable {
-    let rule: MatchRule
-    let deliver: @Sendable (Message) -> Void
-    let finish: @Sendable (BusError?) -> Void
-}
-
-extension ConnectionCore {
-    /// Hands a received signal to every subscription whose rule it fits (on the loop thread).
-    func deliverSignal(_ message: Message) {
-        let subscriptions = state.withLock { Array($0.subscriptions.values) }
-        for subscription in subscriptions where subscription.rule.matches(message) {
-            subscription.deliver(message)
-        }
-    }
-}
-
 extension Connection {
     /// Subscribes to the signals `rule` matches.
     ///
@@ -135,17 +118,10 @@ extension Connection {
             rule: rule,
             deliver: { message in if let element = transform(message) { continuation.yield(element) } },
             finish: { error in continuation.finish(throwing: error) })
-        let id: Int? = core.state.withLock { state in
-            guard state.closingReason == nil else { return nil }
-            defer { state.nextSubscriptionID += 1 }
-            state.subscriptions[state.nextSubscriptionID] = subscription
-            return state.nextSubscriptionID
-        }
-        guard let id else { throw BusError(.disconnected, "the connection is closed") }
+        guard let id = core.subscriptions.add(subscription) else { throw BusError(.disconnected, "the connection is closed") }
         let core = self.core
         continuation.onTermination = { _ in
-            let removed = core.state.withLock { $0.subscriptions.removeValue(forKey: id) }
-            guard removed != nil else { return }  // the connection closed: the bus forgot the rule itself
+            guard core.subscriptions.remove(id) != nil else { return }  // the connection closed: the bus forgot the rule itself
             guard let message = try? OutgoingMessage.methodCall(
                 destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                 member: "RemoveMatch", noReply: true, rule.description)
@@ -155,7 +131,7 @@ extension Connection {
         do {
             _ = try await callBus("AddMatch", rule.description)
         } catch {
-            core.state.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
+            core.subscriptions.remove(id)
             continuation.finish(throwing: error)
             throw error
         }

@@ -149,32 +149,33 @@ import Testing
         #expect(error?.message.contains("NUL") == true)
     }
 
-    /// The writer checks what goes inside each container against the container's declared type:
-    /// the connection writes messages to the bus as they are, and the bus drops a connection that
-    /// sends a malformed one.
+    /// What goes inside each container must be of the container's declared type: libdbus checks
+    /// every message before it is sent, and the caller gets `InvalidArgs` naming libdbus's reason
+    /// rather than a message the bus would answer by dropping the connection.
     @Test func contentsThatBreakTheirContainersTypeAreRefused() {
-        let cases: [(Variant, String)] = [
-            (.array(element: "s", [.int32(1)]), "an array of 's' holds 'i'"),
-            (.array(element: "s", [.string("a"), .uint32(2)]), "an array of 's' holds 'su'"),
-            (.dictionary(key: "s", value: "v", [.string("k"): .string("not a variant")]), "an array of '{sv}' holds '{ss}'"),
-            (.structure([]), "a D-Bus struct needs at least one field"),
-            (.dictionary(key: "as", value: "s", [:]), "an array's elements must be one complete type or {key value}, not '{ass}'"),
-            (.array(element: "ii", []), "an array's elements must be one complete type or {key value}, not 'ii'"),
+        let cases: [Variant] = [
+            .array(element: "s", [.int32(1)]),
+            .array(element: "s", [.string("a"), .uint32(2)]),
+            .dictionary(key: "s", value: "v", [.string("k"): .string("not a variant")]),
+            .structure([]),
+            .dictionary(key: "as", value: "s", [:]),
+            .array(element: "ii", []),
         ]
-        for (value, complaint) in cases {
+        for value in cases {
             // The content itself, not in a variant (whose signature would be refused first).
-            let error = #expect(throws: BusError.self) { try Message.scratch { value.writeContent(to: &$0) } }
+            let error = #expect(throws: BusError.self, "\(value)") { try Message.scratch { value.writeContent(to: &$0) } }
             #expect(error?.name == .invalidArgs)
-            #expect(error?.message.contains(complaint) == true, "\(error?.message ?? "no error")")
+            #expect(error?.message.hasPrefix("libdbus refused the message") == true, "\(error?.message ?? "no error")")
         }
         let entry = #expect(throws: BusError.self) {
             try Message.scratch { $0.writeDictionaryEntry { entry in entry.write("key"); entry.write("value") } }
         }
-        #expect(entry?.message.contains("only be an element of an array of entries") == true)
+        #expect(entry?.name == .invalidArgs)
         let wrapped = #expect(throws: BusError.self) { try Message.scratch { $0.write(Variant.structure([])) } }
-        #expect(wrapped?.message.contains("a variant holds one complete type, not '()'") == true)
+        #expect(wrapped?.name == .invalidArgs)
         let liar = #expect(throws: BusError.self) { try Message.scratch { $0.write(MislabelledVariant()) } }
-        #expect(liar?.message.contains("a variant of 's' holds 'i'") == true)
+        #expect(liar?.name == .invalidArgs)
+        #expect(liar?.message.hasPrefix("libdbus refused the message") == true, "\(liar?.message ?? "no error")")
     }
 
     /// At the specification's nesting limits the writer writes and libdbus accepts; one level

@@ -7,7 +7,18 @@ extension Message {
         var arguments = MessageWriter()
         body(&arguments)
         let header = OutgoingMessage.Header(kind: .methodReturn, replySerial: 1)
-        return try OutgoingMessage(header, arguments: arguments).libdbusMessage(serial: 1)
+        return try OutgoingMessage(header, arguments: arguments).message
+    }
+
+    /// An error reply to `call` (`dbus_message_new_error`); `text` holds no NUL.
+    static func error(replyingTo call: Message, name: ErrorName, text: String) -> Message {
+        Message(adopting: text.withCString { dbus_message_new_error(call.reference.pointer, name.rawValue, $0) })
+    }
+
+    /// Clears the serial of a message read from bytes, so that libdbus numbers it when it is sent
+    /// (`dbus_message_set_serial` with 0, which a message not yet sent allows).
+    func clearSerial() {
+        dbus_message_set_serial(reference.pointer, 0)
     }
 
     /// libdbus's reading of `bytes`, a whole message (`dbus_message_demarshal`, which validates it).

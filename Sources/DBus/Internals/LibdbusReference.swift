@@ -59,13 +59,3 @@ func withValidatedCString<Result>(_ string: String, _ body: (UnsafePointer<CChar
     if string.utf8.contains(0) { return nil }
     return string.withCString(body)
 }
-
-/// This machine's D-Bus id (32 hex digits); `dbus_try_get_local_machine_id`.
-func localMachineID() throws(BusError) -> String {
-    let (id, failure) = withScratchError { error in dbus_try_get_local_machine_id(error) }
-    guard let id else {
-        throw BusError(.failed, "this machine has no D-Bus machine id: \(failure?.message ?? "unknown reason")")
-    }
-    defer { dbus_free(id) }
-    return String(cString: id)
-}

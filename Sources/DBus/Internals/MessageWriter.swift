@@ -1,17 +1,13 @@
 internal import Glibc
 
-/// Appends arguments to a message being built, in the D-Bus wire format, written here directly.
+/// Appends arguments to a message being built, in the D-Bus wire format.
 ///
 /// The bytes are the message body in the host's byte order (which the header then declares), every
-/// value aligned to its size from the start of the body. `OutgoingMessage` puts a header in front,
-/// and the connection writes the result to the bus socket as it is: no library reads it back.
-///
-/// So the writer keeps every message valid by construction. What goes inside a container is checked
-/// against the container's declared type when it closes (an array's elements against its element
-/// type, a variant's content against the signature it announced), a declared type must be one
-/// complete type, dictionary entries may only be an array's elements, and containers nest no deeper
-/// than the specification allows. Names, paths and signatures are valid by their types; strings
-/// are valid UTF-8 by Swift's, and NUL is refused here.
+/// value aligned to its size from the start of the body. `OutgoingMessage` puts a header in front
+/// and has libdbus read the whole, which checks it against the D-Bus rules: what a container holds
+/// against its declared type, signatures, nesting. So the writer only records the type codes it
+/// writes (the header's signature) and refuses what libdbus would silently cut short (a NUL in a
+/// string) or could not be told (a signature over 255 codes).
 ///
 /// Writing never throws: a value that cannot travel is remembered, and building the message then
 /// throws it as a `BusError` (`InvalidArgs`).
@@ -20,14 +16,11 @@ public struct MessageWriter: ~Copyable {
     private var storage: UnsafeMutableRawPointer
     private var capacity: Int
     private(set) var count: Int
-    /// The type codes of what has been written: the top-level values' (the header's signature)
-    /// once every container is closed. An open container's contents are recorded after its start,
-    /// checked when it closes, and replaced by the container's own type.
+    /// The type codes of the top-level values written (the header's signature); what a container
+    /// holds is named by the type it declares.
     private(set) var signature: [UInt8]
-    /// How deeply containers are open here, by kind (the specification's limits).
-    private var depth: NestingDepth
-    /// Whether the innermost open container is an array of dictionary entries.
-    private var insideEntryArray: Bool
+    /// How many containers are open around the value being written: their contents are not top level.
+    private var depth: Int
     var failure: BusError?
 
     init(capacity: Int = 256) {
@@ -35,8 +28,7 @@ public struct MessageWriter: ~Copyable {
         storage = .allocate(byteCount: capacity, alignment: 8)
         count = 0
         signature = []
-        depth = NestingDepth()
-        insideEntryArray = false
+        depth = 0
         failure = nil
     }
 
@@ -56,93 +48,52 @@ public struct MessageWriter: ~Copyable {
 
     /// Appends an array whose elements `body` writes, each of type `element`.
     public mutating func writeArray(of element: Signature, _ body: (inout MessageWriter) -> Void) {
-        guard SignatureGrammar.isArrayElement(element) else {
-            fail(BusError(.invalidArgs, "an array's elements must be one complete type or {key value}, not '\(element)'"))
-            return
-        }
+        record(UInt8(truncatingIfNeeded: TypeCode.array))
+        record(element)
         align(to: 4)
         let lengthOffset = count
         appendRaw(UInt32(0))
         // The padding before the first element is there even when there is none, and not counted.
-        let firstCode = element.rawValue.utf8.first ?? 0
-        align(to: Self.alignment(of: firstCode))
+        align(to: Self.alignment(of: element.rawValue.utf8.first ?? 0))
         let start = count
-        let contents = signature.count
-        let outer = (depth, insideEntryArray)
-        guard depth.enter(.array) else { return nestedTooDeeply() }
-        insideEntryArray = firstCode == UInt8(ascii: "{")
-        body(&self)
-        (depth, insideEntryArray) = outer
-        let length = count - start
-        guard length <= Self.maximumArrayLength else {
-            fail(BusError(.invalidArgs, "an array of \(length) bytes is longer than D-Bus allows (64 MiB)"))
-            return
-        }
-        overwrite(UInt32(length), at: lengthOffset)
-        if !recorded(since: contents, isRepeated: element) {
-            fail(BusError(.invalidArgs, "an array of '\(element)' holds '\(recordedText(since: contents))'"))
-        }
-        signature.removeSubrange(contents...)
-        record(TypeCode.array)
-        record(element)
+        writeContents(body)
+        overwrite(UInt32(truncatingIfNeeded: count - start), at: lengthOffset)
     }
 
-    /// Appends a struct whose fields `body` writes in order.
+    /// Appends a struct whose fields `body` writes in order; its type is what they are.
     public mutating func writeStructure(_ body: (inout MessageWriter) -> Void) {
         align(to: 8)
-        let contents = signature.count
         record(UInt8(ascii: "("))
-        let outer = depth
-        guard depth.enter(.structure) else { return nestedTooDeeply() }
-        let entryArray = insideEntryArray
-        insideEntryArray = false
         body(&self)
-        (depth, insideEntryArray) = (outer, entryArray)
-        if signature.count == contents + 1 { fail(BusError(.invalidArgs, "a D-Bus struct needs at least one field")) }
         record(UInt8(ascii: ")"))
     }
 
-    /// Appends one dictionary entry (only inside an array of `{kv}`); `body` writes the key, then the value.
-    /// The array's element type decides what the key and value must be.
+    /// Appends one dictionary entry (an element of an array of `{kv}`); `body` writes the key, then the value.
     public mutating func writeDictionaryEntry(_ body: (inout MessageWriter) -> Void) {
-        guard insideEntryArray else {
-            fail(BusError(.invalidArgs, "a dictionary entry can only be an element of an array of entries"))
-            return
-        }
         align(to: 8)
-        record(UInt8(ascii: "{"))
-        let outer = depth
-        guard depth.enter(.structure) else { return nestedTooDeeply() }
-        insideEntryArray = false
+        record(UInt8(ascii: "{"))  // only outside an array, where libdbus refuses it
         body(&self)
-        (depth, insideEntryArray) = (outer, true)
         record(UInt8(ascii: "}"))
     }
 
     /// Appends a variant holding one value of type `contained`, which `body` writes.
     public mutating func writeVariant(of contained: Signature, _ body: (inout MessageWriter) -> Void) {
-        guard SignatureGrammar.isSingleCompleteType(contained) else {
-            fail(BusError(.invalidArgs, "a variant holds one complete type, not '\(contained)'"))
-            return
-        }
+        record(UInt8(truncatingIfNeeded: TypeCode.variant))
         appendSignatureBytes(contained.rawValue)
-        let contents = signature.count
-        let outer = (depth, insideEntryArray)
-        guard depth.enter(.variant) else { return nestedTooDeeply() }
-        insideEntryArray = false
+        writeContents(body)
+    }
+
+    /// Runs `body`, which writes a container's contents: their type is the container's, already recorded.
+    private mutating func writeContents(_ body: (inout MessageWriter) -> Void) {
+        depth += 1
         body(&self)
-        (depth, insideEntryArray) = outer
-        if !recorded(since: contents, is: contained) {
-            fail(BusError(.invalidArgs, "a variant of '\(contained)' holds '\(recordedText(since: contents))'"))
-        }
-        signature.removeSubrange(contents...)
-        record(TypeCode.variant)
+        depth -= 1
     }
 
     /// Appends a fixed-size basic value of type code `type`, whose Swift layout is its wire layout
     /// in the host's byte order.
     mutating func appendFixed<Value: BitwiseCopyable>(_ type: Int32, _ value: Value) {
-        record(type)
+        record(UInt8(truncatingIfNeeded: type))
         align(to: MemoryLayout<Value>.size)
         appendRaw(value)
     }
@@ -155,7 +106,7 @@ public struct MessageWriter: ~Copyable {
                 fail(BusError(.invalidArgs, "a D-Bus string cannot contain NUL: \(value.debugDescription)"))
                 return
             }
-            record(type)
+            record(UInt8(truncatingIfNeeded: type))
             if type == TypeCode.signature {
                 appendSignatureBytes(utf8)
                 return
@@ -222,74 +173,18 @@ public struct MessageWriter: ~Copyable {
         capacity = grown
     }
 
-    private mutating func record(_ type: Int32) {
-        signature.append(UInt8(truncatingIfNeeded: type))
-    }
-
+    /// Records a code of a top-level value; codes inside a container are its declared type's.
     private mutating func record(_ code: UInt8) {
-        signature.append(code)
+        if depth == 0 { signature.append(code) }
     }
 
     private mutating func record(_ contained: Signature) {
-        signature.append(contentsOf: contained.rawValue.utf8)
-    }
-
-    /// Whether the codes recorded after `start` are exactly `type`.
-    private func recorded(since start: Int, is type: Signature) -> Bool {
-        var type = type.rawValue
-        return type.withUTF8 { expected in
-            signature.count - start == expected.count
-                && signature.withUnsafeBufferPointer { memcmp($0.baseAddress! + start, expected.baseAddress!, expected.count) == 0 }
-        }
-    }
-
-    /// Whether the codes recorded after `start` are `element` zero or more times.
-    private func recorded(since start: Int, isRepeated element: Signature) -> Bool {
-        var element = element.rawValue
-        return element.withUTF8 { expected in
-            let recorded = signature.count - start
-            guard recorded % expected.count == 0 else { return false }
-            return signature.withUnsafeBufferPointer { codes in
-                stride(from: start, to: codes.count, by: expected.count).allSatisfy {
-                    memcmp(codes.baseAddress! + $0, expected.baseAddress!, expected.count) == 0
-                }
-            }
-        }
-    }
-
-    private func recordedText(since start: Int) -> String {
-        String(decoding: signature[start...], as: UTF8.self)
-    }
-
-    private mutating func nestedTooDeeply() {
-        fail(BusError(.invalidArgs, "containers nest deeper than D-Bus allows (\(NestingDepth.limits))"))
+        if depth == 0 { signature.append(contentsOf: contained.rawValue.utf8) }
     }
 
     private mutating func fail(_ error: BusError) {
         if failure == nil { failure = error }
     }
-
-    /// How many containers are open around the value being written.
-    private struct NestingDepth {
-        enum Kind { case array, structure, variant }
-        /// The specification: 32 arrays and 32 structs (dictionary entries count as structs) in one
-        /// signature, and no more than 64 containers of any kind, variants included, in a message.
-        static let limits = "32 arrays, 32 structs, 64 in all"
-        private var arrays = 0, structures = 0, all = 0
-
-        mutating func enter(_ kind: Kind) -> Bool {
-            switch kind {
-            case .array: arrays += 1
-            case .structure: structures += 1
-            case .variant: (arrays, structures) = (0, 0)  // a variant's content has a signature of its own
-            }
-            all += 1
-            return arrays <= 32 && structures <= 32 && all <= 64
-        }
-    }
-
-    /// Arrays may hold at most 64 MiB of elements (the specification's limit).
-    static let maximumArrayLength = 1 << 26
 
     /// The alignment of values whose signature starts with `code`.
     static func alignment(of code: UInt8) -> Int {
