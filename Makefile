@@ -85,12 +85,12 @@ bench: bench-routing bench-bus bench-dispatch bench-open
 bench-routing: deps
 	cd Benchmarks && $(SWIFT) run -c release routing-bench
 
-# Bus round trips through the DBus module beside libdbus in C (../shared/baselines), on a private bus.
+# Bus round trips through the DBus module beside libdbus in C (Benchmarks/yardsticks), on a private bus.
 bench-bus: deps
 	cd Benchmarks && $(SWIFT) run -c release bus-bench
 
 # The dispatcher end to end (Open round trips, throughput, RSS, `waypost open` as a process) with the
-# statically linked release binary, beside the C baselines.
+# statically linked release binary, beside the C yardsticks (Benchmarks/yardsticks).
 bench-dispatch: release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" \
 	  $(SWIFT) run -c release dispatch-bench

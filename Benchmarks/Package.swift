@@ -9,7 +9,7 @@ let package = Package(
         .package(name: "Waypost", path: ".."),
     ],
     targets: [
-        // A private bus, child processes, the C baselines and statistics, shared by the benchmarks.
+        // A private bus, child processes, the C yardsticks and statistics, shared by the benchmarks.
         .target(name: "BenchSupport"),
         // Routing decisions and scene changes at 10 to 10,000 open scenes.
         .executableTarget(

@@ -2,8 +2,8 @@
 # Instructions (and simulated L1 instruction-cache misses) the daemon spends per `Open`, counted by
 # valgrind's callgrind: unlike time on a shared VM, the count is the same from run to run, so it can
 # judge a change of a few per cent. A private bus, the release daemon under callgrind, the bench app
-# with 1,000 open scenes, N sequential `Open`s from `dispatch-bench opens`; with ../shared/baselines,
-# the C router (`echo_service` as router) is counted the same way, per two-hop call.
+# with 1,000 open scenes, N sequential `Open`s from `dispatch-bench opens`; then the C router
+# (Benchmarks/yardsticks' `echo-server --forward-to`) is counted the same way, per two-hop call.
 #
 #   make bench-instructions            # N=2000
 #   Benchmarks/daemon-instructions.sh WAYPOST DISPATCH_BENCH [N]
@@ -64,21 +64,20 @@ callgrind_control -z "$daemon" > /dev/null 2>&1
 read -r daemon_ir daemon_i1 < <(counts "$daemon" "$count")
 echo "daemon: $daemon_ir instructions and $daemon_i1 L1i misses (simulated) per Open ($count sequential, 1,000 open scenes)"
 
-baselines="$(cd "$(dirname "$0")/.." && pwd)/../shared/baselines"
-if [ -d "$baselines" ]; then
-    make -s -C "$baselines" BIN="$root/bl" >/dev/null
-    "$root/bl/echo_service" > "$root/echo.out" &
-    pids+=($!)
-    "${callgrind[@]}" "$root/bl/echo_service" org.perfanchors.Router org.perfanchors.Echo > "$root/router.out" 2>&1 &
-    router=$!; pids+=("$router")
-    wait_for "the C router taking its name" has_owner org.perfanchors.Router
-    "$root/bl/rt_client" 300 org.perfanchors.Router Route > /dev/null
-    callgrind_control -z "$router" > /dev/null 2>&1
-    "$root/bl/rt_client" "$count" org.perfanchors.Router Route > /dev/null
-    read -r router_ir router_i1 < <(counts "$router" "$count")
-    echo "C router: $router_ir instructions and $router_i1 L1i misses (simulated) per two-hop call"
-    awk -v a="$daemon_ir" -v b="$router_ir" -v c="$daemon_i1" -v d="$router_i1" \
-        'BEGIN { printf "ratio daemon / C router: %.2fx instructions, %.2fx L1i misses\n", a / b, c / d }'
-else
-    echo "(no ../shared/baselines beside the project: the C router is not counted)"
-fi
+yardsticks="$(cd "$(dirname "$0")" && pwd)/yardsticks"
+make -s -C "$yardsticks" BIN="$root/yardsticks" >/dev/null
+"$root/yardsticks/echo-server" > "$root/echo.out" &
+pids+=($!)
+wait_for "the C app taking its name" has_owner io.waypost.bench.Echo
+"${callgrind[@]}" "$root/yardsticks/echo-server" --name io.waypost.bench.Router --forward-to io.waypost.bench.Echo \
+    > "$root/router.out" 2>&1 &
+router=$!; pids+=("$router")
+wait_for "the C router taking its name" has_owner io.waypost.bench.Router
+route=(--to io.waypost.bench.Router --method Route --warm-up 0)
+"$root/yardsticks/call-client" --calls 300 "${route[@]}" > /dev/null  # warm-up, as for the daemon
+callgrind_control -z "$router" > /dev/null 2>&1
+"$root/yardsticks/call-client" --calls "$count" "${route[@]}" > /dev/null
+read -r router_ir router_i1 < <(counts "$router" "$count")
+echo "C router: $router_ir instructions and $router_i1 L1i misses (simulated) per two-hop call"
+awk -v a="$daemon_ir" -v b="$router_ir" -v c="$daemon_i1" -v d="$router_i1" \
+    'BEGIN { printf "ratio daemon / C router: %.2fx instructions, %.2fx L1i misses\n", a / b, c / d }'

@@ -1,4 +1,4 @@
-// What every benchmark here needs: a private bus, child processes, the C baselines, and statistics.
+// What every benchmark here needs: a private bus, child processes, the C yardsticks, and statistics.
 public import Foundation
 
 /// Samples in microseconds, with the statistics the reports quote.
@@ -128,7 +128,7 @@ public struct BenchError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// `rt_client` prints `… us_per_call=80.12 calls_per_s=12481`.
+/// `call-client` prints `… us_per_call=80.12 calls_per_s=12481`.
 public func field(_ name: String, in line: String) -> Double? {
     for part in line.split(separator: " ") where part.hasPrefix(name + "=") {
         return Double(part.dropFirst(name.count + 1))
@@ -136,20 +136,64 @@ public func field(_ name: String, in line: String) -> Double? {
     return nil
 }
 
-/// The C baselines built into `directory`, when `../shared/baselines` (beside the project root) is there.
-public func buildBaselines(into directory: URL) -> String? {
-    // Benchmarks/ is inside the project root; the baselines sit in ../shared/baselines from the root,
-    // or at /work/shared/baselines on the team's machines.
-    let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).deletingLastPathComponent()
-    let candidates = [root.deletingLastPathComponent().appendingPathComponent("shared/baselines").path, "/work/shared/baselines"]
-    guard let source = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/rt_client.c") }) else { return nil }
-    let make = Process()
-    make.executableURL = URL(fileURLWithPath: "/usr/bin/make")
-    make.arguments = ["-s", "-C", source, "BIN=\(directory.path)"]
-    make.standardOutput = FileHandle.nullDevice
-    guard (try? make.run()) != nil else { return nil }
-    make.waitUntilExit()
-    return make.terminationStatus == 0 ? directory.path : nil
+/// The C yardsticks of `Benchmarks/yardsticks`: `echo-server` (an echo service, or with
+/// `forwardingTo` a router making the second hop) and `call-client` (round trips, one at a time or
+/// several in flight). Plain libdbus, so that Waypost's figures stand beside what C costs on the
+/// same bus in the same run.
+public struct Yardsticks: Sendable {
+    public static let echoName = "io.waypost.bench.Echo"
+    public static let routerName = "io.waypost.bench.Router"
+    public static let path = "/io/waypost/bench/Echo"
+    public static let interface = "io.waypost.bench.Echo"
+    /// What `call-client` sends with every call.
+    public static let argument = "myscheme://hello"
+
+    public let echoServer: String
+    public let callClient: String
+
+    /// Builds them with their Makefile into `directory`.
+    /// - Throws: `BenchError` with make's output when they do not build (no C compiler, no libdbus-1-dev).
+    public init(buildingInto directory: URL) throws {
+        // This file is Benchmarks/Sources/BenchSupport/BenchSupport.swift; the sources sit beside Sources.
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("yardsticks")
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/make")
+        make.arguments = ["-s", "-C", source.path, "BIN=\(directory.path)"]
+        let output = Pipe()
+        make.standardOutput = output
+        make.standardError = output
+        try make.run()
+        let said = output.fileHandleForReading.readDataToEndOfFile()
+        make.waitUntilExit()
+        guard make.terminationStatus == 0 else {
+            throw BenchError("the C yardsticks in \(source.path) did not build:\n" + String(decoding: said, as: UTF8.self))
+        }
+        echoServer = directory.appendingPathComponent("echo-server").path
+        callClient = directory.appendingPathComponent("call-client").path
+    }
+
+    /// Starts `echo-server` owning `name`, forwarding `Route` to `target` when one is given; returns once
+    /// it owns the name.
+    public func startEchoServer(address: String, name: String = echoName, forwardingTo target: String? = nil) throws -> Process {
+        try start(echoServer, ["--name", name] + (target.map { ["--forward-to", $0] } ?? []), address: address, waitFor: "ready")
+    }
+
+    /// `call-client`'s arguments for `calls` timed calls of `method` on `destination`, after `warmUp` untimed ones.
+    public func callClientArguments(
+        calls: Int, to destination: String = echoName, method: String = "Echo", inFlight: Int = 1, warmUp: Int = 200
+    ) -> [String] {
+        ["--calls", "\(calls)", "--to", destination, "--method", method, "--in-flight", "\(inFlight)", "--warm-up", "\(warmUp)"]
+    }
+
+    /// Mean µs per call of `calls` sequential calls from a `call-client` process run to its end.
+    public func meanMicroseconds(
+        calls: Int, to destination: String = echoName, method: String = "Echo", warmUp: Int = 200, address: String
+    ) throws -> Double {
+        let line = try runToEnd(callClient, callClientArguments(calls: calls, to: destination, method: method, warmUp: warmUp), address: address)
+        guard let mean = field("us_per_call", in: line) else { throw BenchError("call-client said no us_per_call: \(line)") }
+        return mean
+    }
 }
 
 public func format(_ value: Double) -> String { String(format: "%.1f", value) }

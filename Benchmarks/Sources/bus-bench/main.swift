@@ -7,19 +7,20 @@
 // Swift figures come twice: with tasks on the global concurrent pool (the default), and with the
 // client's calls and the service's handlers on each connection's own thread (`ConnectionExecutor`).
 //
-// The C programs come from ../shared/baselines (next to the project root) when it exists; they are
-// built into a temporary directory and run in the same run, on the same bus, so ratios are fair.
+// The C programs are the yardsticks in Benchmarks/yardsticks (`echo-server`, `call-client`), built into
+// a temporary directory and run in the same run, on the same bus, so ratios are fair.
 import BenchSupport
 import CMallocInfo
 import DBus
 import Foundation
 
-let echoPath: ObjectPath = "/org/perfanchors/Echo"
-let echoInterface: InterfaceName = "org.perfanchors.Echo"
+// The Swift services answer at the C echo-server's path and interface, so call-client can call both.
+let echoPath = try ObjectPath(Yardsticks.path)
+let echoInterface = try InterfaceName(Yardsticks.interface)
 let swiftEchoName: BusName = "org.waypost.BenchEcho"
 let swiftLoopEchoName: BusName = "org.waypost.BenchEchoOnConnectionThread"
-let cEchoName: BusName = "org.perfanchors.Echo"
-let argument = "myscheme://hello"
+let cEchoName = try BusName(Yardsticks.echoName)
+let argument = Yardsticks.argument
 
 // MARK: The Swift echo service (child process)
 
@@ -109,8 +110,8 @@ func main() async throws {
     children.append(try start(
         me, ["echo-service", address, swiftLoopEchoName.rawValue, "connection-thread"], address: address, waitFor: "ready"))
 
-    let cBin = buildBaselines(into: temporary.appendingPathComponent("baselines"))
-    if let cBin { children.append(try start(cBin + "/echo_service", [], address: address, waitFor: "ready")) }
+    let yardsticks = try Yardsticks(buildingInto: temporary.appendingPathComponent("yardsticks"))
+    children.append(try yardsticks.startEchoServer(address: address))
 
     let rounds = 5
     let perRound = sequentialCount / rounds
@@ -125,7 +126,7 @@ func main() async throws {
     }
     _ = try await sequentialCalls(client, to: swiftEchoName, count: 2_000)
     _ = try await onThread(swiftLoopEchoName, count: 2_000)
-    if cBin != nil { _ = try await onThread(cEchoName, count: 2_000) }
+    _ = try await onThread(cEchoName, count: 2_000)
     var pool = Latency(samples: []), threads = Latency(samples: []), swiftToC = Latency(samples: [])
     var cToC: [Double] = [], cToSwift: [Double] = []
     var poolRatios: [Double] = [], threadRatios: [Double] = []
@@ -134,11 +135,10 @@ func main() async throws {
         let roundThreads = try await onThread(swiftLoopEchoName, count: perRound)
         pool.samples += roundPool.samples
         threads.samples += roundThreads.samples
-        guard let cBin else { continue }
         swiftToC.samples += try await onThread(cEchoName, count: perRound).samples
-        let c = field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)", cEchoName.rawValue, "Echo"], address: address)) ?? .nan
+        let c = try yardsticks.meanMicroseconds(calls: perRound, to: cEchoName.rawValue, address: address)
         cToC.append(c)
-        cToSwift.append(field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)", swiftLoopEchoName.rawValue, "Echo"], address: address)) ?? .nan)
+        cToSwift.append(try yardsticks.meanMicroseconds(calls: perRound, to: swiftLoopEchoName.rawValue, address: address))
         poolRatios.append(roundPool.mean / c)
         threadRatios.append(roundThreads.mean / c)
     }
@@ -147,35 +147,29 @@ func main() async throws {
     }
     print(line("Swift client -> Swift service, on each connection's thread", threads))
     print(line("Swift client -> Swift service, tasks on the global pool   ", pool))
-    if cBin != nil {
-        print(line("Swift client -> C service, on the connection's thread     ", swiftToC))
-        print("C client -> C service                                       mean \(format(median(cToC))) µs (median of the rounds' means; rt_client)")
-        print("C client -> Swift service, on the connection's thread       mean \(format(median(cToSwift))) µs (median of the rounds' means; rt_client)")
-        print("")
-        let rounds = { (ratios: [Double]) in ratios.map { String(format: "%.2f", $0) }.joined(separator: " ") }
-        print("ratio Swift->Swift / C->C, on the connection's thread: \(String(format: "%.2f", median(threadRatios)))x   (median of rounds: \(rounds(threadRatios)))   target <= 1.30x")
-        print("ratio Swift->Swift / C->C, tasks on the global pool:   \(String(format: "%.2f", median(poolRatios)))x   (median of rounds: \(rounds(poolRatios)))")
-        print("ratio Swift->C / C->C (client side): \(String(format: "%.2f", swiftToC.mean / median(cToC)))x; C->Swift / C->C (service side): \(String(format: "%.2f", median(cToSwift) / median(cToC)))x")
-    } else {
-        print("(no ../shared/baselines: C figures skipped)")
-    }
-
+    print(line("Swift client -> C service, on the connection's thread     ", swiftToC))
+    print("C client -> C service                                       mean \(format(median(cToC))) µs (median of the rounds' means; call-client)")
+    print("C client -> Swift service, on the connection's thread       mean \(format(median(cToSwift))) µs (median of the rounds' means; call-client)")
+    print("")
+    let listed = { (ratios: [Double]) in ratios.map { String(format: "%.2f", $0) }.joined(separator: " ") }
+    print("ratio Swift->Swift / C->C, on the connection's thread: \(String(format: "%.2f", median(threadRatios)))x   (median of rounds: \(listed(threadRatios)))   target <= 1.30x")
+    print("ratio Swift->Swift / C->C, tasks on the global pool:   \(String(format: "%.2f", median(poolRatios)))x   (median of rounds: \(listed(poolRatios)))")
+    print("ratio Swift->C / C->C (client side): \(String(format: "%.2f", swiftToC.mean / median(cToC)))x; C->Swift / C->C (service side): \(String(format: "%.2f", median(cToSwift) / median(cToC)))x")
     print("")
     let calls = 8_000
     let one = try await throughput(address: address, to: swiftLoopEchoName, clients: 1, callsEach: calls)
     let four = try await throughput(address: address, to: swiftLoopEchoName, clients: 4, callsEach: calls / 4 * 2)
     print("throughput Swift clients -> Swift service (connection threads): 1 client \(Int(one)) calls/s, 4 clients \(Int(four)) calls/s")
-    if let cBin {
-        func cThroughput(_ clients: Int, _ each: Int) throws -> Double {
-            let began = ContinuousClock.now
-            let processes = try (0..<clients).map { _ in
-                try start(cBin + "/rt_client", ["\(each)", cEchoName.rawValue, "Echo"], address: address)
-            }
-            for process in processes { process.waitUntilExit() }
-            return Double(clients * (each + 200)) / ((ContinuousClock.now - began) / .seconds(1))
+    func cThroughput(_ clients: Int, _ each: Int) throws -> Double {
+        let warmUp = 200
+        let began = ContinuousClock.now
+        let processes = try (0..<clients).map { _ in
+            try start(yardsticks.callClient, yardsticks.callClientArguments(calls: each, to: cEchoName.rawValue, warmUp: warmUp), address: address)
         }
-        print("throughput C clients -> C service:         1 client \(Int(try cThroughput(1, calls))) calls/s, 4 clients \(Int(try cThroughput(4, calls / 4 * 2))) calls/s (incl. process start)")
+        for process in processes { process.waitUntilExit() }
+        return Double(clients * (each + warmUp)) / ((ContinuousClock.now - began) / .seconds(1))
     }
+    print("throughput C clients -> C service:         1 client \(Int(try cThroughput(1, calls))) calls/s, 4 clients \(Int(try cThroughput(4, calls / 4 * 2))) calls/s (incl. process start)")
 
     print("")
     let rssBefore = residentKiB(), heapBefore = heapInUse()

@@ -5,9 +5,9 @@
 //   dispatch-bench opens ADDRESS COUNT      (internal) COUNT sequential Opens from this process
 //
 // Needs a release `waypost` (WAYPOST=path, default ../.build/release/waypost; `make bench-dispatch`
-// builds it statically linked). The C yardsticks come from ../shared/baselines when it exists:
-// `echo_service` as app and as a router (two hops, the shape of client → dispatcher → app), `rt_client`
-// for in-process calls and `dbus-send` (libdbus, C) for a whole client process.
+// builds it statically linked). The C yardsticks are Benchmarks/yardsticks' `echo-server` as app and
+// as a router (two hops, the shape of client → dispatcher → app) and `call-client` for the calls, and
+// `dbus-send` (libdbus, C) for a whole client process.
 import BenchSupport
 import DBus
 import Foundation
@@ -37,7 +37,7 @@ func serveApp(address: String, first: Int, count: Int) async throws -> Never {
             Method("CreateScene", arguments: [Argument("declaration_id", "s"), Argument("event", "a{sv}"), Argument("platform_data", "a{sv}")],
                    returns: [Argument("scene_id", "s")]) { call in try call.reply("created") },
         ])
-    ], executor: connection.executor)  // answered on the connection's thread, like the C echo_service
+    ], executor: connection.executor)  // answered on the connection's thread, like the C echo-server
     func callDispatcher<each A: BusValue>(_ member: MemberName, _ arguments: repeat each A) async throws {
         _ = try await connection.call(destination: dispatcher, path: dispatcherPath, interface: dispatcherInterface,
                                       member: member, repeat each arguments)
@@ -196,14 +196,10 @@ func main() async throws {
     let app = try start(me, ["app", bus.address, "0", "\(scenes)"], address: bus.address, environment: environment, waitFor: "ready")
     children.append(app)
 
-    let cBin = buildBaselines(into: root.appendingPathComponent("baselines"))
-    var cServices: (app: Process, router: Process)?
-    if let cBin {
-        let cApp = try start(cBin + "/echo_service", [], address: bus.address, waitFor: "ready")
-        let router = try start(cBin + "/echo_service", ["org.perfanchors.Router", "org.perfanchors.Echo"], address: bus.address, waitFor: "ready")
-        children += [cApp, router]
-        cServices = (cApp, router)
-    }
+    let yardsticks = try Yardsticks(buildingInto: root.appendingPathComponent("yardsticks"))
+    let cApp = try yardsticks.startEchoServer(address: bus.address)
+    let router = try yardsticks.startEchoServer(address: bus.address, name: Yardsticks.routerName, forwardingTo: Yardsticks.echoName)
+    children += [cApp, router]
 
     let rounds = 5, perRound = 1_000
     print("dispatch-bench: private bus, waypost \(waypost)")
@@ -221,32 +217,28 @@ func main() async throws {
         let round = try await opens(client, count: perRound, target: 500)
         for (index, pid) in swiftProcesses.enumerated() { swiftCPU[index] += cpuMicroseconds(of: pid) - before[index] }
         open.samples += round.samples
-        guard let cBin, let cServices else { continue }
-        let cServers = [cServices.router.processIdentifier, cServices.app.processIdentifier, bus.pid]
+        let cServers = [router.processIdentifier, cApp.processIdentifier, bus.pid]
         let cBefore = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
-        let c = field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)", "org.perfanchors.Router", "Route"], address: bus.address)) ?? .nan
+        let warmUp = 200
+        let c = try yardsticks.meanMicroseconds(
+            calls: perRound, to: Yardsticks.routerName, method: "Route", warmUp: warmUp, address: bus.address)
         let cAfter = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
         for index in 0..<4 { cCPU[index] += cAfter[index] - cBefore[index] }
-        cCalls += perRound + 200  // rt_client makes 200 warm-up calls first
+        cCalls += perRound + warmUp  // the CPU figures include call-client's untimed calls
         twoHops.append(c)
-        oneHop.append(field("us_per_call", in: try runToEnd(cBin + "/rt_client", ["\(perRound)"], address: bus.address)) ?? .nan)
+        oneHop.append(try yardsticks.meanMicroseconds(calls: perRound, address: bus.address))
         ratios.append(round.mean / c)
     }
     print("Open → app acknowledged (Swift client, in process)  median \(format(open.median)) µs  p99 \(format(open.p99)) µs  mean \(format(open.mean)) µs  (\(rounds * perRound) sequential)")
-    if cBin != nil {
-        print("C libdbus: one method call            mean \(format(median(oneHop))) µs   (rt_client → echo_service; median of the rounds' means)")
-        print("C libdbus: two hops through a router  mean \(format(median(twoHops))) µs   (rt_client → router → echo_service; median of the rounds' means)")
-        print("ratio Open / C two hops: \(String(format: "%.2f", median(ratios)))x   (median of rounds: \(ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")))   target ≤ 1.20x")
-        print("ratio Open / C one call: \(String(format: "%.2f", open.mean / median(oneHop)))x")
-        func cpu(_ totals: [Double], per calls: Int) -> String {
-            cpuShares(totals.map { $0 / Double(calls) }, first: "client")
-        }
-        print("CPU µs per Open (Waypost):        " + cpu(swiftCPU, per: rounds * perRound))
-        print("CPU µs per two-hop call (C):      " + cpu(cCPU, per: cCalls) + "   (C client includes connecting)")
-    } else {
-        print("(no ../shared/baselines beside the project: C figures skipped)")
+    print("C libdbus: one method call            mean \(format(median(oneHop))) µs   (call-client → echo-server; median of the rounds' means)")
+    print("C libdbus: two hops through a router  mean \(format(median(twoHops))) µs   (call-client → router → echo-server; median of the rounds' means)")
+    print("ratio Open / C two hops: \(String(format: "%.2f", median(ratios)))x   (median of rounds: \(ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")))   target ≤ 1.30x")
+    print("ratio Open / C one call: \(String(format: "%.2f", open.mean / median(oneHop)))x")
+    func cpu(_ totals: [Double], per calls: Int) -> String {
+        cpuShares(totals.map { $0 / Double(calls) }, first: "client")
     }
-
+    print("CPU µs per Open (Waypost):        " + cpu(swiftCPU, per: rounds * perRound))
+    print("CPU µs per two-hop call (C):      " + cpu(cCPU, per: cCalls) + "   (C client includes connecting)")
     print("")
     let four = try await openThroughput(address: bus.address, clients: 4, window: 8, seconds: 3, scenes: scenes)
     let sequentialFour = try await openThroughput(address: bus.address, clients: 4, window: 1, seconds: 3, scenes: scenes)
@@ -255,9 +247,9 @@ func main() async throws {
     print("")
     let commands: [(label: String, path: String, arguments: [String], servers: [Int32])] =
         [("waypost open", waypost, ["open", link(preferredBy: 250)], [daemon.processIdentifier, app.processIdentifier, bus.pid])]
-        + (cServices.map { c in [("dbus-send (C) two hops", "/usr/bin/dbus-send",
-            ["--session", "--print-reply", "--dest=org.perfanchors.Router", "/org/perfanchors/Echo", "org.perfanchors.Echo.Route", "string:myscheme://hello"],
-            [c.router.processIdentifier, c.app.processIdentifier, bus.pid])] } ?? [])
+        + [("dbus-send (C) two hops", "/usr/bin/dbus-send",
+            ["--session", "--print-reply", "--dest=\(Yardsticks.routerName)", Yardsticks.path, "\(Yardsticks.interface).Route", "string:\(Yardsticks.argument)"],
+            [router.processIdentifier, cApp.processIdentifier, bus.pid])]
     let processes = try processTimes(commands, runs: 200, environment: environment)
     let whole = processes["waypost open"]!
     func cpu(_ each: [Double]) -> String { cpuShares(each, first: "process") }
