@@ -6,7 +6,7 @@ DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-b
                 shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi patchelf
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-instructions bench-open install uninstall clean
+.PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-instructions bench-message-building bench-open install uninstall clean
 
 all: build
 
@@ -103,6 +103,12 @@ bench-instructions: release
 	cd Benchmarks && $(SWIFT) build -c release --product dispatch-bench
 	Benchmarks/daemon-instructions.sh "$(CURDIR)/.build/release/waypost" \
 	  "$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/dispatch-bench" $(or $(N),2000)
+
+# libdbus's cost of making one OpenURL message: append iterators against one read of written bytes
+# (how the DBus module builds messages); installs valgrind when it is missing.
+bench-message-building: deps
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
+	Benchmarks/message-building.sh
 
 # gio open → the daemon → a running app, beside gio open straight to the app and to an Exec= entry.
 bench-open: deps release
