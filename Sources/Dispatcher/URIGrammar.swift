@@ -11,27 +11,20 @@ enum URIGrammar {
         if uri.utf8.count > maximumBytes {
             throw .invalidURI(uri, reason: "the URI is \(uri.utf8.count) bytes; at most \(maximumBytes) are accepted")
         }
-        // One pass over contiguous UTF-8: this runs for every link opened.
-        var contiguous = uri
-        let checked: Result<String, DispatchError> = contiguous.withUTF8 { bytes in
-            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != 0 else {
-                return .failure(.invalidURI(uri, reason: "it has no scheme (an absolute URI starts with one, like https: or myapp:)"))
-            }
-            let scheme = UnsafeBufferPointer(rebasing: bytes[..<colon])
-            guard isLetter(scheme[0]), scheme.allSatisfy(isSchemeByte) else {
-                return .failure(.invalidURI(uri, reason: "\"\(String(decoding: scheme, as: UTF8.self))\" is not a URI scheme"))
-            }
-            if let bad = bytes.first(where: { $0 <= 0x20 || $0 == 0x7F }) {
-                let hex = (bad < 0x10 ? "0" : "") + String(bad, radix: 16, uppercase: true)
-                return .failure(.invalidURI(uri, reason: "it contains the control or space byte 0x\(hex); write it as %\(hex)"))
-            }
-            // Scheme bytes are ASCII letters, digits, + - and .: setting 0x20 lowercases the letters only.
-            return .success(String(unsafeUninitializedCapacity: scheme.count) { lowered in
-                for (index, byte) in scheme.enumerated() { lowered[index] = isLetter(byte) ? byte | 0x20 : byte }
-                return scheme.count
-            })
+        let bytes = uri.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != bytes.startIndex else {
+            throw .invalidURI(uri, reason: "it has no scheme (an absolute URI starts with one, like https: or myapp:)")
         }
-        return try checked.get()
+        let scheme = bytes[..<colon]
+        guard isLetter(scheme[scheme.startIndex]), scheme.allSatisfy(isSchemeByte) else {
+            throw .invalidURI(uri, reason: "\"\(String(decoding: scheme, as: UTF8.self))\" is not a URI scheme")
+        }
+        if let bad = bytes.first(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            let hex = (bad < 0x10 ? "0" : "") + String(bad, radix: 16, uppercase: true)
+            throw .invalidURI(uri, reason: "it contains the control or space byte 0x\(hex); write it as %\(hex)")
+        }
+        // Scheme bytes are ASCII letters, digits, + - and .: setting 0x20 lowercases the letters only.
+        return String(decoding: scheme.lazy.map { isLetter($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {
