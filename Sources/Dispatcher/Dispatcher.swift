@@ -3,19 +3,11 @@ public import Desktop
 import Dispatch
 public import ExternalEvents
 public import Logging
+public import WaypostContract
 
 /// Where an event went, as `Open`, `ContinueActivity` and `Explain` report it.
 public struct Outcome: Sendable, Hashable {
-    public enum Action: String, Sendable, Hashable {
-        /// Delivered to an open scene.
-        case deliver
-        /// A running process created a new scene for it.
-        case create
-        /// The app was started, and the event routed once it declared its scenes.
-        case launch
-        /// No participating app handles it: the scheme's previous handler got it.
-        case fallback
-    }
+    public typealias Action = Contract.RoutingOutcome.Action
 
     public var action: Action
     public var appID: String
@@ -334,27 +326,26 @@ public actor Dispatcher {
         switch pending.event {
         case .url(let uri):
             _ = try await connection.call(
-                destination: process.owner, path: process.objectPath, interface: Contract.applicationInterface,
-                member: "OpenURL", scene, uri, platform, timeout: configuration.deliveryTimeout,
+                destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
+                member: Contract.Application1.openURL.name, scene, uri, platform, timeout: configuration.deliveryTimeout,
                 whileAwaiting: whileAwaiting)
         case .activity(let activity):
             _ = try await connection.call(
-                destination: process.owner, path: process.objectPath, interface: Contract.applicationInterface,
-                member: "ContinueUserActivity", scene, activity.type, pending.activity, platform,
+                destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
+                member: Contract.Application1.continueUserActivity.name, scene, activity.type, pending.activity, platform,
                 timeout: configuration.deliveryTimeout, whileAwaiting: whileAwaiting)
         }
     }
 
     private func createScene(_ declaration: String, for pending: PendingEvent, in process: AppProcess) async throws -> String {
-        var event = pending.activity
-        switch pending.event {
-        case .url(let uri): event = ["uri": .string(uri)]
-        case .activity(let activity): event["activity-type"] = .string(activity.type)
+        let event: Contract.SceneEvent = switch pending.event {
+        case .url(let uri): .url(uri)
+        case .activity(let activity): .activity(type: activity.type, activity: pending.activity)
         }
         let reply = try await connection.call(
             destination: process.owner, path: process.objectPath,
-            interface: Contract.applicationInterface, member: "CreateScene",
-            declaration, event, pending.platformData.variants, timeout: configuration.deliveryTimeout)
+            interface: Contract.Application1.interface, member: Contract.Application1.createScene.name,
+            declaration, event.variants, pending.platformData.variants, timeout: configuration.deliveryTimeout)
         return try reply.decode(String.self)
     }
 
@@ -493,8 +484,9 @@ public actor Dispatcher {
            (try? await connection.nameOwner(of: name)) != nil {
             do {
                 _ = try await connection.call(
-                    destination: name, path: Contract.applicationPath(forID: entry.id), interface: "org.freedesktop.Application",
-                    member: "Open", [uri], platformData.variants, timeout: configuration.deliveryTimeout)
+                    destination: name, path: Contract.FreedesktopApplication.objectPath(forApplicationID: entry.id),
+                    interface: Contract.FreedesktopApplication.interface, member: Contract.FreedesktopApplication.open.name,
+                    [uri], platformData.variants, timeout: configuration.deliveryTimeout)
                 return Outcome(action: .fallback, appID: entry.id, rule: "fallback", preface: "\(entry.id) does not take part in Waypost; it was sent org.freedesktop.Application.Open")
             } catch {
                 throw .deliveryFailed(uri, attempts: ["\(entry.id) refused org.freedesktop.Application.Open: \(error)"])
@@ -506,21 +498,5 @@ public actor Dispatcher {
             throw .launchFailed(app: entry.id, reason: error.description)
         }
         return Outcome(action: .fallback, appID: entry.id, rule: "fallback", preface: "\(entry.id) does not take part in Waypost; it was started with the link")
-    }
-}
-
-extension LaunchPlatformData {
-    /// As `platform_data` travels: `activation-token`, `desktop-startup-id`.
-    var variants: [String: Variant] {
-        var data: [String: Variant] = [:]
-        if let activationToken { data["activation-token"] = .string(activationToken) }
-        if let desktopStartupID { data["desktop-startup-id"] = .string(desktopStartupID) }
-        return data
-    }
-
-    init(_ variants: [String: Variant]) {
-        self.init(
-            activationToken: try? variants["activation-token"]?.decode(as: String.self),
-            desktopStartupID: try? variants["desktop-startup-id"]?.decode(as: String.self))
     }
 }
