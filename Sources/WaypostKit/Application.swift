@@ -2,6 +2,7 @@ public import ExternalEvents
 import DBus
 import Synchronization
 import Glibc
+import WaypostContract
 
 /// This process's id, part of generated scene ids (they must be unique across the app's processes).
 private let processID = getpid()
@@ -63,8 +64,8 @@ public final class Application: Sendable {
         }
         let changes: AsyncThrowingStream<NameOwnerChange, any Error>
         do {
-            try connection.export(ContractNames.applicationPath, interfaces: [applicationInterface])
-            changes = try await connection.nameOwnerChanges(for: ContractNames.busName)
+            try connection.export(Self.objectPath, interfaces: [applicationInterface])
+            changes = try await connection.nameOwnerChanges(for: Contract.busName)
         } catch {
             connection.close()
             throw .busUnavailable(address: busAddress ?? "DBUS_SESSION_BUS_ADDRESS", reason: "\(error)")
@@ -234,7 +235,7 @@ public final class Application: Sendable {
             }
             // The scenes opened so far are known: a link held for this launch may take one of them.
             if state.withLock({ $0.needsReadyAnnouncement }) {
-                try await call("Ready")
+                try await call(Contract.Dispatcher1.ready)
                 state.withLock { $0.needsReadyAnnouncement = false }
             }
             state.withLock { state in
@@ -262,20 +263,20 @@ public final class Application: Sendable {
         guard let connection = state.withLock({ $0.connection }) else { throw .notStarted(appID: id) }
         let owner: BusName
         do {
-            var found = try await connection.nameOwner(of: ContractNames.busName)
+            var found = try await connection.nameOwner(of: Contract.busName)
             if found == nil {
                 // Activation: the bus starts the dispatcher from its service file.
                 _ = try await connection.call(
                     destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                    member: "StartServiceByName", ContractNames.busName.rawValue, UInt32(0), timeout: .seconds(25))
-                found = try await connection.nameOwner(of: ContractNames.busName)
+                    member: "StartServiceByName", Contract.busName.rawValue, UInt32(0), timeout: .seconds(25))
+                found = try await connection.nameOwner(of: Contract.busName)
             }
             guard let found else {
-                throw BusError(.serviceUnknown, "\(ContractNames.busName) started but has no owner")
+                throw BusError(.serviceUnknown, "\(Contract.busName) started but has no owner")
             }
             owner = found
         } catch {
-            throw Self.refusal("finding \(ContractNames.busName)", error)
+            throw Self.refusal("finding \(Contract.busName)", error)
         }
         state.withLock { state in
             state.dispatcher = owner
@@ -283,33 +284,33 @@ public final class Application: Sendable {
             state.needsReadyAnnouncement = true
             state.sent = [:]
         }
-        let options: [String: Variant] = ["single-scene": .boolean(isSingleScene), "announces-ready": .boolean(true)]
-        try await call("RegisterApplication", id, ContractNames.applicationPath, options)
-        try await call("DeclareScenes", declarations.map { Structure(($0.id, Self.properties(of: $0))) })
+        let options = Contract.RegistrationOptions(singleScene: isSingleScene, announcesReady: true)
+        try await call(Contract.Dispatcher1.registerApplication, id, Self.objectPath, options.variants)
+        try await call(Contract.Dispatcher1.declareScenes, declarations.map(\.contractDeclaration.structure))
     }
 
     private func send(_ step: SyncStep) async throws(WaypostError) {
         switch step {
-        case .remove(let scene): try await call("RemoveScene", scene)
-        case .add(let scene, let declaration, _): try await call("AddScene", scene, declaration)
-        case .activate(let scene, _): try await call("ActivateScene", scene)
+        case .remove(let scene): try await call(Contract.Dispatcher1.removeScene, scene)
+        case .add(let scene, let declaration, _): try await call(Contract.Dispatcher1.addScene, scene, declaration)
+        case .activate(let scene, _): try await call(Contract.Dispatcher1.activateScene, scene)
         case .setModifiers(let scene, let modifiers):
-            try await call("SetExternalEvents", scene, modifiers.map { Structure(($0.preferring.conditions, $0.allowing.conditions)) })
+            try await call(Contract.Dispatcher1.setExternalEvents, scene, modifiers.map(\.contractModifier.structure))
         }
     }
 
     /// Every call to the dispatcher goes through here, to the instance registered with.
-    private func call<each Argument: BusValue>(_ member: MemberName, _ arguments: repeat each Argument) async throws(WaypostError) {
+    private func call<each Argument: BusValue>(_ member: Contract.Member, _ arguments: repeat each Argument) async throws(WaypostError) {
         guard let (connection, owner) = state.withLock({ state in state.connection.flatMap { c in state.dispatcher.map { (c, $0) } } })
         else { throw .notStarted(appID: id) }
         do {
             _ = try await connection.call(
-                destination: owner, path: ContractNames.objectPath, interface: ContractNames.dispatcherInterface,
-                member: member, repeat each arguments, timeout: .seconds(10))
+                destination: owner, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                member: member.name, repeat each arguments, timeout: .seconds(10))
         } catch {
-            throw Self.refusal(member.rawValue, error)
+            throw Self.refusal(member.name.rawValue, error)
         }
-        state.withLock { $0.calls[member.rawValue, default: 0] += 1 }
+        state.withLock { $0.calls[member.name.rawValue, default: 0] += 1 }
     }
 
     private static func refusal(_ call: String, _ error: any Error) -> WaypostError {
@@ -324,21 +325,8 @@ public final class Application: Sendable {
         guard case .dispatcherRefused(_, let name, _) = error else { return false }
         let gone: Set<String> = [
             ErrorName.serviceUnknown.rawValue, ErrorName.nameHasNoOwner.rawValue, ErrorName.noReply.rawValue,
-            ErrorName.disconnected.rawValue, "io.waypost.Error.NotRegistered",
+            ErrorName.disconnected.rawValue, Contract.Failure.notRegistered.errorName.rawValue,
         ]
         return gone.contains(name)
-    }
-
-    static func properties(of declaration: SceneDeclaration) -> [String: Variant] {
-        switch declaration.kind {
-        case .windowGroup(let matching):
-            var properties: [String: Variant] = ["kind": "window-group"]
-            if let matching { properties["matching"] = Variant(matching.conditions) }
-            return properties
-        case .documentGroup(let types, let matching):
-            var properties: [String: Variant] = ["kind": "document-group", "content-types": Variant(types)]
-            if let matching { properties["matching"] = Variant(matching.conditions) }
-            return properties
-        }
     }
 }
