@@ -47,8 +47,9 @@ let package = Package(
         // The desktop layer over GIO: content types (and later desktop entries, mimeapps, launching).
         .target(name: "Desktop", dependencies: ["CGIO", "ExternalEvents"], swiftSettings: strict),
 
-        // The D-Bus contract of dbus/*.xml as Swift, once: names, members, errors, a{sv} keys and codecs.
-        .target(name: "WaypostContract", dependencies: ["DBus"], swiftSettings: strict),
+        // The D-Bus contract of dbus/*.xml as Swift, once: names, members, errors, a{sv} keys and codecs
+        // (to and from the routing core's declarations, modifiers and activities).
+        .target(name: "WaypostContract", dependencies: ["DBus", "ExternalEvents"], swiftSettings: strict),
 
         // The daemon's logic: registry, routing over live scenes, delivery, launches, fallbacks.
         .target(

@@ -3,8 +3,8 @@ import Desktop
 import ExternalEvents
 import WaypostContract
 
-// The daemon's types as the contract's dictionaries carry them (WaypostContract owns the keys and
-// their types; this file only maps them onto the routing core's types and back).
+// The daemon's own types as the contract's dictionaries carry them (WaypostContract owns the keys,
+// their types, and the routing core's declarations, modifiers and activities).
 
 extension LaunchPlatformData {
     /// As `platform_data` travels.
@@ -15,42 +15,6 @@ extension LaunchPlatformData {
     init(_ variants: [String: Variant]) {
         let data = Contract.PlatformData(variants)
         self.init(activationToken: data.activationToken, desktopStartupID: data.desktopStartupID)
-    }
-}
-
-extension SceneDeclaration {
-    /// A declaration as `DeclareScenes` sent it.
-    init(_ declaration: Contract.Declaration) {
-        let matching = declaration.matching.map { ConditionSet($0) }
-        switch declaration.kind {
-        case .windowGroup: self = .windowGroup(declaration.id, matching: matching)
-        case .documentGroup: self = .documentGroup(declaration.id, contentTypes: declaration.contentTypes, matching: matching)
-        }
-    }
-
-    /// As `Status` reports it.
-    var contractDeclaration: Contract.Declaration {
-        switch kind {
-        case .windowGroup(let matching):
-            Contract.Declaration(id: id, kind: .windowGroup, matching: matching?.conditions)
-        case .documentGroup(let types, let matching):
-            Contract.Declaration(id: id, kind: .documentGroup, matching: matching?.conditions, contentTypes: types)
-        }
-    }
-}
-
-extension UserActivity {
-    /// An activity of `type` as `ContinueActivity` sent its details.
-    init(type: String, _ details: Contract.ActivityDetails) {
-        self.init(
-            type: type, targetContentIdentifier: details.targetContentIdentifier, webpageURL: details.webpageURL,
-            title: details.title, userInfo: details.userInfoText)
-    }
-}
-
-extension EventPreference {
-    init(_ modifier: Contract.Modifier) {
-        self.init(preferring: ConditionSet(modifier.preferring), allowing: ConditionSet(modifier.allowing))
     }
 }
 
@@ -67,7 +31,7 @@ extension AppProcess {
     var status: Contract.ProcessStatus {
         Contract.ProcessStatus(
             appID: appID, owner: owner.rawValue, pid: pid, objectPath: objectPath, singleScene: singleScene,
-            declarations: (declarations ?? []).map(\.contractDeclaration))
+            declarations: (declarations ?? []).map(Contract.Declaration.init))
     }
 }
 
@@ -75,7 +39,7 @@ extension SceneRecord {
     var status: Contract.SceneStatus {
         Contract.SceneStatus(
             appID: appID, sceneID: scene.id, declarationID: scene.declaration, owner: owner,
-            modifiers: scene.modifiers.map { Contract.Modifier(preferring: $0.preferring.conditions, allowing: $0.allowing.conditions) })
+            modifiers: scene.modifiers.map(Contract.Modifier.init))
     }
 }
 

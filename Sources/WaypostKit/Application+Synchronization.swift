@@ -133,7 +133,7 @@ extension Application {
         }
         let options = Contract.RegistrationOptions(singleScene: isSingleScene, announcesReady: true)
         try await call(Contract.Dispatcher1.registerApplication, id, Self.objectPath, options.variants)
-        try await call(Contract.Dispatcher1.declareScenes, declarations.map(\.contractDeclaration.structure))
+        try await call(Contract.Dispatcher1.declareScenes, declarations.map { Contract.Declaration($0).structure })
     }
 
     private func send(_ step: SyncStep) async throws(WaypostError) {
@@ -142,7 +142,7 @@ extension Application {
         case .add(let scene, let declaration, _): try await call(Contract.Dispatcher1.addScene, scene, declaration)
         case .activate(let scene, _): try await call(Contract.Dispatcher1.activateScene, scene)
         case .setModifiers(let scene, let modifiers):
-            try await call(Contract.Dispatcher1.setExternalEvents, scene, modifiers.map(\.contractModifier.structure))
+            try await call(Contract.Dispatcher1.setExternalEvents, scene, modifiers.map { Contract.Modifier($0).structure })
         }
     }
 

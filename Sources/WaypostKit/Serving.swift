@@ -115,10 +115,7 @@ extension Application {
     }
 
     static func activity(_ type: String, _ activity: [String: Variant]) throws(BusError) -> UserActivity {
-        let details = try readable { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
-        return UserActivity(
-            type: type, targetContentIdentifier: details.targetContentIdentifier, webpageURL: details.webpageURL,
-            title: details.title, userInfo: details.userInfoText)
+        UserActivity(type: type, try readable { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) })
     }
 
     /// A dictionary from the dispatcher that breaks the contract is refused as `InvalidArgument`.

@@ -1,4 +1,5 @@
 import DBus
+import ExternalEvents
 import Foundation
 import TestSupport
 import Testing
@@ -128,6 +129,27 @@ struct ContractTests {
             modifiers: [Contract.Modifier(preferring: ["a"], allowing: ["*"])])
         check(scene.variants, declared: Contract.Dispatcher1.status.results[1].keys, "scenes")
         #expect(try Contract.SceneStatus(scene.variants) == scene)
+    }
+
+    @Test("the routing core's declarations, modifiers and activities travel as the contract says and come back equal")
+    func routingCoreValues() throws {
+        let declarations: [SceneDeclaration] = [
+            .windowGroup("browser"), .windowGroup("photo", matching: ConditionSet(["photoIdentifier="])),
+            .windowGroup("never", matching: ConditionSet([])),
+            .documentGroup("editor", contentTypes: ["text/markdown"], matching: ConditionSet(["notes://"])),
+        ]
+        for declaration in declarations {
+            let sent = Contract.Declaration(declaration).structure
+            #expect(SceneDeclaration(try Contract.Declaration(sent)) == declaration)
+        }
+        // An absent "matching" is no modifier; an empty one is a modifier that never matches.
+        #expect(Contract.Declaration(declarations[0]).structure.fields.1["matching"] == nil)
+        #expect(Contract.Declaration(declarations[2]).structure.fields.1["matching"] == Variant([String]()))
+        let modifier = EventPreference(preferring: ConditionSet(["a"]), allowing: ConditionSet(["*"]))
+        #expect(EventPreference(Contract.Modifier(modifier)) == modifier)
+        let details = Contract.ActivityDetails(targetContentIdentifier: "contact/42", title: "Ada", userInfo: ["id": "42", "n": 7])
+        #expect(UserActivity(type: "org.example.show", try Contract.ActivityDetails(details.variants)) == UserActivity(
+            type: "org.example.show", targetContentIdentifier: "contact/42", title: "Ada", userInfo: ["id": "42", "n": "7"]))
     }
 
     @Test("a dictionary that breaks the contract is refused naming the key and the value")
