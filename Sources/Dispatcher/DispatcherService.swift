@@ -122,7 +122,7 @@ public final class DispatcherService: Sendable {
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
             ],
-            signals: [SignalDeclaration(Members.routed.name, arguments: Members.routed.arguments.map(\.argument))])
+            signals: [Members.routed.signalDeclaration])
     }
 
     // MARK: org.freedesktop.Application (how GIO openers reach a DBusActivatable entry)
@@ -181,9 +181,7 @@ public final class DispatcherService: Sendable {
     private func method(
         _ member: Contract.Member, _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
-        Method(
-            member.name, arguments: member.arguments.map(\.argument), returns: member.results.map(\.argument)
-        ) { call in
+        member.exported { call in
             do { return try await handler(call) } catch let error as DispatchError {
                 self.logger.notice("\(call.member) from \(call.sender): \(error.busError.name): \(error)")
                 throw error.busError

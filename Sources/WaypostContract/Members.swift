@@ -14,6 +14,18 @@ extension Contract {
         /// What a method returns.
         public let results: [Parameter]
 
+        /// A method exported as declared here, answered by `handler`.
+        public func exported(
+            _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
+        ) -> Method {
+            Method(name, arguments: arguments.map(\.argument), returns: results.map(\.argument), handler: handler)
+        }
+
+        /// A signal declared for introspection as declared here.
+        public var signalDeclaration: SignalDeclaration {
+            SignalDeclaration(name, arguments: arguments.map(\.argument))
+        }
+
         static func method(_ name: MemberName, in arguments: [Parameter] = [], out results: [Parameter] = []) -> Member {
             Member(kind: .method, name: name, arguments: arguments, results: results)
         }

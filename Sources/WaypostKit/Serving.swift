@@ -17,14 +17,14 @@ extension Application {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.openURL) { [weak self] call in
+                Members.openURL.exported { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
                     let (scene, uri, platform) = try call.arguments(String.self, String.self, [String: Variant].self)
                     try await deliver(.url(uri), toScene: scene, context: Self.context(platform))
                     return try call.reply()
                 },
-                method(Members.continueUserActivity) { [weak self] call in
+                Members.continueUserActivity.exported { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
                     let (scene, type, activity, platform) = try call.arguments(
@@ -32,7 +32,7 @@ extension Application {
                     try await deliver(.activity(Self.activity(type, activity)), toScene: scene, context: Self.context(platform))
                     return try call.reply()
                 },
-                method(Members.createScene) { [weak self] call in
+                Members.createScene.exported { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
                     let (declarationID, event, platform) = try call.arguments(
@@ -41,12 +41,6 @@ extension Application {
                     return try call.reply(scene)
                 },
             ])
-    }
-
-    private func method(
-        _ member: Contract.Member, _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
-    ) -> Method {
-        Method(member.name, arguments: member.arguments.map(\.argument), returns: member.results.map(\.argument), handler: handler)
     }
 
     private func checkCaller(_ call: MethodCall) throws {
