@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ExternalEvents", targets: ["ExternalEvents"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "Desktop", targets: ["Desktop"]),
+        .library(name: "WaypostContract", targets: ["WaypostContract"]),
         .library(name: "WaypostKit", targets: ["WaypostKit"]),
         .executable(name: "waypost", targets: ["waypost"]),
     ],
@@ -46,18 +47,22 @@ let package = Package(
         // The desktop layer over GIO: content types (and later desktop entries, mimeapps, launching).
         .target(name: "Desktop", dependencies: ["CGIO", "ExternalEvents"], swiftSettings: strict),
 
+        // The D-Bus contract of dbus/*.xml as Swift, once: names, members, errors, a{sv} keys and codecs
+        // (to and from the routing core's declarations, modifiers and activities).
+        .target(name: "WaypostContract", dependencies: ["DBus", "ExternalEvents"], swiftSettings: strict),
+
         // The daemon's logic: registry, routing over live scenes, delivery, launches, fallbacks.
         .target(
             name: "Dispatcher",
             dependencies: [
-                "ExternalEvents", "DBus", "Desktop",
+                "ExternalEvents", "DBus", "Desktop", "WaypostContract",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
 
         // The client library participating apps use: declarations, scenes, handlers, kept in step
         // with the dispatcher. It speaks the contract in dbus/ and never imports the daemon.
-        .target(name: "WaypostKit", dependencies: ["ExternalEvents", "DBus"], swiftSettings: strict),
+        .target(name: "WaypostKit", dependencies: ["ExternalEvents", "DBus", "WaypostContract"], swiftSettings: strict),
 
         // Desktop integration: the handler's files, handing schemes over in mimeapps.list, doctor.
         .target(name: "Installation", dependencies: ["Desktop"], swiftSettings: strict),
@@ -66,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "waypost",
             dependencies: [
-                "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation",
+                "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "WaypostContract",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -94,7 +99,7 @@ let package = Package(
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "TestSupport", "waypost"],
+            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "TestSupport", "WaypostContract", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(

@@ -1,5 +1,8 @@
+import DBus
+public import WaypostContract
+
 /// Why the dispatcher refused a request or could not deliver an event. Each case carries the
-/// offending value; `name` is the D-Bus error name (`io.waypost.Error.<Name>`) callers receive.
+/// offending value; `failure` names it in the contract (`io.waypost.Error.<Name>`) as callers receive it.
 public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidURI(String, reason: String)
     case invalidArgument(String, reason: String)
@@ -15,24 +18,27 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case launchFailed(app: String, reason: String)
     case timeout(app: String, waitedFor: String, seconds: Double)
 
-    /// The last component of the D-Bus error name.
-    public var name: String {
+    /// The contract's name for this failure, `io.waypost.Error.<Name>` on the bus.
+    public var failure: Contract.Failure {
         switch self {
-        case .invalidURI: "InvalidURI"
-        case .invalidArgument: "InvalidArgument"
-        case .noHandler: "NoHandler"
-        case .unknownApplication: "UnknownApplication"
-        case .notRegistered: "NotRegistered"
-        case .notOwner: "NotOwner"
-        case .unknownScene: "UnknownScene"
-        case .unknownDeclaration: "UnknownDeclaration"
-        case .sceneExists: "SceneExists"
-        case .programMismatch: "ProgramMismatch"
-        case .deliveryFailed: "DeliveryFailed"
-        case .launchFailed: "LaunchFailed"
-        case .timeout: "Timeout"
+        case .invalidURI: .invalidURI
+        case .invalidArgument: .invalidArgument
+        case .noHandler: .noHandler
+        case .unknownApplication: .unknownApplication
+        case .notRegistered: .notRegistered
+        case .notOwner: .notOwner
+        case .unknownScene: .unknownScene
+        case .unknownDeclaration: .unknownDeclaration
+        case .sceneExists: .sceneExists
+        case .programMismatch: .programMismatch
+        case .deliveryFailed: .deliveryFailed
+        case .launchFailed: .launchFailed
+        case .timeout: .timeout
         }
     }
+
+    /// As the caller receives it on the bus.
+    var busError: BusError { BusError(failure.errorName, description) }
 
     public var description: String {
         switch self {

@@ -3,6 +3,7 @@ import Desktop
 import ExternalEvents
 public import Logging
 import Synchronization
+import WaypostContract
 
 /// The daemon on the bus: serves `io.waypost.Dispatcher1` and `org.freedesktop.Application` at
 /// `/io/waypost/Dispatcher`, turns their arguments into `Dispatcher` calls, watches registered
@@ -39,57 +40,55 @@ public final class DispatcherService: Sendable {
     // MARK: io.waypost.Dispatcher1
 
     private var dispatcherInterface: Interface {
-        Interface(
-            Contract.dispatcherInterface,
+        typealias Members = Contract.Dispatcher1
+        return Interface(
+            Members.interface,
             methods: [
-                method("RegisterApplication", in: [("app_id", "s"), ("object_path", "o"), ("options", "a{sv}")]) { call in
-                    let (appID, path, options) = try call.arguments(String.self, ObjectPath.self, [String: Variant].self)
-                    let singleScene = try Self.option(options, "single-scene", default: false)
-                    let announcesReady = try Self.option(options, "announces-ready", default: false)
+                method(Members.registerApplication) { call in
+                    let (appID, path, raw) = try call.arguments(String.self, ObjectPath.self, [String: Variant].self)
+                    let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.RegistrationOptions(raw) }
                     try await self.dispatcher.register(
-                        caller: call.sender, appID: appID, objectPath: path, singleScene: singleScene,
-                        announcesReady: announcesReady)
+                        caller: call.sender, appID: appID, objectPath: path, singleScene: options.singleScene,
+                        announcesReady: options.announcesReady)
                     await self.forgetWhenGone(call.sender)
                     return try call.reply()
                 },
-                method("DeclareScenes", in: [("declarations", "a(sa{sv})")]) { call in
+                method(Members.declareScenes) { call in
                     let (raw) = try call.arguments([Structure<String, [String: Variant]>].self)
                     let declarations = try raw.map { entry throws(DispatchError) in
-                        let (id, properties) = entry.fields
-                        return try Self.declaration(id, properties)
+                        try Self.decode("declaration \"\(entry.fields.0)\"") { () throws(Contract.KeyError) in
+                            SceneDeclaration(try Contract.Declaration(entry))
+                        }
                     }
                     try await self.dispatcher.declare(caller: call.sender.rawValue, declarations)
                     return try call.reply()
                 },
-                method("Ready") { call in
+                method(Members.ready) { call in
                     try await self.dispatcher.ready(caller: call.sender.rawValue)
                     return try call.reply()
                 },
-                method("AddScene", in: [("scene_id", "s"), ("declaration_id", "s")]) { call in
+                method(Members.addScene) { call in
                     let (scene, declaration) = try call.arguments(String.self, String.self)
                     try await self.dispatcher.addScene(caller: call.sender.rawValue, scene: scene, declaration: declaration)
                     return try call.reply()
                 },
-                method("RemoveScene", in: [("scene_id", "s")]) { call in
+                method(Members.removeScene) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.removeScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                method("ActivateScene", in: [("scene_id", "s")]) { call in
+                method(Members.activateScene) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.activateScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                method("SetExternalEvents", in: [("scene_id", "s"), ("modifiers", "a(asas)")]) { call in
+                method(Members.setExternalEvents) { call in
                     let (scene, raw) = try call.arguments(String.self, [Structure<[String], [String]>].self)
-                    let modifiers = raw.map { entry in
-                        let (preferring, allowing) = entry.fields
-                        return EventPreference(preferring: ConditionSet(preferring), allowing: ConditionSet(allowing))
-                    }
+                    let modifiers = raw.map { EventPreference(Contract.Modifier($0)) }
                     try await self.dispatcher.setModifiers(caller: call.sender.rawValue, scene: scene, modifiers)
                     return try call.reply()
                 },
-                method("Open", in: [("uri", "s"), ("platform_data", "a{sv}")], out: [("outcome", "a{sv}")]) { call in
+                method(Members.open) { call in
                     let (uri, platform) = try call.arguments(String.self, [String: Variant].self)
                     let answer = PreparedAnswer(call)
                     let outcome = try await self.routed(uri) { () async throws(DispatchError) in
@@ -97,48 +96,47 @@ public final class DispatcherService: Sendable {
                     }
                     return try answer.reply(to: outcome)
                 },
-                method(
-                    "ContinueActivity", in: [("activity_type", "s"), ("activity", "a{sv}"), ("platform_data", "a{sv}")],
-                    out: [("outcome", "a{sv}")]
-                ) { call in
+                method(Members.continueActivity) { call in
                     let (type, activity, platform) = try call.arguments(String.self, [String: Variant].self, [String: Variant].self)
-                    let userActivity = try Self.activity(type, activity)
+                    let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
+                    let userActivity = UserActivity(type: type, details)
                     let outcome = try await self.routed("activity:\(type)") { () async throws(DispatchError) in
                         try await self.dispatcher.continueActivity(
                             userActivity, raw: activity, platformData: LaunchPlatformData(platform))
                     }
-                    return try call.reply(Self.variants(outcome, reason: false))
+                    return try call.reply(outcome.contractOutcome(reason: false).variants)
                 },
-                method("Explain", in: [("uri", "s")], out: [("outcome", "a{sv}")]) { call in
+                method(Members.explain) { call in
                     let (uri) = try call.arguments(String.self)
                     do {
-                        return try call.reply(Self.variants(try await self.dispatcher.explain(uri), reason: true))
+                        return try call.reply(try await self.dispatcher.explain(uri).contractOutcome(reason: true).variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method("MonitorRouted") { call in
+                method(Members.monitorRouted) { call in
                     let added = self.monitors.withLock { $0.insert(call.sender).inserted }
                     if added { await self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
-                method("Status", out: [("processes", "aa{sv}"), ("scenes", "aa{sv}")]) { call in
+                method(Members.status) { call in
                     let (processes, scenes) = await self.dispatcher.status
-                    return try call.reply(processes.map(Self.variants), scenes.map(Self.variants))
+                    return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
             ],
-            signals: [SignalDeclaration("Routed", arguments: [Argument("event", "s"), Argument("outcome", "a{sv}")])])
+            signals: [Members.routed.signalDeclaration])
     }
 
     // MARK: org.freedesktop.Application (how GIO openers reach a DBusActivatable entry)
 
     private var freedesktopApplication: Interface {
-        Interface(
-            Contract.freedesktopApplication,
+        typealias Members = Contract.FreedesktopApplication
+        return Interface(
+            Members.interface,
             methods: [
-                method("Activate", in: [("platform_data", "a{sv}")]) { call in
+                method(Members.activate) { call in
                     // Nothing to show: the dispatcher has no window. Activation only starts it.
                     try call.reply()
                 },
-                method("Open", in: [("uris", "as"), ("platform_data", "a{sv}")]) { call in
+                method(Members.open) { call in
                     let (uris, platform) = try call.arguments([String].self, [String: Variant].self)
                     var failures: [String] = []
                     for uri in uris {
@@ -159,7 +157,7 @@ public final class DispatcherService: Sendable {
                     }
                     return try call.reply()
                 },
-                method("ActivateAction", in: [("action_name", "s"), ("parameter", "av"), ("platform_data", "a{sv}")]) { call in
+                method(Members.activateAction) { call in
                     let (action) = try call.arguments(String.self)
                     throw BusError(.notSupported, "the dispatcher has no action \"\(action)\"")
                 },
@@ -178,18 +176,24 @@ public final class DispatcherService: Sendable {
             [String: Variant](), Int32(-1))
     }
 
+    /// The member as the contract declares it, answered by `handler`; a `DispatchError` reaches the
+    /// caller under its contract name.
     private func method(
-        _ name: MemberName, in arguments: [(String, Signature)] = [], out returns: [(String, Signature)] = [],
-        _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
+        _ member: Contract.Member, _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
-        Method(
-            name, arguments: arguments.map { Argument($0.0, $0.1) }, returns: returns.map { Argument($0.0, $0.1) }
-        ) { call in
+        member.exported { call in
             do { return try await handler(call) } catch let error as DispatchError {
                 self.logger.notice("\(call.member) from \(call.sender): \(error.busError.name): \(error)")
                 throw error.busError
             }
         }
+    }
+
+    /// Reads a dictionary argument; one that breaks the contract is the caller's `InvalidArgument`.
+    private static func decode<Value>(
+        _ argument: @autoclosure () -> String, _ read: () throws(Contract.KeyError) -> Value
+    ) throws(DispatchError) -> Value {
+        do { return try read() } catch { throw DispatchError(error, in: argument()) }
     }
 
     /// Runs one routing and reports it with `Routed` and in the log.
@@ -201,22 +205,26 @@ public final class DispatcherService: Sendable {
         do {
             let outcome = try await route()
             if monitored {
-                var report = Self.variants(outcome, reason: true)
+                var report = outcome.contractOutcome(reason: true)
                 let elapsed = ContinuousClock.now - started
-                report["micros"] = .uint64(UInt64(elapsed.components.seconds) * 1_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000))
-                try? connection.emit(path: Contract.objectPath, interface: Contract.dispatcherInterface, member: "Routed", event, report)
+                report.micros = UInt64(elapsed.components.seconds) * 1_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000)
+                emitRouted(event, report)
             }
             logger.info("\(DispatchError.abbreviated(event)) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule)]")
             return outcome
         } catch {
             if monitored {
-                try? connection.emit(
-                    path: Contract.objectPath, interface: Contract.dispatcherInterface, member: "Routed", event,
-                    ["error": Variant.string(error.busError.name.rawValue), "reason": .string(error.description)])
+                emitRouted(event, Contract.RoutingOutcome(reason: error.description, error: error.busError.name.rawValue))
             }
             logger.notice("\(DispatchError.abbreviated(event)) not delivered: \(error)")
             throw error.busError
         }
+    }
+
+    private func emitRouted(_ event: String, _ report: Contract.RoutingOutcome) {
+        try? connection.emit(
+            path: Contract.objectPath, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.routed.name,
+            event, report.variants)
     }
 
     /// Watches a connection that registered or monitors: once it leaves the bus, its process and
@@ -247,77 +255,6 @@ public final class DispatcherService: Sendable {
             }
         }
     }
-
-    static func option<Value: BusValue>(_ options: [String: Variant], _ key: String, default value: Value) throws(DispatchError) -> Value {
-        guard let variant = options[key] else { return value }
-        do { return try variant.decode(as: Value.self) } catch {
-            throw .invalidArgument(key, reason: "option \"\(key)\" must be of type \(Value.busSignature), not \(variant.signature)")
-        }
-    }
-
-    static func declaration(_ id: String, _ properties: [String: Variant]) throws(DispatchError) -> SceneDeclaration {
-        let kind: String = try option(properties, "kind", default: "")
-        let matching: [String]? = try properties["matching"] == nil ? nil : option(properties, "matching", default: [String]())
-        switch kind {
-        case "window-group":
-            return .windowGroup(id, matching: matching.map { ConditionSet($0) })
-        case "document-group":
-            let types: [String] = try option(properties, "content-types", default: [])
-            return .documentGroup(id, contentTypes: types, matching: matching.map { ConditionSet($0) })
-        default:
-            throw .invalidArgument(kind, reason: "declaration \"\(id)\" has kind \"\(kind)\"; expected window-group or document-group")
-        }
-    }
-
-    static func activity(_ type: String, _ activity: [String: Variant]) throws(DispatchError) -> UserActivity {
-        let target: String? = try activity["target-content-identifier"] == nil ? nil : option(activity, "target-content-identifier", default: "")
-        let webpage: String? = try activity["webpage-url"] == nil ? nil : option(activity, "webpage-url", default: "")
-        let title: String? = try activity["title"] == nil ? nil : option(activity, "title", default: "")
-        let userInfo: [String: Variant] = try option(activity, "user-info", default: [:])
-        return UserActivity(
-            type: type, targetContentIdentifier: target, webpageURL: webpage, title: title,
-            userInfo: userInfo.mapValues(\.description))
-    }
-
-    static func variants(_ outcome: Outcome, reason: Bool) -> [String: Variant] {
-        var result: [String: Variant] = [
-            "action": .string(outcome.action.rawValue), "app-id": .string(outcome.appID), "rule": .string(outcome.rule),
-        ]
-        if reason { result["reason"] = .string(outcome.reason) }
-        if let scene = outcome.sceneID { result["scene-id"] = .string(scene) }
-        if let declaration = outcome.declarationID { result["declaration-id"] = .string(declaration) }
-        return result
-    }
-
-    static func variants(_ process: AppProcess) -> [String: Variant] {
-        [
-            "app-id": .string(process.appID), "owner": .string(process.owner.rawValue), "pid": .uint32(process.pid),
-            "object-path": .objectPath(process.objectPath),
-            "single-scene": .boolean(process.singleScene),
-            "declarations": Variant((process.declarations ?? []).map { Structure((($0.id), declarationProperties($0))) }),
-        ]
-    }
-
-    static func variants(_ record: SceneRecord) -> [String: Variant] {
-        [
-            "app-id": .string(record.appID), "scene-id": .string(record.scene.id),
-            "declaration-id": .string(record.scene.declaration), "owner": .string(record.owner),
-            "modifiers": Variant(record.scene.modifiers.map { Structure(($0.preferring.conditions, $0.allowing.conditions)) }),
-        ]
-    }
-
-    static func declarationProperties(_ declaration: SceneDeclaration) -> [String: Variant] {
-        switch declaration.kind {
-        case .windowGroup(let matching):
-            var properties: [String: Variant] = ["kind": .string("window-group")]
-            if let matching { properties["matching"] = Variant(matching.conditions) }
-            return properties
-        case .documentGroup(let types, let matching):
-            var properties: [String: Variant] = ["kind": .string("document-group"), "content-types": Variant(types)]
-            if let matching { properties["matching"] = Variant(matching.conditions) }
-            return properties
-        }
-    }
 }
 
 /// The reply to an `Open`, made while the app handles the link (`Dispatcher.open`'s `prepare`), so
@@ -329,13 +266,13 @@ private final class PreparedAnswer: Sendable {
     init(_ call: MethodCall) { self.call = call }
 
     func prepare(_ outcome: Outcome) {
-        guard let reply = try? call.reply(DispatcherService.variants(outcome, reason: false)) else { return }
+        guard let reply = try? call.reply(outcome.contractOutcome(reason: false).variants) else { return }
         prepared.withLock { $0 = (outcome, reply) }
     }
 
     /// The prepared reply when it was made for this very outcome, a new one otherwise.
     func reply(to outcome: Outcome) throws -> Reply {
         if let prepared = prepared.withLock({ $0 }), prepared.outcome == outcome { return prepared.reply }
-        return try call.reply(DispatcherService.variants(outcome, reason: false))
+        return try call.reply(outcome.contractOutcome(reason: false).variants)
     }
 }

@@ -1,6 +1,7 @@
 import DBus
 import ExternalEvents
 import Synchronization
+import WaypostContract
 
 /// The app's side of the contract: `io.waypost.Application1`, answered from the open scenes.
 ///
@@ -8,27 +9,22 @@ import Synchronization
 /// app has closed, or one the scene has no handler for, is refused with an error, so the
 /// dispatcher falls through to the next destination the rules allow and it is never lost.
 extension Application {
+    /// Where each process serves `io.waypost.Application1` (it names the path when it registers).
+    static let objectPath: ObjectPath = "/io/waypost/Application"
+
     var applicationInterface: Interface {
-        Interface(
-            ContractNames.applicationInterface,
+        typealias Members = Contract.Application1
+        return Interface(
+            Members.interface,
             methods: [
-                Method(
-                    "OpenURL",
-                    arguments: [Argument("scene_id", "s"), Argument("uri", "s"), Argument("platform_data", "a{sv}")]
-                ) { [weak self] call in
+                Members.openURL.exported { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
                     let (scene, uri, platform) = try call.arguments(String.self, String.self, [String: Variant].self)
                     try await deliver(.url(uri), toScene: scene, context: Self.context(platform))
                     return try call.reply()
                 },
-                Method(
-                    "ContinueUserActivity",
-                    arguments: [
-                        Argument("scene_id", "s"), Argument("activity_type", "s"), Argument("activity", "a{sv}"),
-                        Argument("platform_data", "a{sv}"),
-                    ]
-                ) { [weak self] call in
+                Members.continueUserActivity.exported { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
                     let (scene, type, activity, platform) = try call.arguments(
@@ -36,11 +32,7 @@ extension Application {
                     try await deliver(.activity(Self.activity(type, activity)), toScene: scene, context: Self.context(platform))
                     return try call.reply()
                 },
-                Method(
-                    "CreateScene",
-                    arguments: [Argument("declaration_id", "s"), Argument("event", "a{sv}"), Argument("platform_data", "a{sv}")],
-                    returns: [Argument("scene_id", "s")]
-                ) { [weak self] call in
+                Members.createScene.exported { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
                     let (declarationID, event, platform) = try call.arguments(
@@ -55,7 +47,7 @@ extension Application {
         let dispatcher = state.withLock { $0.dispatcher }
         guard let dispatcher, call.sender == dispatcher else {
             throw BusError(
-                ContractNames.notDispatcher,
+                .accessDenied,
                 "\(call.sender) is not the dispatcher \(id) registered with (\(dispatcher?.rawValue ?? "none"))")
         }
     }
@@ -65,7 +57,7 @@ extension Application {
         enum Found { case url(URLHandler), activity(ActivityHandler) }
         let found: Found? = try state.withLock { state in
             guard let scene = state.scenes[sceneID] else {
-                throw BusError(ContractNames.unknownScene, "scene \"\(sceneID)\" of \(id) is not open (it was closed)")
+                throw BusError(Contract.Failure.unknownScene.errorName, "scene \"\(sceneID)\" of \(id) is not open (it was closed)")
             }
             switch event {
             case .url: return scene.openURL.map(Found.url)
@@ -76,10 +68,10 @@ extension Application {
         case (.url(let handler)?, .url(let url)): try await handler(url, context)
         case (.activity(let handler)?, .activity(let activity)): try await handler(activity, context)
         case (_, .url):
-            throw BusError(ContractNames.noHandler, "scene \"\(sceneID)\" of \(id) has no onOpenURL handler")
+            throw BusError(Contract.Failure.noHandler.errorName, "scene \"\(sceneID)\" of \(id) has no onOpenURL handler")
         case (_, .activity(let activity)):
             throw BusError(
-                ContractNames.noHandler, "scene \"\(sceneID)\" of \(id) does not continue activities of type \"\(activity.type)\"")
+                Contract.Failure.noHandler.errorName, "scene \"\(sceneID)\" of \(id) does not continue activities of type \"\(activity.type)\"")
         }
     }
 
@@ -87,10 +79,10 @@ extension Application {
     /// dispatcher knows the scene (and whatever sets its handler set) before answering.
     private func createScene(_ declarationID: String, for event: ExternalEvent, context: EventContext) async throws -> String {
         guard let declaration = declarations.first(where: { $0.id == declarationID }) else {
-            throw BusError(ContractNames.unknownDeclaration, "\(id) declares no scene \"\(declarationID)\"")
+            throw BusError(Contract.Failure.unknownDeclaration.errorName, "\(id) declares no scene \"\(declarationID)\"")
         }
         guard let factory = state.withLock({ $0.createScene }) else {
-            throw BusError(ContractNames.noHandler, "\(id) opens no new scenes (it set no onCreateScene handler)")
+            throw BusError(Contract.Failure.noHandler.errorName, "\(id) opens no new scenes (it set no onCreateScene handler)")
         }
         let scene = try await factory(SceneRequest(declaration: declaration, event: event, context: context))
         guard scene.application === self, scene.declaration == declarationID, scene.isOpen else {
@@ -104,27 +96,24 @@ extension Application {
     }
 
     static func context(_ platform: [String: Variant]) -> EventContext {
-        EventContext(
-            activationToken: try? platform["activation-token"]?.decode(as: String.self),
-            desktopStartupID: try? platform["desktop-startup-id"]?.decode(as: String.self))
+        let data = Contract.PlatformData(platform)
+        return EventContext(activationToken: data.activationToken, desktopStartupID: data.desktopStartupID)
     }
 
     /// A `CreateScene` event: `uri`, or `activity-type` with the activity keys.
-    static func event(_ event: [String: Variant]) throws -> ExternalEvent {
-        if let uri = event["uri"] { return .url(try uri.decode(as: String.self)) }
-        guard let type = try event["activity-type"]?.decode(as: String.self) else {
-            throw BusError(ContractNames.invalidArgument, "the event has neither \"uri\" nor \"activity-type\": \(event)")
+    static func event(_ event: [String: Variant]) throws(BusError) -> ExternalEvent {
+        switch try readable({ () throws(Contract.KeyError) in try Contract.SceneEvent(event) }) {
+        case .url(let uri): .url(uri)
+        case .activity(let type, let activity): .activity(try Self.activity(type, activity))
         }
-        return .activity(try activity(type, event))
     }
 
-    static func activity(_ type: String, _ activity: [String: Variant]) throws -> UserActivity {
-        let info = try activity["user-info"]?.decode(as: [String: Variant].self) ?? [:]
-        return UserActivity(
-            type: type,
-            targetContentIdentifier: try activity["target-content-identifier"]?.decode(as: String.self),
-            webpageURL: try activity["webpage-url"]?.decode(as: String.self),
-            title: try activity["title"]?.decode(as: String.self),
-            userInfo: info.mapValues { value in (try? value.decode(as: String.self)) ?? value.description })
+    static func activity(_ type: String, _ activity: [String: Variant]) throws(BusError) -> UserActivity {
+        UserActivity(type: type, try readable { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) })
+    }
+
+    /// A dictionary from the dispatcher that breaks the contract is refused as `InvalidArgument`.
+    private static func readable<Value>(_ read: () throws(Contract.KeyError) -> Value) throws(BusError) -> Value {
+        do { return try read() } catch { throw BusError(Contract.Failure.invalidArgument.errorName, error.description) }
     }
 }

@@ -3,6 +3,7 @@ import DBus
 import Desktop
 import Dispatcher
 import Logging
+import WaypostContract
 
 /// `waypost daemon`: serves io.waypost.Dispatcher on the session bus until the bus goes away.
 struct Daemon: AsyncParsableCommand {

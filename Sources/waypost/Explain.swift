@@ -1,10 +1,10 @@
 import ArgumentParser
 import DBus
 import Desktop
-import Dispatcher
 import ExternalEvents
 import FoundationEssentials
 import Glibc
+import WaypostContract
 
 /// `waypost explain URI` (live, asks the daemon) or `waypost explain --scenario FILE` (offline):
 /// where one event would go, and why.
@@ -56,15 +56,19 @@ struct Explain: AsyncParsableCommand {
 
     private func explainLive(_ uri: String) async throws {
         let connection = try await BusClient.connect()
-        let reply = try await BusClient.callDispatcher(connection, "Explain", uri, failing: "cannot explain \(uri)")
-        let outcome = OutcomeText(try reply.decode([String: Variant].self))
-        let keys = ["action", "app-id", "scene-id", "declaration-id", "rule", "reason"]
+        let reply = try await BusClient.callDispatcher(
+            connection, Contract.Dispatcher1.explain, uri, failing: "cannot explain \(uri)")
+        let outcome = BusClient.outcome(try reply.decode([String: Variant].self))
+        typealias Keys = Contract.RoutingOutcome.Keys
+        let fields = [
+            (Keys.action.name, outcome.action?.rawValue), (Keys.appID.name, outcome.appID), (Keys.sceneID.name, outcome.sceneID),
+            (Keys.declarationID.name, outcome.declarationID), (Keys.rule.name, outcome.rule), (Keys.reason.name, outcome.reason),
+        ].compactMap { key, value in value.map { (key, $0) } }
         switch format {
         case .json:
-            let fields = keys.compactMap { key in outcome.string(key).map { (key, $0) } }
             print("{" + fields.map { "\(DecisionOutput.quoted($0)): \(DecisionOutput.quoted($1))" }.joined(separator: ", ") + "}")
         case .text:
-            for key in keys { if let value = outcome.string(key) { print("\(key + ":")\(String(repeating: " ", count: 16 - key.count))\(value)") } }
+            for (key, value) in fields { print("\(key + ":")\(String(repeating: " ", count: 16 - key.count))\(value)") }
         }
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import DBus
 import Desktop
-import Dispatcher
 import Installation
+import WaypostContract
 
 /// `--user` (default) or `--system [--prefix DIR]`, shared by install, uninstall, refresh and doctor.
 struct LayoutOptions: ParsableArguments {

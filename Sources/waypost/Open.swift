@@ -1,7 +1,7 @@
 import ArgumentParser
 import DBus
-import Dispatcher
 import Glibc
+import WaypostContract
 
 /// `waypost open URI…`: what a desktop entry's `Exec=` runs. Exits 0 only once every URI was delivered.
 struct Open: AsyncParsableCommand {
@@ -44,18 +44,19 @@ struct Open: AsyncParsableCommand {
             return 69
         }
         // Openers that spawn us pass the activation token in the environment (xdg-open, GIO's Exec path).
-        var platformData: [String: Variant] = [:]
-        if let token = getenv("XDG_ACTIVATION_TOKEN") { platformData["activation-token"] = .string(String(cString: token)) }
-        if let id = getenv("DESKTOP_STARTUP_ID") { platformData["desktop-startup-id"] = .string(String(cString: id)) }
+        let platformData = Contract.PlatformData(
+            activationToken: getenv("XDG_ACTIVATION_TOKEN").map { String(cString: $0) },
+            desktopStartupID: getenv("DESKTOP_STARTUP_ID").map { String(cString: $0) }
+        ).variants
         // On the connection's thread: each reply resumes the loop here, with no wake of another thread.
         let status = await withTaskExecutorPreference(connection.executor) {
             var status: Int32 = 0
             for uri in uris.map(fileURI(ofPath:)) {
                 do {
                     let reply = try await connection.call(
-                        destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
-                        member: "Open", uri, platformData, timeout: BusClient.routingTimeout)
-                    if verbose { print(OutcomeText(try reply.decode([String: Variant].self)).line(for: uri)) }
+                        destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                        member: Contract.Dispatcher1.open.name, uri, platformData, timeout: BusClient.routingTimeout)
+                    if verbose { print(BusClient.outcome(try reply.decode([String: Variant].self)).line(for: uri)) }
                 } catch {
                     printError("waypost: cannot open \(uri): \(BusClient.message(error))")
                     status = 1
@@ -123,14 +124,11 @@ struct Continue: AsyncParsableCommand {
 
     func run() async throws {
         let connection = try await BusClient.connect()
-        var activity: [String: Variant] = [:]
-        if let target { activity["target-content-identifier"] = .string(target) }
-        if let webpageURL { activity["webpage-url"] = .string(webpageURL) }
-        if let title { activity["title"] = .string(title) }
+        let activity = Contract.ActivityDetails(targetContentIdentifier: target, webpageURL: webpageURL, title: title)
         let reply = try await BusClient.callDispatcher(
-            connection, "ContinueActivity", type, activity, [String: Variant](),
+            connection, Contract.Dispatcher1.continueActivity, type, activity.variants, [String: Variant](),
             timeout: BusClient.routingTimeout, failing: "cannot continue \(type)")
-        if verbose { print(OutcomeText(try reply.decode([String: Variant].self)).line(for: type)) }
+        if verbose { print(BusClient.outcome(try reply.decode([String: Variant].self)).line(for: type)) }
     }
 }
 
@@ -149,13 +147,13 @@ enum BusClient {
     /// Calls one of the dispatcher's methods; when that fails, says why on stderr (after `what`
     /// failed, when given) and exits with status 1.
     static func callDispatcher<each Argument: BusValue>(
-        _ connection: Connection, _ member: MemberName, _ arguments: repeat each Argument,
+        _ connection: Connection, _ member: Contract.Member, _ arguments: repeat each Argument,
         timeout: Duration = .seconds(25), failing what: String? = nil
     ) async throws -> Message {
         do {
             return try await connection.call(
-                destination: Contract.busName, path: Contract.objectPath, interface: Contract.dispatcherInterface,
-                member: member, repeat each arguments, timeout: timeout)
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                member: member.name, repeat each arguments, timeout: timeout)
         } catch {
             printError("waypost: " + (what.map { "\($0): " } ?? "") + message(error))
             throw ExitCode(1)
@@ -165,24 +163,29 @@ enum BusClient {
     /// The dispatcher's own sentence when it sent one; the bus error otherwise.
     static func message(_ error: any Error) -> String {
         guard let error = error as? BusError else { return "\(error)" }
-        if error.name.rawValue.hasPrefix(Contract.errorPrefix) {
-            return "\(error.message) [\(error.name.rawValue.dropFirst(Contract.errorPrefix.count))]"
-        }
+        if let failure = Contract.Failure(error.name) { return "\(error.message) [\(failure.rawValue)]" }
         return error.description
+    }
+
+    /// A dictionary the dispatcher sent, read as the contract says.
+    /// - Throws: `ExitCode(1)` after saying on stderr how it breaks the contract.
+    static func decode<Value>(_ what: String, _ read: () throws(Contract.KeyError) -> Value) throws -> Value {
+        do { return try read() } catch {
+            printError("waypost: the dispatcher's \(what) breaks the contract: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// An outcome for a line of text: what cannot be read shows as "?", as a missing key does.
+    static func outcome(_ fields: [String: Variant]) -> Contract.RoutingOutcome {
+        (try? Contract.RoutingOutcome(fields)) ?? Contract.RoutingOutcome()
     }
 }
 
-/// An `a{sv}` outcome as one line for people.
-struct OutcomeText {
-    let fields: [String: Variant]
-
-    init(_ fields: [String: Variant]) { self.fields = fields }
-
-    func string(_ key: String) -> String? { try? fields[key]?.decode(as: String.self) }
-
+extension Contract.RoutingOutcome {
+    /// One line for people: `event → app scene [action, rule]`.
     func line(for event: String) -> String {
-        let app = string("app-id") ?? "?"
-        let destination = string("scene-id").map { "scene \($0)" } ?? string("declaration-id").map { "new \($0)" } ?? ""
-        return "\(event) → \(app) \(destination) [\(string("action") ?? "?"), \(string("rule") ?? "?")]"
+        let destination = sceneID.map { "scene \($0)" } ?? declarationID.map { "new \($0)" } ?? ""
+        return "\(event) → \(appID ?? "?") \(destination) [\(action?.rawValue ?? "?"), \(rule ?? "?")]"
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import DBus
-import Dispatcher
 import Glibc
+import WaypostContract
 
 /// `waypost status`: every live process and open scene, in search order, with their sets.
 struct Status: AsyncParsableCommand {
@@ -9,23 +9,24 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         let connection = try await BusClient.connect()
-        let reply = try await BusClient.callDispatcher(connection, "Status")
-        let (processes, scenes) = try reply.decode([[String: Variant]].self, [[String: Variant]].self)
+        let reply = try await BusClient.callDispatcher(connection, Contract.Dispatcher1.status)
+        let (rawProcesses, rawScenes) = try reply.decode([[String: Variant]].self, [[String: Variant]].self)
+        let processes = try BusClient.decode("Status reply") { () throws(Contract.KeyError) in
+            try rawProcesses.map { process throws(Contract.KeyError) in try Contract.ProcessStatus(process) }
+        }
+        let scenes = try BusClient.decode("Status reply") { () throws(Contract.KeyError) in
+            try rawScenes.map { scene throws(Contract.KeyError) in try Contract.SceneStatus(scene) }
+        }
         print(processes.isEmpty ? "no participating app is running" : "processes (most recently active first):")
         for process in processes {
-            let text = OutcomeText(process)
-            let pid = (try? process["pid"]?.decode(as: UInt32.self)).map(String.init) ?? "?"
-            let single = (try? process["single-scene"]?.decode(as: Bool.self)) == true ? ", single scene" : ""
-            print("  \(text.string("app-id") ?? "?")  \(text.string("owner") ?? "?")  pid \(pid)\(single)")
+            print("  \(process.appID)  \(process.owner)  pid \(process.pid)\(process.singleScene ? ", single scene" : "")")
         }
         if !scenes.isEmpty { print("scenes (search order within each app):") }
         for scene in scenes {
-            let text = OutcomeText(scene)
-            let modifiers = (try? scene["modifiers"]?.decode(as: [Structure<[String], [String]>].self)) ?? []
-            let preferring = modifiers.flatMap { $0.fields.0 }
-            let allowing = modifiers.flatMap { $0.fields.1 }
+            let preferring = scene.modifiers.flatMap(\.preferring)
+            let allowing = scene.modifiers.flatMap(\.allowing)
             print(
-                "  \(text.string("app-id") ?? "?")  \(text.string("scene-id") ?? "?") (\(text.string("declaration-id") ?? "?"))"
+                "  \(scene.appID)  \(scene.sceneID) (\(scene.declarationID))"
                     + "  preferring \(preferring)  allowing \(allowing)")
         }
     }
@@ -41,19 +42,18 @@ struct Monitor: AsyncParsableCommand {
     func run() async throws {
         let connection = try await BusClient.connect()
         let events = try await connection.signals(
-            matching: MatchRule(interface: Contract.dispatcherInterface, member: "Routed"))
-        _ = try await BusClient.callDispatcher(connection, "MonitorRouted")
+            matching: MatchRule(interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.routed.name))
+        _ = try await BusClient.callDispatcher(connection, Contract.Dispatcher1.monitorRouted)
         print("watching \(Contract.busName); Ctrl-C to stop")
         fflush(nil)  // a pipe or file gets each line as it happens
         var seen = 0
         for try await message in events {
             guard let (event, outcome) = try? message.decode(String.self, [String: Variant].self) else { continue }
-            let text = OutcomeText(outcome)
-            if let error = text.string("error") {
-                print("\(event) ✗ \(error): \(text.string("reason") ?? "")")
+            let report = BusClient.outcome(outcome)
+            if let error = report.error {
+                print("\(event) ✗ \(error): \(report.reason ?? "")")
             } else {
-                let micros = (try? outcome["micros"]?.decode(as: UInt64.self)).map { " \($0) µs" } ?? ""
-                print(text.line(for: event) + micros)
+                print(report.line(for: event) + (report.micros.map { " \($0) µs" } ?? ""))
             }
             fflush(nil)
             seen += 1

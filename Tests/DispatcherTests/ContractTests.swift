@@ -1,14 +1,179 @@
 import DBus
+import ExternalEvents
 import Foundation
-import FoundationXML
 import TestSupport
 import Testing
+import WaypostContract
 
-/// The XML in `dbus/` is the contract: what the daemon and a participating app export must match it.
+/// The XML in `dbus/` is the contract: `WaypostContract` must state what it states, and what the
+/// daemon and a participating app export must match it.
 @Suite("the D-Bus contract in dbus/", .serialized)
 struct ContractTests {
     static let contractDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("dbus")
+
+    static func contract(_ file: String) throws -> InterfaceTable {
+        try InterfaceTable(xml: Data(contentsOf: contractDirectory.appendingPathComponent(file)))
+    }
+
+    // MARK: WaypostContract against the XML, no bus
+
+    @Test("WaypostContract declares every method, signal, argument and key of dbus/*.xml, and no other")
+    func members() throws {
+        let dispatcher = try Self.contract("io.waypost.Dispatcher1.xml")
+        let application = try Self.contract("io.waypost.Application1.xml")
+        #expect(dispatcher.interfaces == [Contract.Dispatcher1.interface.rawValue])
+        #expect(application.interfaces == [Contract.Application1.interface.rawValue])
+        #expect(Self.lines(Contract.Dispatcher1.members) == dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1"))
+        #expect(Self.lines(Contract.Application1.members) == application.membersWithKeys(of: "io.waypost.Application1"))
+        // Not vacuous: the files were read, keys and all.
+        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 13)
+        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").contains {
+            $0.hasPrefix("method RegisterApplication(") && $0.contains("[announces-ready b, single-scene b]")
+        })
+    }
+
+    @Test("the error names of dbus/*.xml are WaypostContract's, and no other")
+    func errors() throws {
+        let dispatcher = try Self.contract("io.waypost.Dispatcher1.xml")
+        let application = try Self.contract("io.waypost.Application1.xml")
+        #expect(dispatcher.errors(of: "io.waypost.Dispatcher1") == Contract.Dispatcher1.errors.map(\.errorName.rawValue).sorted())
+        #expect(application.errors(of: "io.waypost.Application1") == Contract.Application1.errors.map(\.errorName.rawValue).sorted())
+        #expect(dispatcher.errors(of: "io.waypost.Dispatcher1").count == 13)
+        for failure in Contract.Failure.allCases { #expect(Contract.Failure(failure.errorName) == failure) }
+        #expect(Contract.Failure("org.freedesktop.DBus.Error.Failed") == nil)
+    }
+
+    @Test("the bus name and object path are those of dbus/: the XML's node and the activation file's Name=")
+    func names() throws {
+        #expect(try Self.contract("io.waypost.Dispatcher1.xml").nodePath == Contract.objectPath.rawValue)
+        let service = try String(contentsOf: Self.contractDirectory.appendingPathComponent("io.waypost.Dispatcher.service"), encoding: .utf8)
+        #expect(service.split(separator: "\n").contains("Name=\(Contract.busName)"))
+        // The daemon serves org.freedesktop.Application for its own entry at the path GIO derives from the id.
+        #expect(Contract.FreedesktopApplication.objectPath(forApplicationID: Contract.busName.rawValue) == Contract.objectPath)
+        #expect(Contract.FreedesktopApplication.objectPath(forApplicationID: "org.example.My-App") == "/org/example/My_App")
+    }
+
+    /// A member as `InterfaceTable.membersWithKeys` renders the XML's.
+    static func lines(_ members: [Contract.Member]) -> [String] {
+        members.map { member in
+            let direction = { (way: String) in member.kind == .signal ? "" : way + " " }
+            let arguments = member.arguments.map { (direction("in"), $0) } + member.results.map { (direction("out"), $0) }
+            let rendered = arguments.map { way, parameter in
+                let line = "\(way)\(parameter.signature) \(parameter.name)"
+                return parameter.keys.isEmpty ? line : line + " [" + parameter.keys.map(\.description).sorted().joined(separator: ", ") + "]"
+            }
+            return "\(member.kind.rawValue) \(member.name)(\(rendered.joined(separator: ", ")))"
+        }.sorted()
+    }
+
+    // MARK: The codecs, no bus
+
+    @Test("each codec writes only keys its argument declares, with their types, and reads back what it wrote")
+    func codecs() throws {
+        func check(_ dictionary: [String: Variant], declared: [Contract.KeyDeclaration], _ where_: String) {
+            let written = Set(dictionary.map { Contract.KeyDeclaration($0.key, $0.value.signature) })
+            #expect(written.isSubset(of: Set(declared)), "\(where_): \(written.subtracting(declared))")
+            #expect(!written.isEmpty)
+        }
+        let options = Contract.RegistrationOptions(singleScene: true, announcesReady: true)
+        check(options.variants, declared: Contract.Dispatcher1.registerApplication.arguments[2].keys, "options")
+        #expect(try Contract.RegistrationOptions(options.variants) == options)
+        #expect(try Contract.RegistrationOptions([:]) == Contract.RegistrationOptions())
+
+        let declarations = [
+            Contract.Declaration(id: "photos", kind: .windowGroup, matching: ["myphotos://*"]),
+            Contract.Declaration(id: "plain", kind: .windowGroup),
+            Contract.Declaration(id: "never", kind: .windowGroup, matching: []),
+            Contract.Declaration(id: "notes", kind: .documentGroup, contentTypes: ["text/markdown"]),
+        ]
+        for declaration in declarations {
+            check(declaration.structure.fields.1, declared: Contract.Dispatcher1.declareScenes.arguments[0].keys, "declaration")
+            #expect(try Contract.Declaration(declaration.structure) == declaration)
+        }
+
+        let platform = Contract.PlatformData(activationToken: "token", desktopStartupID: "startup")
+        check(platform.variants, declared: Contract.Dispatcher1.open.arguments[1].keys, "platform_data")
+        #expect(Contract.PlatformData(platform.variants) == platform)
+
+        let activity = Contract.ActivityDetails(
+            targetContentIdentifier: "contact/42", webpageURL: "https://example.org/42", title: "Ada", userInfo: ["n": 1])
+        check(activity.variants, declared: Contract.Dispatcher1.continueActivity.arguments[1].keys, "activity")
+        #expect(try Contract.ActivityDetails(activity.variants) == activity)
+        #expect(activity.userInfoText == ["n": "1"])
+        #expect(Contract.ActivityDetails(userInfo: ["s": "text"]).userInfoText == ["s": "text"])
+
+        let events: [Contract.SceneEvent] = [.url("contacts://42"), .activity(type: "org.example.show", activity: activity.variants)]
+        for event in events {
+            check(event.variants, declared: Contract.Application1.createScene.arguments[1].keys, "event")
+            #expect(try Contract.SceneEvent(event.variants) == event)
+        }
+
+        let delivered = Contract.RoutingOutcome(action: .deliver, appID: "org.example.App", sceneID: "s1", rule: "preferring")
+        check(delivered.variants, declared: Contract.Dispatcher1.open.results[0].keys, "Open's outcome")
+        #expect(try Contract.RoutingOutcome(delivered.variants) == delivered)
+        var routed = Contract.RoutingOutcome(
+            action: .create, appID: "org.example.App", declarationID: "main", rule: "default", reason: "why", micros: 120)
+        check(routed.variants, declared: Contract.Dispatcher1.routed.arguments[1].keys, "Routed's outcome")
+        #expect(try Contract.RoutingOutcome(routed.variants) == routed)
+        routed = Contract.RoutingOutcome(reason: "no", error: Contract.Failure.noHandler.errorName.rawValue)
+        check(routed.variants, declared: Contract.Dispatcher1.routed.arguments[1].keys, "Routed's failure")
+
+        let process = Contract.ProcessStatus(
+            appID: "org.example.App", owner: ":1.7", pid: 42, objectPath: "/org/example/App", singleScene: false,
+            declarations: declarations)
+        check(process.variants, declared: Contract.Dispatcher1.status.results[0].keys, "processes")
+        #expect(try Contract.ProcessStatus(process.variants) == process)
+        let scene = Contract.SceneStatus(
+            appID: "org.example.App", sceneID: "s1", declarationID: "photos", owner: ":1.7",
+            modifiers: [Contract.Modifier(preferring: ["a"], allowing: ["*"])])
+        check(scene.variants, declared: Contract.Dispatcher1.status.results[1].keys, "scenes")
+        #expect(try Contract.SceneStatus(scene.variants) == scene)
+    }
+
+    @Test("the routing core's declarations, modifiers and activities travel as the contract says and come back equal")
+    func routingCoreValues() throws {
+        let declarations: [SceneDeclaration] = [
+            .windowGroup("browser"), .windowGroup("photo", matching: ConditionSet(["photoIdentifier="])),
+            .windowGroup("never", matching: ConditionSet([])),
+            .documentGroup("editor", contentTypes: ["text/markdown"], matching: ConditionSet(["notes://"])),
+        ]
+        for declaration in declarations {
+            let sent = Contract.Declaration(declaration).structure
+            #expect(SceneDeclaration(try Contract.Declaration(sent)) == declaration)
+        }
+        // An absent "matching" is no modifier; an empty one is a modifier that never matches.
+        #expect(Contract.Declaration(declarations[0]).structure.fields.1["matching"] == nil)
+        #expect(Contract.Declaration(declarations[2]).structure.fields.1["matching"] == Variant([String]()))
+        let modifier = EventPreference(preferring: ConditionSet(["a"]), allowing: ConditionSet(["*"]))
+        #expect(EventPreference(Contract.Modifier(modifier)) == modifier)
+        let details = Contract.ActivityDetails(targetContentIdentifier: "contact/42", title: "Ada", userInfo: ["id": "42", "n": 7])
+        #expect(UserActivity(type: "org.example.show", try Contract.ActivityDetails(details.variants)) == UserActivity(
+            type: "org.example.show", targetContentIdentifier: "contact/42", title: "Ada", userInfo: ["id": "42", "n": "7"]))
+    }
+
+    @Test("a dictionary that breaks the contract is refused naming the key and the value")
+    func refusals() {
+        #expect(throws: Contract.KeyError.wrongType(key: "single-scene", expected: "b", found: "s")) {
+            try Contract.RegistrationOptions(["single-scene": "yes"])
+        }
+        #expect(throws: Contract.KeyError.unexpectedValue(key: "kind", value: "tab-group", allowed: ["window-group", "document-group"])) {
+            try Contract.Declaration(Structure(("tabs", ["kind": "tab-group"])))
+        }
+        #expect(throws: Contract.KeyError.missing(keys: ["kind"])) {
+            try Contract.Declaration(Structure(("tabs", [String: Variant]())))
+        }
+        #expect(throws: Contract.KeyError.missing(keys: ["uri", "activity-type"])) {
+            try Contract.SceneEvent(["title": "no event here"])
+        }
+        #expect(throws: Contract.KeyError.unexpectedValue(key: "action", value: "teleport", allowed: ["deliver", "create", "launch", "fallback"])) {
+            try Contract.RoutingOutcome(["action": "teleport"])
+        }
+        // Platform data is advisory: a token of the wrong type is dropped, not a refusal.
+        #expect(Contract.PlatformData(["activation-token": 7, "desktop-startup-id": "id"]) == Contract.PlatformData(desktopStartupID: "id"))
+    }
+
+    // MARK: What is exported on a bus
 
     @Test("the daemon exports io.waypost.Dispatcher1 exactly as dbus/io.waypost.Dispatcher1.xml says")
     func dispatcher() async throws {
@@ -16,8 +181,8 @@ struct ContractTests {
         defer { session.close() }
         let bus = try await session.connect()
         let exported = try await Self.introspect(bus, "io.waypost.Dispatcher", "/io/waypost/Dispatcher")
-        let contract = try InterfaceTable(xml: Data(contentsOf: Self.contractDirectory.appendingPathComponent("io.waypost.Dispatcher1.xml")))
-        #expect(!contract.members.isEmpty)
+        let contract = try Self.contract("io.waypost.Dispatcher1.xml")
+        #expect(!contract.members(of: "io.waypost.Dispatcher1").isEmpty)
         #expect(exported.members(of: "io.waypost.Dispatcher1") == contract.members(of: "io.waypost.Dispatcher1"))
         // What GIO openers call on a DBusActivatable entry.
         #expect(exported.members(of: "org.freedesktop.Application") == [
@@ -36,7 +201,7 @@ struct ContractTests {
         let bus = try await session.connect()
         let owner = try #require(try await session.status(with: bus).processes.first?["owner"])
         let exported = try await Self.introspect(bus, BusName(owner), "/io/waypost/sample")
-        let contract = try InterfaceTable(xml: Data(contentsOf: Self.contractDirectory.appendingPathComponent("io.waypost.Application1.xml")))
+        let contract = try Self.contract("io.waypost.Application1.xml")
         // dbus-python names no arguments, so compare the signatures alone.
         #expect(exported.signatures(of: "io.waypost.Application1") == contract.signatures(of: "io.waypost.Application1"))
         #expect(contract.signatures(of: "io.waypost.Application1").count == 3)
@@ -46,47 +211,5 @@ struct ContractTests {
         let reply = try await bus.call(
             destination: name, path: path, interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
         return try InterfaceTable(xml: Data(try reply.decode(String.self).utf8))
-    }
-}
-
-/// Interfaces read from introspection XML: each member as one comparable line.
-final class InterfaceTable: NSObject, XMLParserDelegate {
-    private var lines: [String: [String]] = [:]
-    private var bare: [String: [String]] = [:]
-    private var interface = ""
-    private var member: (kind: String, name: String, arguments: [String], types: [String])?
-
-    init(xml: Data) throws {
-        super.init()
-        let parser = XMLParser(data: xml)
-        parser.delegate = self
-        guard parser.parse() else { throw TestFailure("unreadable XML: \(parser.parserError.map { "\($0)" } ?? "?")") }
-    }
-
-    var members: [String] { lines.values.flatMap { $0 }.sorted() }
-
-    func members(of interface: String) -> [String] { (lines[interface] ?? []).sorted() }
-
-    func signatures(of interface: String) -> [String] { (bare[interface] ?? []).sorted() }
-
-    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        switch element {
-        case "interface": interface = attributes["name"] ?? ""
-        case "method", "signal": member = (element, attributes["name"] ?? "", [], [])
-        case "arg":
-            let direction = member?.kind == "signal" ? "" : (attributes["direction"] ?? "in") + " "
-            let name = attributes["name"].map { " \($0)" } ?? ""
-            member?.arguments.append("\(direction)\(attributes["type"] ?? "?")\(name)")
-            member?.types.append("\(direction)\(attributes["type"] ?? "?")")
-        default: break
-        }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
-        guard element == "method" || element == "signal", let member else { return }
-        lines[interface, default: []].append("\(member.kind) \(member.name)(\(member.arguments.joined(separator: ", ")))")
-        bare[interface, default: []].append("\(member.kind) \(member.name)(\(member.types.joined(separator: ", ")))")
-        self.member = nil
     }
 }

@@ -1,0 +1,43 @@
+public import ExternalEvents
+public import WaypostContract
+
+/// Where an event went, as `Open`, `ContinueActivity` and `Explain` report it.
+public struct Outcome: Sendable, Hashable {
+    public typealias Action = Contract.RoutingOutcome.Action
+
+    public var action: Action
+    public var appID: String
+    public var sceneID: String?
+    public var declarationID: String?
+    /// The routing rule (`preferring`, `default`, …), or `fallback`.
+    public var rule: String
+    /// Said before the routing decision's own reason (which app, and why).
+    var preface: String?
+    /// The decision, whose reason is rendered only when someone reads it.
+    var decision: Decision?
+
+    init(
+        action: Action, appID: String, sceneID: String? = nil, declarationID: String? = nil, rule: String,
+        preface: String? = nil, decision: Decision? = nil
+    ) {
+        (self.action, self.appID, self.sceneID, self.declarationID, self.rule) = (action, appID, sceneID, declarationID, rule)
+        (self.preface, self.decision) = (preface, decision)
+    }
+
+    /// Where routing's decision sends the event; `launched` when the app was started for it.
+    init(_ decision: Decision, app: String, launched: Bool) {
+        switch decision.action {
+        case .deliver(let scene):
+            self.init(action: launched ? .launch : .deliver, appID: app, sceneID: scene, rule: decision.rule.rawValue, decision: decision)
+        case .create(let declaration):
+            self.init(action: launched ? .launch : .create, appID: app, declarationID: declaration, rule: decision.rule.rawValue, decision: decision)
+        case .unhandled:
+            self.init(action: .deliver, appID: app, rule: decision.rule.rawValue, decision: decision)
+        }
+    }
+
+    /// Why, for people: built on demand, since `Open` does not send it.
+    public var reason: String {
+        [preface, decision?.reason].compactMap { $0 }.joined(separator: " ")
+    }
+}

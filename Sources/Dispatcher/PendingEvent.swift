@@ -1,0 +1,20 @@
+import DBus
+import Desktop
+import ExternalEvents
+
+/// An event on its way: what routing reads, and what is handed to the app untouched.
+struct PendingEvent: Sendable {
+    var event: ExternalEvent
+    /// The activity dictionary as the opener sent it (`user-info` included), forwarded as is.
+    var activity: [String: Variant]
+    var platformData: LaunchPlatformData
+    /// Told the outcome while an open scene's app handles the event (see `Dispatcher.open`).
+    var prepare: (@Sendable (Outcome) -> Void)? = nil
+
+    var label: String {
+        switch event {
+        case .url(let uri): uri
+        case .activity(let activity): "activity \(activity.type)"
+        }
+    }
+}

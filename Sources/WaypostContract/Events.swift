@@ -1,0 +1,134 @@
+public import DBus
+
+// What travels with an event: platform_data, a user activity's details, and CreateScene's event.
+
+extension Contract {
+    /// `platform_data`: what lets the receiving window raise itself, forwarded from the opener.
+    ///
+    /// Read leniently: a value of another type is dropped, since the event matters more than
+    /// raising its window.
+    public struct PlatformData: Sendable, Hashable {
+        public enum Keys {
+            /// The Wayland activation token (`xdg_activation_v1`).
+            public static let activationToken = Key<String>("activation-token")
+            /// The X11 startup-notification id.
+            public static let desktopStartupID = Key<String>("desktop-startup-id")
+            public static let all = [activationToken.declaration, desktopStartupID.declaration]
+        }
+
+        public var activationToken: String?
+        public var desktopStartupID: String?
+
+        public init(activationToken: String? = nil, desktopStartupID: String? = nil) {
+            self.activationToken = activationToken
+            self.desktopStartupID = desktopStartupID
+        }
+
+        public init(_ data: [String: Variant]) {
+            activationToken = try? data.value(Keys.activationToken)
+            desktopStartupID = try? data.value(Keys.desktopStartupID)
+        }
+
+        public var variants: [String: Variant] {
+            var data: [String: Variant] = [:]
+            data.insert(Keys.activationToken, activationToken)
+            data.insert(Keys.desktopStartupID, desktopStartupID)
+            return data
+        }
+    }
+
+    /// `activity`: a user activity's details (its type travels beside them), as
+    /// `ContinueActivity`, `ContinueUserActivity` and `CreateScene` carry them.
+    public struct ActivityDetails: Sendable, Hashable {
+        public enum Keys {
+            public static let targetContentIdentifier = Key<String>("target-content-identifier")
+            public static let webpageURL = Key<String>("webpage-url")
+            public static let title = Key<String>("title")
+            public static let userInfo = Key<[String: Variant]>("user-info")
+            public static let all = [
+                targetContentIdentifier.declaration, webpageURL.declaration, title.declaration, userInfo.declaration,
+            ]
+        }
+
+        public var targetContentIdentifier: String?
+        public var webpageURL: String?
+        public var title: String?
+        public var userInfo: [String: Variant]
+
+        public init(
+            targetContentIdentifier: String? = nil, webpageURL: String? = nil, title: String? = nil,
+            userInfo: [String: Variant] = [:]
+        ) {
+            self.targetContentIdentifier = targetContentIdentifier
+            self.webpageURL = webpageURL
+            self.title = title
+            self.userInfo = userInfo
+        }
+
+        /// - Throws: `KeyError.wrongType` for a value of the wrong type.
+        public init(_ activity: [String: Variant]) throws(KeyError) {
+            targetContentIdentifier = try activity.value(Keys.targetContentIdentifier)
+            webpageURL = try activity.value(Keys.webpageURL)
+            title = try activity.value(Keys.title)
+            userInfo = try activity.value(Keys.userInfo) ?? [:]
+        }
+
+        public var variants: [String: Variant] {
+            var activity: [String: Variant] = [:]
+            activity.insert(Keys.targetContentIdentifier, targetContentIdentifier)
+            activity.insert(Keys.webpageURL, webpageURL)
+            activity.insert(Keys.title, title)
+            if !userInfo.isEmpty { activity.insert(Keys.userInfo, userInfo) }
+            return activity
+        }
+
+        /// `userInfo` as text: strings as they are, any other value as its description.
+        public var userInfoText: [String: String] {
+            userInfo.mapValues { value in
+                if case .string(let text) = value { return text }
+                return value.description
+            }
+        }
+    }
+
+    /// `CreateScene`'s `event`: a URI, or an activity type with the activity's keys beside it.
+    public enum SceneEvent: Sendable, Hashable {
+        case url(String)
+        /// `activity` holds the activity's keys (`ActivityDetails`) as the opener sent them.
+        case activity(type: String, activity: [String: Variant])
+
+        public enum Keys {
+            public static let uri = Key<String>("uri")
+            public static let activityType = Key<String>("activity-type")
+            public static let all = [uri.declaration, activityType.declaration] + ActivityDetails.Keys.all
+        }
+
+        /// - Throws: `KeyError` when the event has neither `uri` nor `activity-type`, or one of
+        ///   another type.
+        public init(_ event: [String: Variant]) throws(KeyError) {
+            if let uri = try event.value(Keys.uri) {
+                self = .url(uri)
+                return
+            }
+            guard let type = try event.value(Keys.activityType) else {
+                throw .missing(keys: [Keys.uri.name, Keys.activityType.name])
+            }
+            var activity = event
+            activity[Keys.activityType.name] = nil
+            self = .activity(type: type, activity: activity)
+        }
+
+        public var variants: [String: Variant] {
+            var event: [String: Variant]
+            switch self {
+            case .url(let uri):
+                event = [:]
+                event.insert(Keys.uri, uri)
+            case .activity(let type, let activity):
+                event = activity
+                event.insert(Keys.activityType, type)
+            }
+            return event
+        }
+    }
+}

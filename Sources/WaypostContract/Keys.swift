@@ -1,0 +1,82 @@
+public import DBus
+
+extension Contract {
+    /// A key of one of the contract's `a{sv}` dictionaries, typed by the value it holds.
+    public struct Key<Value: BusValue>: Sendable, Hashable {
+        public let name: String
+
+        public init(_ name: String) { self.name = name }
+
+        /// The key as an `io.waypost.Key` annotation in `dbus/*.xml` states it.
+        public var declaration: KeyDeclaration { KeyDeclaration(name, Value.busSignature) }
+
+        /// The value as a variant; the contract's scalars are wrapped directly, without the
+        /// scratch message `Variant.init` writes (outcomes are made on the way of every link).
+        func variant(_ value: Value) -> Variant {
+            switch value {
+            case let value as String: .string(value)
+            case let value as Bool: .boolean(value)
+            case let value as UInt32: .uint32(value)
+            case let value as UInt64: .uint64(value)
+            case let value as ObjectPath: .objectPath(value)
+            default: Variant(value)
+            }
+        }
+    }
+
+    /// A key's name and the D-Bus type of its value.
+    public struct KeyDeclaration: Sendable, Hashable, CustomStringConvertible {
+        public let name: String
+        public let signature: Signature
+
+        public init(_ name: String, _ signature: Signature) {
+            self.name = name
+            self.signature = signature
+        }
+
+        /// As the annotation's value reads: `single-scene b`.
+        public var description: String { "\(name) \(signature)" }
+    }
+
+    /// A dictionary that breaks the contract. Each case names the offending key and value.
+    public enum KeyError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The value of `key` is of another D-Bus type.
+        case wrongType(key: String, expected: Signature, found: Signature)
+        /// None of `keys` is present, and one of them must be.
+        case missing(keys: [String])
+        /// `key` holds `value`, which is none of those the contract allows.
+        case unexpectedValue(key: String, value: String, allowed: [String])
+
+        public var description: String {
+            switch self {
+            case .wrongType(let key, let expected, let found): "\"\(key)\" must be of type \(expected), not \(found)"
+            case .missing(let keys): keys.map { "\"\($0)\"" }.joined(separator: " or ") + " is missing"
+            case .unexpectedValue(let key, let value, let allowed):
+                "\"\(key)\" is \"\(value)\"; expected \(allowed.joined(separator: " or "))"
+            }
+        }
+    }
+}
+
+extension [String: Variant] {
+    /// The value of `key`; nil when the dictionary does not hold it.
+    /// - Throws: `KeyError.wrongType` when it holds a value of another type.
+    public func value<Content>(_ key: Contract.Key<Content>) throws(Contract.KeyError) -> Content? {
+        guard let variant = self[key.name] else { return nil }
+        do { return try variant.decode(as: Content.self) } catch {
+            throw .wrongType(key: key.name, expected: Content.busSignature, found: variant.signature)
+        }
+    }
+
+    /// The value of a key the dictionary must hold.
+    /// - Throws: `KeyError.missing` without it, `KeyError.wrongType` when it has another type.
+    public func required<Content>(_ key: Contract.Key<Content>) throws(Contract.KeyError) -> Content {
+        guard let value = try value(key) else { throw .missing(keys: [key.name]) }
+        return value
+    }
+
+    /// Adds `key` with `value`; a nil value adds nothing, as the contract's optional keys are absent.
+    public mutating func insert<Content>(_ key: Contract.Key<Content>, _ value: Content?) {
+        if let value { self[key.name] = key.variant(value) }
+    }
+}

@@ -1,0 +1,137 @@
+public import DBus
+
+extension Contract {
+    /// A method or signal of the contract, as `dbus/*.xml` declares it.
+    public struct Member: Sendable, Hashable {
+        public enum Kind: String, Sendable, Hashable {
+            case method, signal
+        }
+
+        public let kind: Kind
+        public let name: MemberName
+        /// What a call carries (a signal's arguments).
+        public let arguments: [Parameter]
+        /// What a method returns.
+        public let results: [Parameter]
+
+        /// A method exported as declared here, answered by `handler`.
+        public func exported(
+            _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
+        ) -> Method {
+            Method(name, arguments: arguments.map(\.argument), returns: results.map(\.argument), handler: handler)
+        }
+
+        /// A signal declared for introspection as declared here.
+        public var signalDeclaration: SignalDeclaration {
+            SignalDeclaration(name, arguments: arguments.map(\.argument))
+        }
+
+        static func method(_ name: MemberName, in arguments: [Parameter] = [], out results: [Parameter] = []) -> Member {
+            Member(kind: .method, name: name, arguments: arguments, results: results)
+        }
+
+        static func signal(_ name: MemberName, _ arguments: [Parameter]) -> Member {
+            Member(kind: .signal, name: name, arguments: arguments, results: [])
+        }
+    }
+
+    /// An argument of a member; for an `a{sv}` (or an array of them), the keys it holds.
+    public struct Parameter: Sendable, Hashable {
+        public let name: String
+        public let signature: Signature
+        public let keys: [KeyDeclaration]
+
+        init(_ name: String, _ signature: Signature, keys: [KeyDeclaration] = []) {
+            (self.name, self.signature, self.keys) = (name, signature, keys)
+        }
+
+        /// As an exported interface declares it.
+        public var argument: Argument { Argument(name, signature) }
+    }
+
+    /// `io.waypost.Dispatcher1`, which the daemon serves at `objectPath`: apps register and keep it
+    /// in step with their scenes; openers route events through it.
+    public enum Dispatcher1 {
+        public static let interface: InterfaceName = "io.waypost.Dispatcher1"
+
+        public static let registerApplication = Member.method(
+            "RegisterApplication",
+            in: [.init("app_id", "s"), .init("object_path", "o"), .init("options", "a{sv}", keys: RegistrationOptions.Keys.all)])
+        public static let declareScenes = Member.method(
+            "DeclareScenes", in: [.init("declarations", "a(sa{sv})", keys: Declaration.Keys.all)])
+        public static let ready = Member.method("Ready")
+        public static let addScene = Member.method("AddScene", in: [.init("scene_id", "s"), .init("declaration_id", "s")])
+        public static let removeScene = Member.method("RemoveScene", in: [.init("scene_id", "s")])
+        public static let activateScene = Member.method("ActivateScene", in: [.init("scene_id", "s")])
+        public static let setExternalEvents = Member.method(
+            "SetExternalEvents", in: [.init("scene_id", "s"), .init("modifiers", "a(asas)")])
+        public static let open = Member.method(
+            "Open", in: [.init("uri", "s"), platformData], out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
+        public static let continueActivity = Member.method(
+            "ContinueActivity",
+            in: [.init("activity_type", "s"), .init("activity", "a{sv}", keys: ActivityDetails.Keys.all), platformData],
+            out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
+        public static let explain = Member.method(
+            "Explain", in: [.init("uri", "s")], out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
+        public static let status = Member.method(
+            "Status",
+            out: [
+                .init("processes", "aa{sv}", keys: ProcessStatus.Keys.all),
+                .init("scenes", "aa{sv}", keys: SceneStatus.Keys.all),
+            ])
+        public static let monitorRouted = Member.method("MonitorRouted")
+        public static let routed = Member.signal(
+            "Routed", [.init("event", "s"), .init("outcome", "a{sv}", keys: RoutingOutcome.Keys.routed)])
+
+        public static let members = [
+            registerApplication, declareScenes, ready, addScene, removeScene, activateScene, setExternalEvents,
+            open, continueActivity, explain, status, monitorRouted, routed,
+        ]
+        /// Every error of the contract comes from the dispatcher.
+        public static let errors = Failure.allCases
+    }
+
+    /// `io.waypost.Application1`, which each participating process serves at the object path it
+    /// registered; only the dispatcher calls it.
+    public enum Application1 {
+        public static let interface: InterfaceName = "io.waypost.Application1"
+
+        public static let openURL = Member.method(
+            "OpenURL", in: [.init("scene_id", "s"), .init("uri", "s"), platformData])
+        public static let continueUserActivity = Member.method(
+            "ContinueUserActivity",
+            in: [
+                .init("scene_id", "s"), .init("activity_type", "s"),
+                .init("activity", "a{sv}", keys: ActivityDetails.Keys.all), platformData,
+            ])
+        public static let createScene = Member.method(
+            "CreateScene",
+            in: [.init("declaration_id", "s"), .init("event", "a{sv}", keys: SceneEvent.Keys.all), platformData],
+            out: [.init("scene_id", "s")])
+
+        public static let members = [openURL, continueUserActivity, createScene]
+        /// What an app refuses an event with (any error makes the dispatcher try the next destination).
+        public static let errors: [Failure] = [.unknownScene, .unknownDeclaration, .noHandler, .invalidArgument]
+    }
+
+    /// `org.freedesktop.Application`, which GIO openers call on a DBusActivatable desktop entry: the
+    /// daemon serves it for its own entry, and calls `Open` on apps that do not take part.
+    public enum FreedesktopApplication {
+        public static let interface: InterfaceName = "org.freedesktop.Application"
+
+        public static let activate = Member.method("Activate", in: [platformData])
+        public static let open = Member.method("Open", in: [.init("uris", "as"), platformData])
+        public static let activateAction = Member.method(
+            "ActivateAction", in: [.init("action_name", "s"), .init("parameter", "av"), platformData])
+
+        public static let members = [activate, open, activateAction]
+
+        /// Where a DBusActivatable app serves it: its id with `.` as `/` and `-` as `_`, after a `/`.
+        public static func objectPath(forApplicationID id: String) -> ObjectPath {
+            let path = "/" + String(id.map { $0 == "." ? "/" : $0 == "-" ? "_" : $0 })
+            return (try? ObjectPath(path)) ?? .root
+        }
+    }
+
+    private static let platformData = Parameter("platform_data", "a{sv}", keys: PlatformData.Keys.all)
+}

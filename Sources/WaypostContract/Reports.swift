@@ -1,0 +1,189 @@
+public import DBus
+
+// What the dispatcher reports: where an event went (Open, ContinueActivity, Explain, Routed) and
+// who is live (Status).
+
+extension Contract {
+    /// `outcome`: where an event went. `Open` and `ContinueActivity` send the `delivered` keys,
+    /// `Explain` adds the reason, and `Routed` also the time taken, or the error when it failed.
+    public struct RoutingOutcome: Sendable, Hashable {
+        public enum Action: String, Sendable, Hashable, CaseIterable {
+            /// Delivered to an open scene.
+            case deliver
+            /// A running process created a new scene for it.
+            case create
+            /// The app was started, and the event routed once it declared its scenes.
+            case launch
+            /// No participating app handles it: the scheme's previous handler got it.
+            case fallback
+        }
+
+        public enum Keys {
+            public static let action = Key<String>("action")
+            public static let appID = Key<String>("app-id")
+            public static let sceneID = Key<String>("scene-id")
+            public static let declarationID = Key<String>("declaration-id")
+            /// The routing rule (`preferring`, `default`, …), or `fallback`.
+            public static let rule = Key<String>("rule")
+            /// Why, for people.
+            public static let reason = Key<String>("reason")
+            /// The error name, when the event was not delivered.
+            public static let error = Key<String>("error")
+            /// Microseconds from receiving the request to the app's acknowledgement.
+            public static let micros = Key<UInt64>("micros")
+
+            public static let delivered = [
+                action.declaration, appID.declaration, sceneID.declaration, declarationID.declaration, rule.declaration,
+            ]
+            public static let explained = delivered + [reason.declaration]
+            public static let routed = explained + [error.declaration, micros.declaration]
+        }
+
+        public var action: Action?
+        public var appID: String?
+        public var sceneID: String?
+        public var declarationID: String?
+        public var rule: String?
+        public var reason: String?
+        public var error: String?
+        public var micros: UInt64?
+
+        public init(
+            action: Action? = nil, appID: String? = nil, sceneID: String? = nil, declarationID: String? = nil,
+            rule: String? = nil, reason: String? = nil, error: String? = nil, micros: UInt64? = nil
+        ) {
+            (self.action, self.appID, self.sceneID, self.declarationID) = (action, appID, sceneID, declarationID)
+            (self.rule, self.reason, self.error, self.micros) = (rule, reason, error, micros)
+        }
+
+        /// - Throws: `KeyError` for a value of the wrong type or an unknown action.
+        public init(_ outcome: [String: Variant]) throws(KeyError) {
+            if let action = try outcome.value(Keys.action) {
+                guard let known = Action(rawValue: action) else {
+                    throw .unexpectedValue(key: Keys.action.name, value: action, allowed: Action.allCases.map(\.rawValue))
+                }
+                self.action = known
+            }
+            appID = try outcome.value(Keys.appID)
+            sceneID = try outcome.value(Keys.sceneID)
+            declarationID = try outcome.value(Keys.declarationID)
+            rule = try outcome.value(Keys.rule)
+            reason = try outcome.value(Keys.reason)
+            error = try outcome.value(Keys.error)
+            micros = try outcome.value(Keys.micros)
+        }
+
+        public var variants: [String: Variant] {
+            var outcome: [String: Variant] = [:]
+            outcome.insert(Keys.action, action?.rawValue)
+            outcome.insert(Keys.appID, appID)
+            outcome.insert(Keys.sceneID, sceneID)
+            outcome.insert(Keys.declarationID, declarationID)
+            outcome.insert(Keys.rule, rule)
+            outcome.insert(Keys.reason, reason)
+            outcome.insert(Keys.error, error)
+            outcome.insert(Keys.micros, micros)
+            return outcome
+        }
+    }
+
+    /// One of `Status`'s `processes`: a live process of a participating app.
+    public struct ProcessStatus: Sendable, Hashable {
+        public enum Keys {
+            public static let appID = Key<String>("app-id")
+            /// The process's unique bus name.
+            public static let owner = Key<String>("owner")
+            public static let pid = Key<UInt32>("pid")
+            public static let objectPath = Key<ObjectPath>("object-path")
+            public static let singleScene = Key<Bool>("single-scene")
+            public static let declarations = Key<[Structure<String, [String: Variant]>]>("declarations")
+            public static let all = [
+                appID.declaration, owner.declaration, pid.declaration, objectPath.declaration,
+                singleScene.declaration, declarations.declaration,
+            ]
+        }
+
+        public var appID: String
+        public var owner: String
+        public var pid: UInt32
+        public var objectPath: ObjectPath
+        public var singleScene: Bool
+        /// Empty until the process has called `DeclareScenes`.
+        public var declarations: [Declaration]
+
+        public init(
+            appID: String, owner: String, pid: UInt32, objectPath: ObjectPath, singleScene: Bool, declarations: [Declaration]
+        ) {
+            (self.appID, self.owner, self.pid, self.objectPath) = (appID, owner, pid, objectPath)
+            (self.singleScene, self.declarations) = (singleScene, declarations)
+        }
+
+        /// - Throws: `KeyError` for a missing key or a value of the wrong type.
+        public init(_ process: [String: Variant]) throws(KeyError) {
+            appID = try process.required(Keys.appID)
+            owner = try process.required(Keys.owner)
+            pid = try process.required(Keys.pid)
+            objectPath = try process.required(Keys.objectPath)
+            singleScene = try process.required(Keys.singleScene)
+            declarations = try process.required(Keys.declarations).map { structure throws(KeyError) in
+                try Declaration(structure)
+            }
+        }
+
+        public var variants: [String: Variant] {
+            var process: [String: Variant] = [:]
+            process.insert(Keys.appID, appID)
+            process.insert(Keys.owner, owner)
+            process.insert(Keys.pid, pid)
+            process.insert(Keys.objectPath, objectPath)
+            process.insert(Keys.singleScene, singleScene)
+            process.insert(Keys.declarations, declarations.map(\.structure))
+            return process
+        }
+    }
+
+    /// One of `Status`'s `scenes`: an open scene, in search order within its app.
+    public struct SceneStatus: Sendable, Hashable {
+        public enum Keys {
+            public static let appID = Key<String>("app-id")
+            public static let sceneID = Key<String>("scene-id")
+            public static let declarationID = Key<String>("declaration-id")
+            /// The unique bus name of the process that added it.
+            public static let owner = Key<String>("owner")
+            public static let modifiers = Key<[Structure<[String], [String]>]>("modifiers")
+            public static let all = [
+                appID.declaration, sceneID.declaration, declarationID.declaration, owner.declaration, modifiers.declaration,
+            ]
+        }
+
+        public var appID: String
+        public var sceneID: String
+        public var declarationID: String
+        public var owner: String
+        public var modifiers: [Modifier]
+
+        public init(appID: String, sceneID: String, declarationID: String, owner: String, modifiers: [Modifier]) {
+            (self.appID, self.sceneID, self.declarationID, self.owner, self.modifiers) =
+                (appID, sceneID, declarationID, owner, modifiers)
+        }
+
+        /// - Throws: `KeyError` for a missing key or a value of the wrong type.
+        public init(_ scene: [String: Variant]) throws(KeyError) {
+            appID = try scene.required(Keys.appID)
+            sceneID = try scene.required(Keys.sceneID)
+            declarationID = try scene.required(Keys.declarationID)
+            owner = try scene.required(Keys.owner)
+            modifiers = try scene.required(Keys.modifiers).map(Modifier.init)
+        }
+
+        public var variants: [String: Variant] {
+            var scene: [String: Variant] = [:]
+            scene.insert(Keys.appID, appID)
+            scene.insert(Keys.sceneID, sceneID)
+            scene.insert(Keys.declarationID, declarationID)
+            scene.insert(Keys.owner, owner)
+            scene.insert(Keys.modifiers, modifiers.map(\.structure))
+            return scene
+        }
+    }
+}
