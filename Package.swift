@@ -40,6 +40,7 @@ let package = Package(
         .systemLibrary(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CMalloc"),
 
         // The Swift face of libdbus-1; every unsafe pointer stays inside it.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
@@ -71,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "waypost",
             dependencies: [
-                "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "WaypostContract",
+                "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

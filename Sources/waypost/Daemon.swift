@@ -1,4 +1,5 @@
 import ArgumentParser
+internal import CMalloc
 import DBus
 import Desktop
 import Dispatcher
@@ -29,7 +30,7 @@ struct Daemon: AsyncParsableCommand {
         // A fixed mmap threshold: glibc otherwise raises it after the first large block is freed,
         // and the router's rebuilt automatons (megabyte arrays, replaced on each merge) then come
         // from the heap, where the freed ones stay resident (dispatch-bench: 50 → 39 MiB at 10,000 scenes).
-        _ = mallopt(mmapThreshold, 128 * 1024)
+        _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         let level: Logger.Level = verbose ? .info : .notice
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -60,7 +61,3 @@ struct Daemon: AsyncParsableCommand {
         logger.notice("the bus went away (\(reason)); exiting")
     }
 }
-
-/// glibc's `mallopt` and its `M_MMAP_THRESHOLD` (from <malloc.h>, which the Glibc module leaves out).
-@_silgen_name("mallopt") private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
-private let mmapThreshold: Int32 = -3
