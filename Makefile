@@ -3,7 +3,11 @@ SWIFT     ?= swift
 PREFIX    ?= $(HOME)/.local
 # Debian packages the build, the tests and the demo need; `deps` installs the missing ones.
 DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-bin \
-                shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi patchelf
+                shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
+# libdbus-1.a calls libsystemd, which only libsystemd-dev lets a program link (see `release`).
+ifeq ($(STATIC_LIBDBUS),1)
+DEB_PACKAGES += libsystemd-dev
+endif
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-instructions bench-open install uninstall clean
@@ -22,48 +26,38 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The release binary, built for a short `waypost open` (see "Start-up" in the README): the Swift
-# runtime and libstdc++ linked in (a linker script in STATIC_CXX stands for libstdc++.so), not
-# position-independent (its ~85,000 relocations cost a page fault each page at start), and GIO,
-# which the Desktop layer opens with dlopen on first use, dropped from the needed libraries — after
-# checking that nothing refers to a GIO, GObject or GLib symbol directly. libdbus is linked in from
-# the libdbus-1.a that libdbus-1-dev ships, whole, so that its definitions take the place of the
-# shared library's (pkg-config puts the directory holding libdbus-1.so first on the search path);
-# the shared one would bring libsystemd and six more libraries into every start. Symbols are not
-# exported (SwiftPM exports every public one, ~3,200 here, which the runtime's `dladdr` at start
-# walks one by one and the loader pages in). Generic types are instantiated through accessors the
-# compiler writes, not from mangled names: those are smaller, but the runtime demangles each on first
-# use and checks its conformances by scanning all ~4,000 of the binary's records. Foundation (with
-# CoreFoundation and ICU) must not be linked in at all: FoundationEssentials is what the binary may use.
-STATIC_CXX := $(CURDIR)/.build/static-libstdc++
-DBUS_ARCHIVE = $(shell p="$$(pkg-config --variable=libdir dbus-1)/libdbus-1.a"; [ -f "$$p" ] && echo "$$p")
-# The toolchain's clang finds libstdc++.a where libstdc++-*-dev put it (no gcc needed).
-CXX_ARCHIVE = $(shell for cc in clang gcc; do p=$$($$cc -print-file-name=libstdc++.a 2>/dev/null) && [ -f "$$p" ] && { echo "$$p"; break; }; done)
+# The release binary, built as a distribution builds one: a position-independent executable (the
+# default), the Swift runtime linked in (--static-swift-stdlib: the toolchain's libswiftCore.so is
+# in no system library path, so a binary needing it would not start once installed), and no $ORIGIN
+# run path (--disable-local-rpath: nothing is installed beside it). It needs the libraries SwiftPM
+# links from pkg-config: libdbus, and GIO, GObject and GLib, which the Desktop layer calls only
+# through its dlopen'd table (Sources/Desktop/Internals/GIOLibrary.swift). Checked after the build:
+# no GLib/GIO function referenced directly, and Foundation (with CoreFoundation and ICU) not linked
+# in: FoundationEssentials is what the binary may use.
+#
+# STATIC_LIBDBUS=1 (opt-in) links libdbus-1.a from libdbus-1-dev into the binary, with the
+# libsystemd it calls, as `pkg-config --static --libs dbus-1` lists it. Its cost: the binary carries
+# its own copy of libdbus, so every libdbus security fix needs waypost rebuilt; the distribution's
+# libdbus update does not reach it. libdbus-1.so.3 stays among the needed libraries (SwiftPM puts
+# CDBus's -ldbus-1 ahead of any flag given here), so it saves no loading at start.
+RELEASE_BIN   := .build/release/waypost
+RELEASE_FLAGS := -c release --product waypost --static-swift-stdlib --disable-local-rpath
+ifeq ($(STATIC_LIBDBUS),1)
+RELEASE_FLAGS += -Xlinker --whole-archive -Xlinker $(shell pkg-config --variable=libdir dbus-1)/libdbus-1.a \
+                 -Xlinker --no-whole-archive \
+                 $(addprefix -Xlinker ,$(filter-out -ldbus-1,$(shell pkg-config --static --libs-only-l dbus-1)))
+endif
 release: deps
-	@archive="$(CXX_ARCHIVE)"; link_cxx=""; \
-	if [ -n "$$archive" ]; then \
-	  mkdir -p "$(STATIC_CXX)" && echo "INPUT($$archive)" > "$(STATIC_CXX)/libstdc++.so"; link_cxx="-Xswiftc -L$(STATIC_CXX)"; \
-	else echo "note: no libstdc++.a found; linking libstdc++ as a shared library (a slower start)"; fi; \
-	dbus_archive="$(DBUS_ARCHIVE)"; link_dbus=""; \
-	if [ -n "$$dbus_archive" ]; then \
-	  link_dbus="-Xswiftc -DWAYPOST_STATIC_LIBDBUS -Xlinker --whole-archive -Xlinker $$dbus_archive -Xlinker --no-whole-archive"; \
-	else echo "note: no libdbus-1.a found; linking libdbus as a shared library (a slower start)"; fi; \
-	$(SWIFT) build -c release --static-swift-stdlib --product waypost $$link_cxx $$link_dbus -Xswiftc -Xclang-linker -Xswiftc -no-pie \
-	  -Xlinker --no-export-dynamic -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
-	@bin="$$($(SWIFT) build -c release --show-bin-path)/waypost"; \
-	if nm -D --undefined-only "$$bin" | grep -E ' g_[a-z_]+$$'; then \
-	  echo "error: the symbols above are GLib/GIO functions called directly; call them through GIO." >&2; exit 1; \
-	fi; \
-	if [ -n "$(DBUS_ARCHIVE)" ]; then \
-	  if nm -D --undefined-only "$$bin" | grep -E ' _?dbus_'; then \
-	    echo "error: the symbols above still come from the shared libdbus." >&2; exit 1; \
-	  fi; \
-	  patchelf --remove-needed libdbus-1.so.3 "$$bin"; \
-	fi; \
-	if nm "$$bin" | grep -q ' \$$s10Foundation'; then \
+	$(SWIFT) build $(RELEASE_FLAGS)
+	@if nm -D --undefined-only $(RELEASE_BIN) | grep -E ' g_[a-z_]+$$'; then \
+	  echo "error: the symbols above are GLib/GIO functions called directly; call them through Desktop's gio table." >&2; exit 1; \
+	fi
+	@if [ "$(STATIC_LIBDBUS)" = 1 ] && nm -D --undefined-only $(RELEASE_BIN) | grep -E ' _?dbus_'; then \
+	  echo "error: with STATIC_LIBDBUS=1 the symbols above still come from the shared libdbus." >&2; exit 1; \
+	fi
+	@if nm $(RELEASE_BIN) | grep -q ' \$$s10Foundation'; then \
 	  echo "error: Foundation is linked into waypost; import FoundationEssentials, or nothing." >&2; exit 1; \
-	fi; \
-	patchelf --remove-needed libgio-2.0.so.0 --remove-needed libgobject-2.0.so.0 --remove-needed libglib-2.0.so.0 "$$bin"
+	fi
 
 test: deps
 	$(SWIFT) test
