@@ -1,18 +1,20 @@
 internal import CGIO
 internal import Glibc
 
-/// GIO, GObject and GLib, opened with `dlopen` on first use instead of linked.
+/// GIO, GObject and GLib, reached through `dlopen` and one table of typed pointers, never called directly.
 ///
-/// Linked, they cost every `waypost` process about 1.7 ms before `main` (a one-off comparison of two
-/// small programs, with and without them: loading and relocating a dozen libraries, running GObject's
-/// constructors), which `waypost open` never needs; it only talks D-Bus. The functions and their
-/// types come from CGIO's `WaypostGIOFunctions`, declared from GIO's headers. Only this layer may call
-/// GIO, and only through `gio.`: `make release` refuses a binary with a direct reference.
+/// The table (CGIO's `WaypostGIOFunctions`) keeps every GIO call in one place that the compiler
+/// checks against GIO's headers, and turns a GIO too old for us into an error the caller reports.
+/// It was meant to keep GIO out of `waypost open`'s start (about 1 ms of CPU, `perf stat`), but
+/// SwiftPM links pkg-config's libraries and no documented flag drops them from the needed ones,
+/// so `dlopen` now finds GIO already loaded. Only this layer may call GIO, and only through
+/// `gio.`: `make release` refuses a binary with a direct reference.
 ///
-/// Policy: a missing GIO is the environment's fault, so it is thrown (`GIOLoadError`) by every public
-/// entry point that needs GIO (the initialisers of `ApplicationCatalog`, `ContentTypes`, `Launcher`,
-/// `XDGDirectories`, and `Files.run`), each calling `load()` first; a value of one of those types
-/// proves that GIO is loaded. Reaching `functions` without that is a bug in this module and stops.
+/// Policy: a missing GIO is the environment's fault, so it is thrown (`GIOLoadError`) by every
+/// public entry point that needs GIO (the initialisers of `ApplicationCatalog`, `ContentTypes`,
+/// `Launcher` and `XDGDirectories`; `Files.run`, `Files.findProgram`), each calling `load()` first;
+/// a value of one of those types proves GIO loaded. Reaching `functions` without that is a bug in
+/// this module, and stops the program.
 enum GIO {
     static let library = "libgio-2.0.so.0"
 
