@@ -1,6 +1,16 @@
 # Waypost — two commands on a fresh machine: `make demo` and `make test`.
 SWIFT     ?= swift
-PREFIX    ?= $(HOME)/.local
+# `make install` puts Waypost below PREFIX (below DESTDIR/PREFIX when staging a package); each
+# directory can be set on its own. Debian's zsh reads vendor completions from
+# /usr/share/zsh/vendor-completions: a Debian package passes ZSH_COMPLETION_DIR=that.
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+DATADIR   ?= $(PREFIX)/share
+MANDIR    ?= $(DATADIR)/man
+SYSTEMD_USER_UNIT_DIR ?= $(PREFIX)/lib/systemd/user
+BASH_COMPLETION_DIR   ?= $(DATADIR)/bash-completion/completions
+ZSH_COMPLETION_DIR    ?= $(DATADIR)/zsh/site-functions
+FISH_COMPLETION_DIR   ?= $(DATADIR)/fish/vendor_completions.d
 # Debian packages the build, the tests and the demo need; `deps` installs the missing ones.
 DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-bin \
                 shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
@@ -10,7 +20,7 @@ DEB_PACKAGES += libsystemd-dev
 endif
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-instructions bench-open install uninstall clean
+.PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-instructions bench-open dist install uninstall clean
 
 all: build
 
@@ -104,15 +114,49 @@ bench-instructions: release
 bench-open: deps release
 	cd Benchmarks && WAYPOST="$$(cd .. && $(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) run -c release open-bench
 
-# The binary (Swift runtime linked in, so it outlives the toolchain), then the desktop integration:
-# entries with absolute paths, defaults for opted-in apps' schemes (`waypost uninstall` undoes it).
-install: release
-	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/waypost" "$(PREFIX)/bin/waypost"
-	"$(PREFIX)/bin/waypost" install --user
+# What `make install` copies, made by the release binary itself into .build/dist: the handler's
+# files (`waypost handler-file`, the code `waypost install` writes them with, so the two cannot
+# differ) naming $(BINDIR)/waypost, shell completions, and manual pages from the argument parser's
+# help by swift-argument-parser's generate-manual (the tool its GenerateManual plugin runs; called
+# directly on this binary, since the plugin first rebuilds every product of the package):
+# waypost(1) whole, and a page per subcommand (waypost.open(1), ...). The pages are dated by
+# SOURCE_DATE_EPOCH, else the last commit, so that the same source gives the same pages.
+DIST     := .build/dist
+MAN_DATE  = $(shell epoch="$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null)}"; date -u -d "@$${epoch:-$$(date +%s)}" +%Y-%m-%d)
+dist: release
+	rm -rf $(DIST) && mkdir -p $(DIST)/man
+	$(RELEASE_BIN) handler-file desktop-entry --program "$(BINDIR)/waypost" > $(DIST)/io.waypost.Dispatcher.desktop
+	$(RELEASE_BIN) handler-file dbus-service --program "$(BINDIR)/waypost" > $(DIST)/io.waypost.Dispatcher.service
+	$(RELEASE_BIN) handler-file systemd-unit --program "$(BINDIR)/waypost" > $(DIST)/waypost.service
+	for shell in bash zsh fish; do $(RELEASE_BIN) --generate-completion-script $$shell > $(DIST)/completion.$$shell; done
+	$(SWIFT) build --product generate-manual
+	generate="$$($(SWIFT) build --show-bin-path)/generate-manual"; \
+	"$$generate" $(RELEASE_BIN) --multi-page --date $(MAN_DATE) --authors "The Waypost authors" --output-directory $(DIST)/man && \
+	"$$generate" $(RELEASE_BIN) --date $(MAN_DATE) --authors "The Waypost authors" --output-directory $(DIST)/man
 
+# The program and the files that make it a link handler for everyone, without touching any user's
+# files: each user who wants links routed through Waypost then runs `waypost install --user`.
+install: dist
+	install -D -m 0755 $(RELEASE_BIN) "$(DESTDIR)$(BINDIR)/waypost"
+	install -D -m 0644 $(DIST)/io.waypost.Dispatcher.service "$(DESTDIR)$(DATADIR)/dbus-1/services/io.waypost.Dispatcher.service"
+	install -D -m 0644 $(DIST)/waypost.service "$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/waypost.service"
+	install -D -m 0644 $(DIST)/io.waypost.Dispatcher.desktop "$(DESTDIR)$(DATADIR)/applications/io.waypost.Dispatcher.desktop"
+	install -d "$(DESTDIR)$(MANDIR)/man1"
+	install -m 0644 $(DIST)/man/*.1 "$(DESTDIR)$(MANDIR)/man1/"
+	install -D -m 0644 $(DIST)/completion.bash "$(DESTDIR)$(BASH_COMPLETION_DIR)/waypost"
+	install -D -m 0644 $(DIST)/completion.zsh "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_waypost"
+	install -D -m 0644 $(DIST)/completion.fish "$(DESTDIR)$(FISH_COMPLETION_DIR)/waypost.fish"
+
+# Exactly what `install` put there; the manual pages are waypost.1 and waypost.SUBCOMMAND.1.
+# Users' own files stay: each user undoes `waypost install --user` with `waypost uninstall --user`.
 uninstall:
-	"$(PREFIX)/bin/waypost" uninstall --user
-	rm -f "$(PREFIX)/bin/waypost"
+	rm -f "$(DESTDIR)$(BINDIR)/waypost" \
+	  "$(DESTDIR)$(DATADIR)/dbus-1/services/io.waypost.Dispatcher.service" \
+	  "$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/waypost.service" \
+	  "$(DESTDIR)$(DATADIR)/applications/io.waypost.Dispatcher.desktop" \
+	  "$(DESTDIR)$(MANDIR)/man1/waypost.1" "$(DESTDIR)$(MANDIR)/man1/"waypost.*.1 \
+	  "$(DESTDIR)$(BASH_COMPLETION_DIR)/waypost" "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_waypost" \
+	  "$(DESTDIR)$(FISH_COMPLETION_DIR)/waypost.fish"
 
 clean:
 	rm -rf .build Benchmarks/.build
