@@ -20,7 +20,7 @@ DEB_PACKAGES += libsystemd-dev
 endif
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-instructions bench-open dist install uninstall clean
+.PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-instructions bench-open dist install uninstall check-install clean
 
 all: build
 
@@ -157,6 +157,43 @@ uninstall:
 	  "$(DESTDIR)$(MANDIR)/man1/waypost.1" "$(DESTDIR)$(MANDIR)/man1/"waypost.*.1 \
 	  "$(DESTDIR)$(BASH_COMPLETION_DIR)/waypost" "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_waypost" \
 	  "$(DESTDIR)$(FISH_COMPLETION_DIR)/waypost.fish"
+
+# What a packager would check, for CI: `make install` into a throwaway DESTDIR below /usr lists its
+# files; the binary is position-independent, has no run path, and its needed libraries are shown;
+# no file names the staging directory; the desktop entry, the systemd unit (where systemd-analyze
+# exists) and every manual page pass their own tools; `make uninstall` then leaves no file behind.
+check-install: release
+	@command -v groff >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq groff-base; }
+	@set -e; stage="$$(mktemp -d)"; trap 'rm -rf "$$stage"' EXIT; \
+	$(MAKE) --no-print-directory install DESTDIR="$$stage" PREFIX=/usr >/dev/null; \
+	echo "make install DESTDIR=$$stage PREFIX=/usr installed:"; \
+	(cd "$$stage" && find . -type f | sed 's|^\.|  |' | sort); \
+	bin="$$stage/usr/bin/waypost"; \
+	readelf -h "$$bin" | grep -E '^ *Type:'; \
+	readelf -h "$$bin" | grep -Eq '^ *Type: *DYN' || { echo "error: waypost is not position-independent" >&2; exit 1; }; \
+	readelf -d "$$bin" | grep -E 'NEEDED|RPATH|RUNPATH'; \
+	! readelf -d "$$bin" | grep -Eq 'RPATH|RUNPATH' || { echo "error: waypost has a run path" >&2; exit 1; }; \
+	! grep -rl "$$stage" "$$stage" || { echo "error: the files above name the staging directory" >&2; exit 1; }; \
+	grep -qx 'Exec=/usr/bin/waypost daemon' "$$stage/usr/share/dbus-1/services/io.waypost.Dispatcher.service" \
+	  || { echo "error: the D-Bus service does not start /usr/bin/waypost" >&2; exit 1; }; \
+	desktop-file-validate "$$stage/usr/share/applications/io.waypost.Dispatcher.desktop"; \
+	echo "desktop-file-validate: io.waypost.Dispatcher.desktop passes"; \
+	test -f "$$stage/usr/share/man/man1/waypost.1" || { echo "error: no waypost(1), which the unit's Documentation= names" >&2; exit 1; }; \
+	if command -v systemd-analyze >/dev/null; then \
+	  problems="$$(MANPATH="$$stage/usr/share/man" systemd-analyze verify --man=yes "$$stage/usr/lib/systemd/user/waypost.service" 2>&1 \
+	    | grep -v 'Command /usr/bin/waypost is not executable' || true)"; \
+	  if [ -n "$$problems" ]; then echo "$$problems" >&2; echo "error: systemd-analyze verify rejects waypost.service" >&2; exit 1; fi; \
+	  echo "systemd-analyze verify: waypost.service passes (its ExecStart is checked above, in the stage)"; \
+	else echo "note: no systemd-analyze here; waypost.service was not verified"; fi; \
+	for page in "$$stage"/usr/share/man/man1/*.1; do \
+	  warnings="$$(groff -mandoc -ww -z -Tutf8 "$$page" 2>&1)"; \
+	  if [ -n "$$warnings" ]; then echo "$$warnings" >&2; echo "error: $$page does not render cleanly" >&2; exit 1; fi; \
+	done; \
+	echo "groff: the $$(ls "$$stage"/usr/share/man/man1 | wc -l) manual pages render without warnings"; \
+	$(MAKE) --no-print-directory uninstall DESTDIR="$$stage" PREFIX=/usr >/dev/null; \
+	left="$$(find "$$stage" -type f)"; \
+	if [ -n "$$left" ]; then echo "$$left" >&2; echo "error: make uninstall left the files above" >&2; exit 1; fi; \
+	echo "make uninstall removed every installed file"
 
 clean:
 	rm -rf .build Benchmarks/.build
