@@ -1,12 +1,26 @@
 # Waypost — two commands on a fresh machine: `make demo` and `make test`.
 SWIFT     ?= swift
-PREFIX    ?= $(HOME)/.local
+# `make install` puts Waypost below PREFIX (below DESTDIR/PREFIX when staging a package); each
+# directory can be set on its own. Debian's zsh reads vendor completions from
+# /usr/share/zsh/vendor-completions: a Debian package passes ZSH_COMPLETION_DIR=that.
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+DATADIR   ?= $(PREFIX)/share
+MANDIR    ?= $(DATADIR)/man
+SYSTEMD_USER_UNIT_DIR ?= $(PREFIX)/lib/systemd/user
+BASH_COMPLETION_DIR   ?= $(DATADIR)/bash-completion/completions
+ZSH_COMPLETION_DIR    ?= $(DATADIR)/zsh/site-functions
+FISH_COMPLETION_DIR   ?= $(DATADIR)/fish/vendor_completions.d
 # Debian packages the build, the tests and the demo need; `deps` installs the missing ones.
 DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-bin \
-                shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi patchelf
+                shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
+# libdbus-1.a calls libsystemd, which only libsystemd-dev lets a program link (see `release`).
+ifeq ($(STATIC_LIBDBUS),1)
+DEB_PACKAGES += libsystemd-dev
+endif
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-instructions bench-message-building bench-open install uninstall clean
+.PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-instructions bench-message-building bench-open dist install uninstall check-install clean
 
 all: build
 
@@ -22,56 +36,48 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The release binary, built for a short `waypost open` (see "Start-up" in the README): the Swift
-# runtime and libstdc++ linked in (a linker script in STATIC_CXX stands for libstdc++.so), not
-# position-independent (its ~85,000 relocations cost a page fault each page at start), and GIO,
-# which the Desktop layer opens with dlopen on first use, dropped from the needed libraries — after
-# checking that nothing refers to a GIO, GObject or GLib symbol directly. libdbus is linked in from
-# the libdbus-1.a that libdbus-1-dev ships, whole, so that its definitions take the place of the
-# shared library's (pkg-config puts the directory holding libdbus-1.so first on the search path);
-# the shared one would bring libsystemd and six more libraries into every start. Symbols are not
-# exported (SwiftPM exports every public one, ~3,200 here, which the runtime's `dladdr` at start
-# walks one by one and the loader pages in). Generic types are instantiated through accessors the
-# compiler writes, not from mangled names: those are smaller, but the runtime demangles each on first
-# use and checks its conformances by scanning all ~4,000 of the binary's records. Foundation (with
-# CoreFoundation and ICU) must not be linked in at all: FoundationEssentials is what the binary may use.
-STATIC_CXX := $(CURDIR)/.build/static-libstdc++
-DBUS_ARCHIVE = $(shell p="$$(pkg-config --variable=libdir dbus-1)/libdbus-1.a"; [ -f "$$p" ] && echo "$$p")
-# The toolchain's clang finds libstdc++.a where libstdc++-*-dev put it (no gcc needed).
-CXX_ARCHIVE = $(shell for cc in clang gcc; do p=$$($$cc -print-file-name=libstdc++.a 2>/dev/null) && [ -f "$$p" ] && { echo "$$p"; break; }; done)
+# The release binary, built as a distribution builds one: a position-independent executable (the
+# default), the Swift runtime linked in (--static-swift-stdlib: the toolchain's libswiftCore.so is
+# in no system library path, so a binary needing it would not start once installed), and no $ORIGIN
+# run path (--disable-local-rpath: nothing is installed beside it). It needs the libraries SwiftPM
+# links from pkg-config: libdbus, and GIO, GObject and GLib, which the Desktop layer calls only
+# through its dlopen'd table (Sources/Desktop/Internals/GIOLibrary.swift). Checked after the build:
+# no GLib/GIO function referenced directly, and Foundation (with CoreFoundation and ICU) not linked
+# in: FoundationEssentials is what the binary may use.
+#
+# STATIC_LIBDBUS=1 (opt-in) links libdbus-1.a from libdbus-1-dev into the binary, with the
+# libsystemd it calls, as `pkg-config --static --libs dbus-1` lists it. Its cost: the binary carries
+# its own copy of libdbus, so every libdbus security fix needs waypost rebuilt; the distribution's
+# libdbus update does not reach it. libdbus-1.so.3 stays among the needed libraries (SwiftPM puts
+# CDBus's -ldbus-1 ahead of any flag given here), so it saves no loading at start.
+RELEASE_BIN   := .build/release/waypost
+RELEASE_FLAGS := -c release --product waypost --static-swift-stdlib --disable-local-rpath
+ifeq ($(STATIC_LIBDBUS),1)
+RELEASE_FLAGS += -Xlinker --whole-archive -Xlinker $(shell pkg-config --variable=libdir dbus-1)/libdbus-1.a \
+                 -Xlinker --no-whole-archive \
+                 $(addprefix -Xlinker ,$(filter-out -ldbus-1,$(shell pkg-config --static --libs-only-l dbus-1)))
+endif
 release: deps
-	@archive="$(CXX_ARCHIVE)"; link_cxx=""; \
-	if [ -n "$$archive" ]; then \
-	  mkdir -p "$(STATIC_CXX)" && echo "INPUT($$archive)" > "$(STATIC_CXX)/libstdc++.so"; link_cxx="-Xswiftc -L$(STATIC_CXX)"; \
-	else echo "note: no libstdc++.a found; linking libstdc++ as a shared library (a slower start)"; fi; \
-	dbus_archive="$(DBUS_ARCHIVE)"; link_dbus=""; \
-	if [ -n "$$dbus_archive" ]; then \
-	  link_dbus="-Xswiftc -DWAYPOST_STATIC_LIBDBUS -Xlinker --whole-archive -Xlinker $$dbus_archive -Xlinker --no-whole-archive"; \
-	else echo "note: no libdbus-1.a found; linking libdbus as a shared library (a slower start)"; fi; \
-	$(SWIFT) build -c release --static-swift-stdlib --product waypost $$link_cxx $$link_dbus -Xswiftc -Xclang-linker -Xswiftc -no-pie \
-	  -Xlinker --no-export-dynamic -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
-	@bin="$$($(SWIFT) build -c release --show-bin-path)/waypost"; \
-	if nm -D --undefined-only "$$bin" | grep -E ' g_[a-z_]+$$'; then \
-	  echo "error: the symbols above are GLib/GIO functions called directly; call them through GIO." >&2; exit 1; \
-	fi; \
-	if [ -n "$(DBUS_ARCHIVE)" ]; then \
-	  if nm -D --undefined-only "$$bin" | grep -E ' _?dbus_'; then \
-	    echo "error: the symbols above still come from the shared libdbus." >&2; exit 1; \
-	  fi; \
-	  patchelf --remove-needed libdbus-1.so.3 "$$bin"; \
-	fi; \
-	if nm "$$bin" | grep -q ' \$$s10Foundation'; then \
+	$(SWIFT) build $(RELEASE_FLAGS)
+	@if nm -D --undefined-only $(RELEASE_BIN) | grep -E ' g_[a-z_]+$$'; then \
+	  echo "error: the symbols above are GLib/GIO functions called directly; call them through Desktop's gio table." >&2; exit 1; \
+	fi
+	@if [ "$(STATIC_LIBDBUS)" = 1 ] && nm -D --undefined-only $(RELEASE_BIN) | grep -E ' _?dbus_'; then \
+	  echo "error: with STATIC_LIBDBUS=1 the symbols above still come from the shared libdbus." >&2; exit 1; \
+	fi
+	@if nm $(RELEASE_BIN) | grep -q ' \$$s10Foundation'; then \
 	  echo "error: Foundation is linked into waypost; import FoundationEssentials, or nothing." >&2; exit 1; \
-	fi; \
-	patchelf --remove-needed libgio-2.0.so.0 --remove-needed libgobject-2.0.so.0 --remove-needed libglib-2.0.so.0 "$$bin"
+	fi
 
 test: deps
 	$(SWIFT) test
 
 # The daemon's and the desktop's end-to-end tests again, run against the release binary that
-# `make install` installs (GIO opened on demand, not position-independent): what users run is tested.
+# `make install` installs: what users run is tested. Then the DBus module's own tests, compiled
+# optimised, in a build folder of their own so that -enable-testing does not rebuild that binary.
 test-release: release
-	WAYPOST="$$($(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) test --filter 'DispatcherTests|DesktopIntegrationTests'
+	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" $(SWIFT) test --filter 'DispatcherTests|DesktopIntegrationTests'
+	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build/release-tests --filter DBusTests
 
 # First where example scenarios would go (waypost explain), then the live demo: real gio open and
 # xdg-open calls to the sample apps on a private session bus.
@@ -114,15 +120,86 @@ bench-message-building: deps
 bench-open: deps release
 	cd Benchmarks && WAYPOST="$$(cd .. && $(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) run -c release open-bench
 
-# The binary (Swift runtime linked in, so it outlives the toolchain), then the desktop integration:
-# entries with absolute paths, defaults for opted-in apps' schemes (`waypost uninstall` undoes it).
-install: release
-	install -D -m 0755 "$$($(SWIFT) build -c release --show-bin-path)/waypost" "$(PREFIX)/bin/waypost"
-	"$(PREFIX)/bin/waypost" install --user
+# What `make install` copies, made by the release binary itself into .build/dist: the handler's
+# files (`waypost handler-file`, the code `waypost install` writes them with, so the two cannot
+# differ) naming $(BINDIR)/waypost, shell completions, and manual pages from the argument parser's
+# help by swift-argument-parser's generate-manual (the tool its GenerateManual plugin runs; called
+# directly on this binary, since the plugin first rebuilds every product of the package):
+# waypost(1) whole, and a page per subcommand (waypost.open(1), ...). The pages are dated by
+# SOURCE_DATE_EPOCH, else the last commit, so that the same source gives the same pages.
+DIST     := .build/dist
+MAN_DATE  = $(shell epoch="$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null)}"; date -u -d "@$${epoch:-$$(date +%s)}" +%Y-%m-%d)
+dist: release
+	rm -rf $(DIST) && mkdir -p $(DIST)/man
+	$(RELEASE_BIN) handler-file desktop-entry --program "$(BINDIR)/waypost" > $(DIST)/io.waypost.Dispatcher.desktop
+	$(RELEASE_BIN) handler-file dbus-service --program "$(BINDIR)/waypost" > $(DIST)/io.waypost.Dispatcher.service
+	$(RELEASE_BIN) handler-file systemd-unit --program "$(BINDIR)/waypost" > $(DIST)/waypost.service
+	for shell in bash zsh fish; do $(RELEASE_BIN) --generate-completion-script $$shell > $(DIST)/completion.$$shell; done
+	$(SWIFT) build --product generate-manual
+	generate="$$($(SWIFT) build --show-bin-path)/generate-manual"; \
+	"$$generate" $(RELEASE_BIN) --multi-page --date $(MAN_DATE) --authors "The Waypost authors" --output-directory $(DIST)/man && \
+	"$$generate" $(RELEASE_BIN) --date $(MAN_DATE) --authors "The Waypost authors" --output-directory $(DIST)/man
 
+# The program and the files that make it a link handler for everyone, without touching any user's
+# files: each user who wants links routed through Waypost then runs `waypost install --user`.
+install: dist
+	install -D -m 0755 $(RELEASE_BIN) "$(DESTDIR)$(BINDIR)/waypost"
+	install -D -m 0644 $(DIST)/io.waypost.Dispatcher.service "$(DESTDIR)$(DATADIR)/dbus-1/services/io.waypost.Dispatcher.service"
+	install -D -m 0644 $(DIST)/waypost.service "$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/waypost.service"
+	install -D -m 0644 $(DIST)/io.waypost.Dispatcher.desktop "$(DESTDIR)$(DATADIR)/applications/io.waypost.Dispatcher.desktop"
+	install -d "$(DESTDIR)$(MANDIR)/man1"
+	install -m 0644 $(DIST)/man/*.1 "$(DESTDIR)$(MANDIR)/man1/"
+	install -D -m 0644 $(DIST)/completion.bash "$(DESTDIR)$(BASH_COMPLETION_DIR)/waypost"
+	install -D -m 0644 $(DIST)/completion.zsh "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_waypost"
+	install -D -m 0644 $(DIST)/completion.fish "$(DESTDIR)$(FISH_COMPLETION_DIR)/waypost.fish"
+
+# Exactly what `install` put there; the manual pages are waypost.1 and waypost.SUBCOMMAND.1.
+# Users' own files stay: each user undoes `waypost install --user` with `waypost uninstall --user`.
 uninstall:
-	"$(PREFIX)/bin/waypost" uninstall --user
-	rm -f "$(PREFIX)/bin/waypost"
+	rm -f "$(DESTDIR)$(BINDIR)/waypost" \
+	  "$(DESTDIR)$(DATADIR)/dbus-1/services/io.waypost.Dispatcher.service" \
+	  "$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/waypost.service" \
+	  "$(DESTDIR)$(DATADIR)/applications/io.waypost.Dispatcher.desktop" \
+	  "$(DESTDIR)$(MANDIR)/man1/waypost.1" "$(DESTDIR)$(MANDIR)/man1/"waypost.*.1 \
+	  "$(DESTDIR)$(BASH_COMPLETION_DIR)/waypost" "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_waypost" \
+	  "$(DESTDIR)$(FISH_COMPLETION_DIR)/waypost.fish"
+
+# What a packager would check, for CI: `make install` into a throwaway DESTDIR below /usr lists its
+# files; the binary is position-independent, has no run path, and its needed libraries are shown;
+# no file names the staging directory; the desktop entry, the systemd unit (where systemd-analyze
+# exists) and every manual page pass their own tools; `make uninstall` then leaves no file behind.
+check-install: release
+	@command -v groff >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq groff-base; }
+	@set -e; stage="$$(mktemp -d)"; trap 'rm -rf "$$stage"' EXIT; \
+	$(MAKE) --no-print-directory install DESTDIR="$$stage" PREFIX=/usr >/dev/null; \
+	echo "make install DESTDIR=$$stage PREFIX=/usr installed:"; \
+	(cd "$$stage" && find . -type f | sed 's|^\.|  |' | sort); \
+	bin="$$stage/usr/bin/waypost"; \
+	readelf -h "$$bin" | grep -E '^ *Type:'; \
+	readelf -h "$$bin" | grep -Eq '^ *Type: *DYN' || { echo "error: waypost is not position-independent" >&2; exit 1; }; \
+	readelf -d "$$bin" | grep -E 'NEEDED|RPATH|RUNPATH'; \
+	! readelf -d "$$bin" | grep -Eq 'RPATH|RUNPATH' || { echo "error: waypost has a run path" >&2; exit 1; }; \
+	! grep -rl "$$stage" "$$stage" || { echo "error: the files above name the staging directory" >&2; exit 1; }; \
+	grep -qx 'Exec=/usr/bin/waypost daemon' "$$stage/usr/share/dbus-1/services/io.waypost.Dispatcher.service" \
+	  || { echo "error: the D-Bus service does not start /usr/bin/waypost" >&2; exit 1; }; \
+	desktop-file-validate "$$stage/usr/share/applications/io.waypost.Dispatcher.desktop"; \
+	echo "desktop-file-validate: io.waypost.Dispatcher.desktop passes"; \
+	test -f "$$stage/usr/share/man/man1/waypost.1" || { echo "error: no waypost(1), which the unit's Documentation= names" >&2; exit 1; }; \
+	if command -v systemd-analyze >/dev/null; then \
+	  problems="$$(MANPATH="$$stage/usr/share/man" systemd-analyze verify --man=yes "$$stage/usr/lib/systemd/user/waypost.service" 2>&1 \
+	    | grep -v 'Command /usr/bin/waypost is not executable' || true)"; \
+	  if [ -n "$$problems" ]; then echo "$$problems" >&2; echo "error: systemd-analyze verify rejects waypost.service" >&2; exit 1; fi; \
+	  echo "systemd-analyze verify: waypost.service passes (its ExecStart is checked above, in the stage)"; \
+	else echo "note: no systemd-analyze here; waypost.service was not verified"; fi; \
+	for page in "$$stage"/usr/share/man/man1/*.1; do \
+	  warnings="$$(groff -mandoc -ww -z -Tutf8 "$$page" 2>&1)"; \
+	  if [ -n "$$warnings" ]; then echo "$$warnings" >&2; echo "error: $$page does not render cleanly" >&2; exit 1; fi; \
+	done; \
+	echo "groff: the $$(ls "$$stage"/usr/share/man/man1 | wc -l) manual pages render without warnings"; \
+	$(MAKE) --no-print-directory uninstall DESTDIR="$$stage" PREFIX=/usr >/dev/null; \
+	left="$$(find "$$stage" -type f)"; \
+	if [ -n "$$left" ]; then echo "$$left" >&2; echo "error: make uninstall left the files above" >&2; exit 1; fi; \
+	echo "make uninstall removed every installed file"
 
 clean:
 	rm -rf .build Benchmarks/.build

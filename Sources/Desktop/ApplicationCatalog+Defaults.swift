@@ -12,8 +12,8 @@ extension ApplicationCatalog {
     /// - Returns: nil when nothing was recorded or none of the recorded entries is installed now.
     public func previousDefault(forType contentType: String, excluding excludedID: String? = nil) -> ApplicationEntry? {
         let excluded = excludedID.map { $0.hasSuffix(".desktop") ? $0 : $0 + ".desktop" }
-        let types = ContentTypes()
-        for record in TakeoverRecord.installed() {
+        let types = ContentTypes(self)
+        for record in TakeoverRecord.installed(directories: XDGDirectories(self)) {
             let ids = record.previousDefaults[contentType]
                 ?? record.previousDefaults.first { recorded, _ in
                     !recorded.hasPrefix("x-scheme-handler/")

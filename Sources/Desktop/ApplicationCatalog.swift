@@ -7,7 +7,8 @@
 /// is safe to call from any thread. Creating the cache holds inotify watches: keep the catalog off
 /// short-lived commands (their exit gets slower).
 public struct ApplicationCatalog: Sendable {
-    public init() {}
+    /// - Throws: `GIOLoadError` when GIO cannot be opened (nothing here works without it).
+    public init() throws(GIOLoadError) { try GIO.load() }
 
     /// The entry with this desktop-file id.
     /// - Parameter id: with or without `.desktop`.

@@ -5,7 +5,7 @@ extension ApplicationCatalog {
     /// GIO notices changes through its own file monitors and tells us a few milliseconds after the
     /// files changed; the handler runs on a dedicated thread. Not for short-lived commands: the
     /// monitors hold inotify watches, which delay process exit.
-    public static func onChange(_ handler: @escaping @Sendable () -> Void) {
+    public func onChange(_ handler: @escaping @Sendable () -> Void) {
         AppInfoMonitorLoop.add(handler)
     }
 }

@@ -5,7 +5,11 @@ public import ExternalEvents
 /// A file's type is guessed from its name, as file managers do for speed; its bytes are never
 /// read, so a file that does not exist yet still has a type. An uncertain guess counts as no type.
 public struct ContentTypes: ContentTypeResolving {
-    public init() {}
+    /// - Throws: `GIOLoadError` when GIO cannot be opened.
+    public init() throws(GIOLoadError) { try GIO.load() }
+
+    /// For the catalog, whose own value proves GIO loaded.
+    init(_ catalog: ApplicationCatalog) {}
 
     /// The MIME type of the file a `file://` URL names (percent-decoded), or nil for other URLs and
     /// names GIO cannot place.

@@ -24,7 +24,8 @@ public struct LaunchError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Starts applications from their desktop entries, through GIO.
 public struct Launcher: Sendable {
-    public init() {}
+    /// - Throws: `GIOLoadError` when GIO cannot be opened.
+    public init() throws(GIOLoadError) { try GIO.load() }
 
     /// Launches `entry`, honouring `DBusActivatable` (GIO calls `org.freedesktop.Application`
     /// `Activate`/`Open` itself) and the `Exec` field codes (one process per URI for `%u`).

@@ -66,8 +66,8 @@ public struct TakeoverRecord: Sendable, Hashable {
 
     /// The records the desktop has, user first: `$XDG_DATA_HOME`, then each `$XDG_DATA_DIRS` entry.
     /// Damaged or missing ones are skipped (the dispatcher must keep routing; `waypost doctor` reports them).
-    public static func installed() -> [TakeoverRecord] {
-        ([XDGDirectories.dataHome] + XDGDirectories.systemDataDirectories).compactMap {
+    public static func installed(directories: XDGDirectories) -> [TakeoverRecord] {
+        ([directories.dataHome] + directories.systemDataDirectories).compactMap {
             try? load(path: path(inDataDirectory: $0))
         }
     }

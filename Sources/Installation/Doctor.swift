@@ -1,4 +1,4 @@
-import Desktop
+public import Desktop
 
 /// One thing `waypost doctor` checked: what it found and, when something is wrong, the command
 /// or edit that fixes it.
@@ -20,12 +20,16 @@ public struct Doctor: Sendable {
     public let layout: InstallLayout
     /// How to run the fixing command for this layout (`waypost install --user`, …).
     public let installCommand: String
-    let catalog = ApplicationCatalog()
+    let catalog: ApplicationCatalog
+    let directories: XDGDirectories
     let own = HandlerFiles.desktopFileID
 
-    public init(layout: InstallLayout, installCommand: String) {
+    /// - Throws: `GIOLoadError` when GIO, which answers every check, cannot be opened.
+    public init(layout: InstallLayout, installCommand: String) throws(GIOLoadError) {
         self.layout = layout
         self.installCommand = installCommand
+        catalog = try ApplicationCatalog()
+        directories = try XDGDirectories()
     }
 
     /// - Parameter activatable: whether the session bus lists `io.waypost.Dispatcher` as activatable
@@ -60,7 +64,7 @@ public struct Doctor: Sendable {
         } catch {
             findings.append(Finding(.problem, "the handler entry is not usable: \(error)", fix: "run `\(installCommand)`"))
         }
-        let services = ([XDGDirectories.dataHome] + XDGDirectories.systemDataDirectories).map { $0 + "/dbus-1/services/\(HandlerFiles.busName).service" }
+        let services = ([directories.dataHome] + directories.systemDataDirectories).map { $0 + "/dbus-1/services/\(HandlerFiles.busName).service" }
         if let service = services.first(where: Files.exists) {
             let exec = serviceProgram(service)
             if let exec, Files.isExecutable(exec) {

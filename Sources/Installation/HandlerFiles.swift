@@ -1,6 +1,7 @@
 /// The files that make the desktop hand links to Waypost, rendered with the installed program's
-/// absolute path. `desktop/` and `dbus/` in the source tree hold the same text with `@WAYPOST@` and
-/// `@MIMETYPES@` left in (a test keeps them equal), for packagers and readers.
+/// absolute path: `waypost install` writes them, and `make install` installs what `waypost
+/// handler-file` prints, so both come from here. `desktop/` and `dbus/` in the source tree hold the
+/// same text with `@WAYPOST@` left in and no types (a test keeps them equal), for readers.
 public enum HandlerFiles {
     public static let busName = "io.waypost.Dispatcher"
     public static let desktopFileID = busName + ".desktop"

@@ -1,4 +1,4 @@
-import Desktop
+public import Desktop
 
 /// Where `waypost install` puts things, for one user or for everyone below a prefix.
 public struct InstallLayout: Sendable, Hashable {
@@ -14,8 +14,10 @@ public struct InstallLayout: Sendable, Hashable {
     public let record: String
 
     /// The user's: `$XDG_DATA_HOME/…` and `$XDG_CONFIG_HOME/mimeapps.list`.
-    public static func user() -> InstallLayout {
-        InstallLayout(dataDirectory: XDGDirectories.dataHome, mimeAppsList: XDGDirectories.configHome + "/mimeapps.list")
+    /// - Throws: `GIOLoadError`: the directories are GLib's, those GIO reads.
+    public static func user() throws(GIOLoadError) -> InstallLayout {
+        let directories = try XDGDirectories()
+        return InstallLayout(dataDirectory: directories.dataHome, mimeAppsList: directories.configHome + "/mimeapps.list")
     }
 
     /// Everyone's, below a data directory such as `/usr/local/share` (which must be in

@@ -30,12 +30,14 @@ public struct Installer: Sendable {
     public let layout: InstallLayout
     /// The absolute path written into `Exec` lines.
     public let program: String
-    let catalog = ApplicationCatalog()
+    let catalog: ApplicationCatalog
     let own = HandlerFiles.desktopFileID
 
-    public init(layout: InstallLayout, program: String) {
+    /// - Throws: `GIOLoadError` when GIO, which reads the entries and defaults, cannot be opened.
+    public init(layout: InstallLayout, program: String) throws(GIOLoadError) {
         self.layout = layout
         self.program = program
+        catalog = try ApplicationCatalog()
     }
 
     /// What a run changed, one line per change, and what it noticed but could not act on.
@@ -183,13 +185,17 @@ public struct Installer: Sendable {
 
     /// GIO finds entries by `MimeType=` only through `mimeinfo.cache`; refresh it when the tool is there.
     private func refreshDesktopDatabase(_ report: inout Report) {
-        guard let tool = Files.findProgram("update-desktop-database") else {
-            report.warnings.append("update-desktop-database is not installed (package desktop-file-utils); mimeinfo.cache was not refreshed")
-            return
-        }
-        guard Files.isDirectory(layout.applications) else { return }
-        if let result = Files.run(tool, [layout.applications]), result.status != 0 {
-            report.warnings.append("update-desktop-database \(layout.applications) failed: \(result.output)")
+        do {
+            guard let tool = try Files.findProgram("update-desktop-database") else {
+                report.warnings.append("update-desktop-database is not installed (package desktop-file-utils); mimeinfo.cache was not refreshed")
+                return
+            }
+            guard Files.isDirectory(layout.applications) else { return }
+            if let result = try Files.run(tool, [layout.applications]), result.status != 0 {
+                report.warnings.append("update-desktop-database \(layout.applications) failed: \(result.output)")
+            }
+        } catch {
+            report.warnings.append("mimeinfo.cache was not refreshed: \(error)")
         }
     }
 }

@@ -41,16 +41,26 @@ struct Daemon: AsyncParsableCommand {
         var configuration = Dispatcher.Configuration()
         configuration.launchTimeout = .milliseconds(Int64(launchTimeout * 1000))
         configuration.deliveryTimeout = .milliseconds(Int64(deliveryTimeout * 1000))
+        // The desktop first: without GIO the daemon could route nothing, so it must not take the name.
+        let catalog: ApplicationCatalog, launcher: Launcher, contentTypes: ContentTypes
+        do {
+            catalog = try ApplicationCatalog()
+            launcher = try Launcher()
+            contentTypes = try ContentTypes()
+        } catch {
+            printError("waypost daemon: \(error)")
+            throw ExitCode(69)
+        }
         let connection: Connection
         do { connection = try await Connection.session() } catch {
             printError("waypost daemon: cannot reach the session bus: \(error)")
             throw ExitCode(69)
         }
-        let directory = CachedDirectory(ApplicationCatalog())
-        ApplicationCatalog.onChange { directory.invalidate() }
+        let directory = CachedDirectory(catalog)
+        catalog.onChange { directory.invalidate() }
         let dispatcher = Dispatcher(
-            connection: connection, directory: directory, launcher: Launcher(),
-            contentTypes: ContentTypes(), configuration: configuration, logger: logger)
+            connection: connection, directory: directory, launcher: launcher,
+            contentTypes: contentTypes, configuration: configuration, logger: logger)
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         do { try await service.start() } catch {
             printError("waypost daemon: \(error)")

@@ -91,8 +91,10 @@ enum ScenarioFile {
         } catch {
             throw .malformed("\(error)")
         }
+        let contentTypes: ContentTypes
+        do { contentTypes = try ContentTypes() } catch { throw .desktopUnavailable(error) }
         do {
-            return try scenario.router(contentTypes: ContentTypes()).route(scenario.event)
+            return try scenario.router(contentTypes: contentTypes).route(scenario.event)
         } catch {
             throw .inconsistent(error)
         }
@@ -104,18 +106,26 @@ enum ScenarioProblem: Error, CustomStringConvertible {
     case unreadable(path: String)
     case malformed(String)
     case inconsistent(RoutingError)
+    /// Not the file's fault: content types come from GIO, which could not be opened.
+    case desktopUnavailable(GIOLoadError)
 
     var description: String {
         switch self {
         case .unreadable: "cannot read the file"
         case .malformed(let message): message
         case .inconsistent(let error): error.description
+        case .desktopUnavailable(let error): error.description
         }
     }
 
-    /// sysexits: EX_NOINPUT for a file that cannot be read, EX_DATAERR for bad content.
+    /// sysexits: EX_NOINPUT for a file that cannot be read, EX_DATAERR for bad content,
+    /// EX_UNAVAILABLE without GIO.
     var exitCode: Int32 {
-        if case .unreadable = self { 66 } else { 65 }
+        switch self {
+        case .unreadable: 66
+        case .malformed, .inconsistent: 65
+        case .desktopUnavailable: 69
+        }
     }
 
     /// Turns a decoding error into one line: where in the document, and what is wrong.

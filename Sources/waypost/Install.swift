@@ -21,7 +21,8 @@ struct LayoutOptions: ParsableArguments {
         if !prefix.hasPrefix("/") { throw ValidationError("--prefix must be an absolute path, not '\(prefix)'") }
     }
 
-    var layout: InstallLayout { system ? .system(prefix: prefix) : .user() }
+    /// The user's layout comes from GLib's XDG directories, so it needs GIO.
+    func layout() throws(GIOLoadError) -> InstallLayout { system ? .system(prefix: prefix) : try .user() }
     var command: String { system ? "waypost install --system --prefix \(prefix)" : "waypost install --user" }
 }
 
@@ -37,6 +38,14 @@ private func runInstaller(_ what: String, _ body: () throws(InstallError) -> Ins
         if case .file = error { printError("waypost \(what): nothing was changed") }
         if case .damagedEntry = error { printError("waypost \(what): nothing was changed") }
         throw ExitCode(1)
+    }
+}
+
+/// What needs GIO (the catalog, the XDG directories); without it says so and exits 69 (EX_UNAVAILABLE).
+private func withDesktop<Value>(_ what: String, _ body: () throws(GIOLoadError) -> Value) throws -> Value {
+    do { return try body() } catch {
+        printError("waypost \(what): \(error)")
+        throw ExitCode(69)
     }
 }
 
@@ -60,7 +69,8 @@ struct Install: ParsableCommand {
     @OptionGroup var options: LayoutOptions
 
     func run() throws {
-        let installer = Installer(layout: options.layout, program: try installedProgram())
+        let program = try installedProgram()
+        let installer = try withDesktop("install") { () throws(GIOLoadError) in try Installer(layout: options.layout(), program: program) }
         try runInstaller("install") { () throws(InstallError) in try installer.install() }
     }
 }
@@ -71,7 +81,8 @@ struct Refresh: ParsableCommand {
     @OptionGroup var options: LayoutOptions
 
     func run() throws {
-        let installer = Installer(layout: options.layout, program: try installedProgram())
+        let program = try installedProgram()
+        let installer = try withDesktop("refresh") { () throws(GIOLoadError) in try Installer(layout: options.layout(), program: program) }
         try runInstaller("refresh") { () throws(InstallError) in try installer.refresh() }
     }
 }
@@ -82,7 +93,8 @@ struct Uninstall: ParsableCommand {
     @OptionGroup var options: LayoutOptions
 
     func run() throws {
-        let installer = Installer(layout: options.layout, program: try installedProgram())
+        let program = try installedProgram()
+        let installer = try withDesktop("uninstall") { () throws(GIOLoadError) in try Installer(layout: options.layout(), program: program) }
         try runInstaller("uninstall") { () throws(InstallError) in try installer.uninstall() }
     }
 }
@@ -94,8 +106,10 @@ struct Doctor: AsyncParsableCommand {
     @OptionGroup var options: LayoutOptions
 
     func run() async throws {
-        let activatable = await Self.activatable()
-        let findings = Installation.Doctor(layout: options.layout, installCommand: options.command).check(activatable: activatable)
+        let doctor = try withDesktop("doctor") { () throws(GIOLoadError) in
+            try Installation.Doctor(layout: options.layout(), installCommand: options.command)
+        }
+        let findings = doctor.check(activatable: await Self.activatable())
         for finding in findings {
             let mark = switch finding.severity { case .ok: "ok  "; case .note: "note"; case .problem: "FIX " }
             print("\(mark) \(finding.summary)")

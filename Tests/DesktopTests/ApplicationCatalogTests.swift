@@ -5,7 +5,9 @@ import Testing
 @Suite("Application catalog over real desktop entries")
 struct ApplicationCatalogTests {
     let desktop = DesktopTestEnvironment.shared  // first: sets XDG_* before any GLib call
-    let catalog = ApplicationCatalog()
+    let catalog: ApplicationCatalog
+
+    init() throws { catalog = try ApplicationCatalog() }
 
     /// A participating entry whose program is `/bin/true`.
     func participating(_ id: String, schemes: [String], extra: [String] = []) throws {

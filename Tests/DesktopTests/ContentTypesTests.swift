@@ -8,7 +8,9 @@ struct ContentTypesTests {
     // First: GLib caches the XDG directories at its first call, and the catalog tests in this
     // process need their throwaway ones.
     let desktop = DesktopTestEnvironment.shared
-    let types = ContentTypes()
+    let types: ContentTypes
+
+    init() throws { types = try ContentTypes() }
 
     @Test("a .md file is text/markdown")
     func markdownGuessed() {

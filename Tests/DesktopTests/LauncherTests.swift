@@ -7,8 +7,13 @@ import Testing
 @Suite("Launching desktop entries")
 struct LauncherTests {
     let desktop = DesktopTestEnvironment.shared  // first: sets XDG_* before any GLib call
-    let catalog = ApplicationCatalog()
-    let launcher = Launcher()
+    let catalog: ApplicationCatalog
+    let launcher: Launcher
+
+    init() throws {
+        catalog = try ApplicationCatalog()
+        launcher = try Launcher()
+    }
 
     static let recorderBody = """
         #!/bin/sh

@@ -31,13 +31,13 @@ enum AppInfoMonitorLoop {
     /// `g_main_context_new`, `g_main_context_push_thread_default`, `g_app_info_monitor_get` (transfer
     /// full, kept for the process's life), `g_signal_connect_data`, `g_main_loop_run`.
     private static func run() {
-        let context = GIO.g_main_context_new()
-        GIO.g_main_context_push_thread_default(context)
-        let monitor = GIO.g_app_info_monitor_get()
+        let context = gio.g_main_context_new()
+        gio.g_main_context_push_thread_default(context)
+        let monitor = gio.g_app_info_monitor_get()
         let changed: @convention(c) (OpaquePointer?, gpointer?) -> Void = { _, _ in AppInfoMonitorLoop.fire() }
-        _ = GIO.g_signal_connect_data(
+        _ = gio.g_signal_connect_data(
             gpointer(monitor), "changed", unsafeBitCast(changed, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
-        let loop = GIO.g_main_loop_new(context, 0)
-        GIO.g_main_loop_run(loop)
+        let loop = gio.g_main_loop_new(context, 0)
+        gio.g_main_loop_run(loop)
     }
 }

@@ -13,47 +13,47 @@ final class AppInfoReference {
         self.pointer = pointer
     }
 
-    deinit { GIO.g_object_unref(gpointer(pointer)) }
+    deinit { gio.g_object_unref(gpointer(pointer)) }
 
     /// Loads the entry with this desktop-file id (with `.desktop`) from GIO's directory cache;
     /// nil when GIO has no such entry or refused to load it. `g_desktop_app_info_new`.
     static func load(desktopFileID: String) -> AppInfoReference? {
-        GIO.g_desktop_app_info_new(desktopFileID).map(AppInfoReference.init(taking:))
+        gio.g_desktop_app_info_new(desktopFileID).map(AppInfoReference.init(taking:))
     }
 
     /// Adopts a `GAppInfo *` (transfer full) when it is a desktop entry; otherwise releases it.
     /// `g_type_check_instance_is_a` (the C macro `G_IS_DESKTOP_APP_INFO`).
     static func adopt(appInfo: OpaquePointer) -> AppInfoReference? {
         let instance = UnsafeMutablePointer<GTypeInstance>(appInfo)
-        guard GIO.g_type_check_instance_is_a(instance, GIO.g_desktop_app_info_get_type()) != 0 else {
-            GIO.g_object_unref(gpointer(appInfo))
+        guard gio.g_type_check_instance_is_a(instance, gio.g_desktop_app_info_get_type()) != 0 else {
+            gio.g_object_unref(gpointer(appInfo))
             return nil
         }
         return AppInfoReference(taking: appInfo)
     }
 
     /// The desktop-file id, `.desktop` included (transfer none). `g_app_info_get_id`.
-    var desktopFileID: String? { borrowGLibString(GIO.g_app_info_get_id(pointer)) }
+    var desktopFileID: String? { borrowGLibString(gio.g_app_info_get_id(pointer)) }
 
     /// The localized `Name=` (transfer none). `g_app_info_get_name`.
-    var name: String { borrowGLibString(GIO.g_app_info_get_name(pointer)) ?? "" }
+    var name: String { borrowGLibString(gio.g_app_info_get_name(pointer)) ?? "" }
 
     /// The file the entry was loaded from (transfer none). `g_desktop_app_info_get_filename`.
-    var filename: String? { borrowGLibString(GIO.g_desktop_app_info_get_filename(pointer)) }
+    var filename: String? { borrowGLibString(gio.g_desktop_app_info_get_filename(pointer)) }
 
     /// A string key of `[Desktop Entry]`, unescaped (transfer full). `g_desktop_app_info_get_string`.
     func string(_ key: String) -> String? {
-        takeGLibString(GIO.g_desktop_app_info_get_string(pointer, key))
+        takeGLibString(gio.g_desktop_app_info_get_string(pointer, key))
     }
 
     /// A boolean key of `[Desktop Entry]`; false when absent. `g_desktop_app_info_get_boolean`.
     func boolean(_ key: String) -> Bool {
-        GIO.g_desktop_app_info_get_boolean(pointer, key) != 0
+        gio.g_desktop_app_info_get_boolean(pointer, key) != 0
     }
 
     /// A `;`-separated list key of `[Desktop Entry]` (transfer full). `g_desktop_app_info_get_string_list`.
     func stringList(_ key: String) -> [String] {
-        takeGLibStringVector(GIO.g_desktop_app_info_get_string_list(pointer, key, nil))
+        takeGLibStringVector(gio.g_desktop_app_info_get_string_list(pointer, key, nil))
     }
 }
 
@@ -68,6 +68,6 @@ func takeAppInfoList(_ list: UnsafeMutablePointer<GList>?) -> [AppInfoReference]
         }
         node = current.pointee.next
     }
-    GIO.g_list_free(list)
+    gio.g_list_free(list)
     return references
 }

@@ -23,13 +23,13 @@ func desktopFilesOnDisk() -> [DesktopFileOnDisk] {
 private func collectDesktopFiles(
     in directory: String, idPrefix: String, depth: Int, _ report: (DesktopFileOnDisk) -> Void
 ) {
-    guard depth < 8, let handle = GIO.g_dir_open(directory, 0, nil) else { return }
-    defer { GIO.g_dir_close(handle) }
+    guard depth < 8, let handle = gio.g_dir_open(directory, 0, nil) else { return }
+    defer { gio.g_dir_close(handle) }
     var names: [String] = []
-    while let name = GIO.g_dir_read_name(handle) { names.append(String(cString: name)) }
+    while let name = gio.g_dir_read_name(handle) { names.append(String(cString: name)) }
     for name in names.sorted() {
         let path = directory + "/" + name
-        if GIO.g_file_test(path, G_FILE_TEST_IS_DIR) != 0 {
+        if gio.g_file_test(path, G_FILE_TEST_IS_DIR) != 0 {
             collectDesktopFiles(in: path, idPrefix: idPrefix + name + "-", depth: depth + 1, report)
         } else if name.hasSuffix(".desktop") {
             report(DesktopFileOnDisk(desktopFileID: idPrefix + name, path: path))
@@ -41,23 +41,23 @@ private func collectDesktopFiles(
 /// as a valid application entry. Mirrors GIO's loader: key-file syntax, the `[Desktop Entry]` group,
 /// `Type=Application`, and `TryExec`/`Exec` programs that must exist. `g_key_file_load_from_file`.
 func diagnoseDesktopFile(at path: String) -> String? {
-    let keyFile = GIO.g_key_file_new()
-    defer { GIO.g_key_file_unref(keyFile) }
+    let keyFile = gio.g_key_file_new()
+    defer { gio.g_key_file_unref(keyFile) }
     do {
-        _ = try withGLibError { error in GIO.g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, error) }
+        _ = try withGLibError { error in gio.g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, error) }
     } catch {
         return error.message
     }
     let group = "Desktop Entry"
-    guard GIO.g_key_file_has_group(keyFile, group) != 0 else { return "no [Desktop Entry] group" }
-    let type = takeGLibString(GIO.g_key_file_get_string(keyFile, group, "Type", nil))
+    guard gio.g_key_file_has_group(keyFile, group) != 0 else { return "no [Desktop Entry] group" }
+    let type = takeGLibString(gio.g_key_file_get_string(keyFile, group, "Type", nil))
     guard type == "Application" else { return "Type is \(type.map { "'\($0)'" } ?? "missing"), not 'Application'" }
-    if GIO.g_key_file_get_boolean(keyFile, group, "Hidden", nil) != 0 { return "Hidden=true (the entry is deleted)" }
-    if let tryExec = takeGLibString(GIO.g_key_file_get_string(keyFile, group, "TryExec", nil)),
+    if gio.g_key_file_get_boolean(keyFile, group, "Hidden", nil) != 0 { return "Hidden=true (the entry is deleted)" }
+    if let tryExec = takeGLibString(gio.g_key_file_get_string(keyFile, group, "TryExec", nil)),
        !tryExec.isEmpty, resolveProgram(tryExec) == nil {
         return "TryExec program '\(tryExec)' is not installed"
     }
-    if let exec = takeGLibString(GIO.g_key_file_get_string(keyFile, group, "Exec", nil)), !exec.isEmpty {
+    if let exec = takeGLibString(gio.g_key_file_get_string(keyFile, group, "Exec", nil)), !exec.isEmpty {
         let arguments: [String]
         do { arguments = try execArguments(exec) } catch { return "Exec line cannot be parsed: \(error.message)" }
         if let program = arguments.first, resolveProgram(program) == nil {

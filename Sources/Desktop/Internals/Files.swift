@@ -70,11 +70,18 @@ public enum Files {
 
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-    public static func isDirectory(_ path: String) -> Bool { GIO.g_file_test(path, G_FILE_TEST_IS_DIR) != 0 }
+    /// Whether `path` is a directory, following symbolic links. `stat`.
+    public static func isDirectory(_ path: String) -> Bool { fileType(path) == S_IFDIR }
 
-    /// Whether `path` is a regular file this user may execute. `g_file_test`.
+    /// Whether `path` is a regular file this user may execute. `stat`, `access`.
     public static func isExecutable(_ path: String) -> Bool {
-        GIO.g_file_test(path, G_FILE_TEST_IS_REGULAR) != 0 && access(path, X_OK) == 0
+        fileType(path) == S_IFREG && access(path, X_OK) == 0
+    }
+
+    private static func fileType(_ path: String) -> mode_t? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return status.st_mode & S_IFMT
     }
 
     /// The absolute, symlink-free path of this process's program (`/proc/self/exe`).
@@ -83,11 +90,17 @@ public enum Files {
     }
 
     /// `program` found in `PATH` (or itself when it holds a `/`), resolved; nil when absent.
-    public static func findProgram(_ program: String) -> String? { resolveProgram(program) }
+    /// - Throws: `GIOLoadError`: the search is GLib's, the one desktop entries' `TryExec` gets.
+    public static func findProgram(_ program: String) throws(GIOLoadError) -> String? {
+        try GIO.load()
+        return resolveProgram(program)
+    }
 
     /// Runs `program` with `arguments`, waits, and returns its exit status and what it printed
     /// (stdout and stderr together); nil when it could not be started. `g_spawn_sync`.
-    public static func run(_ program: String, _ arguments: [String]) -> (status: Int32, output: String)? {
+    /// - Throws: `GIOLoadError` when GIO (GLib) cannot be opened.
+    public static func run(_ program: String, _ arguments: [String]) throws(GIOLoadError) -> (status: Int32, output: String)? {
+        try GIO.load()
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var output: UnsafeMutablePointer<gchar>? = nil
@@ -95,7 +108,7 @@ public enum Files {
         var status: gint = 0
         let started = argv.withUnsafeBufferPointer { buffer in
             (try? withGLibError { error in
-                GIO.g_spawn_sync(
+                gio.g_spawn_sync(
                     nil, UnsafeMutablePointer(mutating: buffer.baseAddress), nil, G_SPAWN_SEARCH_PATH, nil, nil,
                     &output, &errors, &status, error)
             }) ?? 0
@@ -117,12 +130,28 @@ public enum Files {
 }
 
 /// The XDG base directories as GLib resolved them for this process (set `XDG_*` before the first
-/// GLib call). `g_get_user_data_dir`, `g_get_user_config_dir` (transfer none, cached by GLib).
-public enum XDGDirectories {
+/// GLib call), so that they are the ones GIO reads entries and defaults from.
+/// `g_get_user_data_dir`, `g_get_user_config_dir`, `g_get_system_data_dirs` (transfer none, cached by GLib).
+public struct XDGDirectories: Sendable, Hashable {
     /// `$XDG_DATA_HOME`, `~/.local/share` by default.
-    public static var dataHome: String { borrowGLibString(GIO.g_get_user_data_dir()) ?? "" }
+    public let dataHome: String
     /// `$XDG_CONFIG_HOME`, `~/.config` by default.
-    public static var configHome: String { borrowGLibString(GIO.g_get_user_config_dir()) ?? "" }
+    public let configHome: String
     /// `$XDG_DATA_DIRS`, in precedence order.
-    public static var systemDataDirectories: [String] { borrowGLibStringVector(GIO.g_get_system_data_dirs()) }
+    public let systemDataDirectories: [String]
+
+    /// - Throws: `GIOLoadError` when GIO (GLib) cannot be opened.
+    public init() throws(GIOLoadError) {
+        try GIO.load()
+        self.init(loaded: ())
+    }
+
+    /// For the catalog, whose own value proves GIO loaded.
+    init(_ catalog: ApplicationCatalog) { self.init(loaded: ()) }
+
+    private init(loaded: Void) {
+        dataHome = borrowGLibString(gio.g_get_user_data_dir()) ?? ""
+        configHome = borrowGLibString(gio.g_get_user_config_dir()) ?? ""
+        systemDataDirectories = borrowGLibStringVector(gio.g_get_system_data_dirs())
+    }
 }

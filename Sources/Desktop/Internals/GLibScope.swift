@@ -16,8 +16,8 @@ func withGLibError<T>(
     var error: UnsafeMutablePointer<GError>? = nil
     let value = body(&error)
     if let error {
-        defer { GIO.g_error_free(error) }
-        let domain = GIO.g_quark_to_string(error.pointee.domain).map { String(cString: $0) } ?? "unknown"
+        defer { gio.g_error_free(error) }
+        let domain = gio.g_quark_to_string(error.pointee.domain).map { String(cString: $0) } ?? "unknown"
         let message = error.pointee.message.map { String(cString: $0) } ?? "(no message)"
         throw GLibFailure(domain: domain, code: error.pointee.code, message: message)
     }
@@ -27,7 +27,7 @@ func withGLibError<T>(
 /// Copies and frees a string GLib handed over (transfer full). `g_free`.
 func takeGLibString(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
     guard let pointer else { return nil }
-    defer { GIO.g_free(pointer) }
+    defer { gio.g_free(pointer) }
     return String(cString: pointer)
 }
 
@@ -39,7 +39,7 @@ func borrowGLibString(_ pointer: UnsafePointer<gchar>?) -> String? {
 /// Copies and frees a NULL-terminated string vector (transfer full). `g_strfreev`.
 func takeGLibStringVector(_ vector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
     guard let vector else { return [] }
-    defer { GIO.g_strfreev(vector) }
+    defer { gio.g_strfreev(vector) }
     var strings: [String] = []
     var index = 0
     while let element = vector[index] {

@@ -14,33 +14,33 @@ func handlersInPreferenceOrder(contentType: String) -> [AppInfoReference] {
         }
     }
     // must_support_uris FALSE: a scheme handler's entries are desktop entries, which all take URIs.
-    if let defaultInfo = GIO.g_app_info_get_default_for_type(contentType, 0),
+    if let defaultInfo = gio.g_app_info_get_default_for_type(contentType, 0),
        let reference = AppInfoReference.adopt(appInfo: defaultInfo) {
         append([reference])
     }
-    append(takeAppInfoList(GIO.g_app_info_get_recommended_for_type(contentType)))
-    append(takeAppInfoList(GIO.g_app_info_get_all_for_type(contentType)))
+    append(takeAppInfoList(gio.g_app_info_get_recommended_for_type(contentType)))
+    append(takeAppInfoList(gio.g_app_info_get_all_for_type(contentType)))
     return ordered
 }
 
 /// Every installed desktop entry GIO would show (Hidden ones excluded). `g_app_info_get_all`.
 func allInstalledEntries() -> [AppInfoReference] {
-    takeAppInfoList(GIO.g_app_info_get_all())
+    takeAppInfoList(gio.g_app_info_get_all())
 }
 
 /// The user data dir first, then the system data dirs, as GLib resolved them for this process.
 /// `g_get_user_data_dir`, `g_get_system_data_dirs` (both transfer none, cached by GLib).
 func dataDirectoriesInPrecedenceOrder() -> [String] {
     var directories: [String] = []
-    if let user = borrowGLibString(GIO.g_get_user_data_dir()) { directories.append(user) }
-    directories += borrowGLibStringVector(GIO.g_get_system_data_dirs())
+    if let user = borrowGLibString(gio.g_get_user_data_dir()) { directories.append(user) }
+    directories += borrowGLibStringVector(gio.g_get_system_data_dirs())
     return directories
 }
 
 /// The id of GIO's default entry for a content type (mimeapps.list first, then its own choice),
 /// nil when there is none. `g_app_info_get_default_for_type` (transfer full).
 func gioDefaultHandlerID(contentType: String) -> String? {
-    guard let info = GIO.g_app_info_get_default_for_type(contentType, 0) else { return nil }
-    defer { GIO.g_object_unref(gpointer(info)) }
-    return borrowGLibString(GIO.g_app_info_get_id(info))
+    guard let info = gio.g_app_info_get_default_for_type(contentType, 0) else { return nil }
+    defer { gio.g_object_unref(gpointer(info)) }
+    return borrowGLibString(gio.g_app_info_get_id(info))
 }

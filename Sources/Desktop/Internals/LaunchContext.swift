@@ -10,16 +10,16 @@ private let startupIDDataKey = "waypost-startup-id"
 private let startupNotifyID: @convention(c) (
     UnsafeMutablePointer<GAppLaunchContext>?, OpaquePointer?, UnsafeMutablePointer<GList>?
 ) -> UnsafeMutablePointer<gchar>? = { context, _, _ in
-    guard let context, let stored = GIO.g_object_get_data(UnsafeMutablePointer<GObject>(OpaquePointer(context)), startupIDDataKey)
+    guard let context, let stored = gio.g_object_get_data(UnsafeMutablePointer<GObject>(OpaquePointer(context)), startupIDDataKey)
     else { return nil }
-    return GIO.g_strdup(stored.assumingMemoryBound(to: gchar.self))
+    return gio.g_strdup(stored.assumingMemoryBound(to: gchar.self))
 }
 
 /// A `GAppLaunchContext` subclass whose only change is `get_startup_notify_id`: the base class
 /// answers NULL, which would drop the token on the D-Bus activation path. Registered once per
 /// process (a global is initialised exactly once). `g_type_register_static_simple`.
-private let tokenCarryingContextType: GType = GIO.g_type_register_static_simple(
-    GIO.g_app_launch_context_get_type(),
+private let tokenCarryingContextType: GType = gio.g_type_register_static_simple(
+    gio.g_app_launch_context_get_type(),
     "WaypostTokenLaunchContext",
     guint(MemoryLayout<GAppLaunchContextClass>.size),
     { classPointer, _ in
@@ -39,22 +39,22 @@ final class LaunchContextReference {
     ///   - environment: variables to set (value) or remove (nil) in launched processes' environment.
     ///   - startupID: what GIO passes as startup id / activation token to `StartupNotify` entries.
     init(environment: [(name: String, value: String?)], startupID: String?) {
-        let object = GIO.g_object_new_with_properties(tokenCarryingContextType, 0, nil, nil)!
+        let object = gio.g_object_new_with_properties(tokenCarryingContextType, 0, nil, nil)!
         pointer = UnsafeMutableRawPointer(object).assumingMemoryBound(to: GAppLaunchContext.self)
         for (name, value) in environment {
             if let value {
-                GIO.g_app_launch_context_setenv(pointer, name, value)
+                gio.g_app_launch_context_setenv(pointer, name, value)
             } else {
-                GIO.g_app_launch_context_unsetenv(pointer, name)
+                gio.g_app_launch_context_unsetenv(pointer, name)
             }
         }
         if let startupID {
-            GIO.g_object_set_data_full(
-                UnsafeMutablePointer<GObject>(OpaquePointer(pointer)), startupIDDataKey, GIO.g_strdup(startupID), GIO.g_free)
+            gio.g_object_set_data_full(
+                UnsafeMutablePointer<GObject>(OpaquePointer(pointer)), startupIDDataKey, gio.g_strdup(startupID), gio.g_free)
         }
     }
 
-    deinit { GIO.g_object_unref(gpointer(pointer)) }
+    deinit { gio.g_object_unref(gpointer(pointer)) }
 }
 
 /// Launches a loaded entry through GIO: D-Bus activation for `DBusActivatable` entries (when a session
@@ -67,8 +67,8 @@ func launchEntry(
     _ entry: AppInfoReference, uris: [String], context: LaunchContextReference
 ) throws(GLibFailure) -> [Int32] {
     var list: UnsafeMutablePointer<GList>? = nil
-    for uri in uris { list = GIO.g_list_append(list, GIO.g_strdup(uri)) }
-    defer { GIO.g_list_free_full(list, GIO.g_free) }
+    for uri in uris { list = gio.g_list_append(list, gio.g_strdup(uri)) }
+    defer { gio.g_list_free_full(list, gio.g_free) }
 
     var pids: [Int32] = []
     let recordPid: GDesktopAppLaunchCallback = { _, pid, userData in
@@ -76,7 +76,7 @@ func launchEntry(
     }
     _ = try withUnsafeMutablePointer(to: &pids) { pidsPointer throws(GLibFailure) in
         try withGLibError { error in
-            GIO.g_desktop_app_info_launch_uris_as_manager(
+            gio.g_desktop_app_info_launch_uris_as_manager(
                 entry.pointer, list, context.pointer, G_SPAWN_SEARCH_PATH, nil, nil,
                 recordPid, pidsPointer, error)
         }
