@@ -96,7 +96,7 @@ bench-bus: deps
 	cd Benchmarks && $(SWIFT) run -c release bus-bench
 
 # The dispatcher end to end (Open round trips, throughput, RSS, `waypost open` as a process) with the
-# statically linked release binary, beside the C yardsticks (Benchmarks/yardsticks).
+# release binary `make install` installs, beside the C yardsticks (Benchmarks/yardsticks).
 bench-dispatch: release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" \
 	  $(SWIFT) run -c release dispatch-bench
