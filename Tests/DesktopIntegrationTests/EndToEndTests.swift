@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func gioOpenAndXdgOpenReachTheSceneTheRulesChoose() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await installNotes(desktop, running: true)
 
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func anAppThatIsNotRunningIsStartedAndGetsTheLinkOnce() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await installNotes(desktop, running: false)
 
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func aSchemeWhoseOnlyHandlerDoesNotTakePartStillOpens() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await desktop.installPlainApp("org.example.Plain", mimeTypes: ["x-scheme-handler/plain"])
         try await installNotes(desktop, running: false)
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func afterTheOptedInAppIsRemovedLinksGoToThePreviousDefault() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         // The user's previous choice does not list the scheme (GIO honours the default anyway), so
         // only the recorded previous default leads to it; GIO alone would pick Another.
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func aMarkdownFileReachesTheEditorsDocumentScene() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await desktop.installApp(
             "org.example.Editor", mimeTypes: ["x-scheme-handler/editor", "text/markdown"],
@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test func aLinkGioOpenedThatCannotBeDeliveredIsShownToTheUser() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await desktop.startNotificationServer()
         try await desktop.installApp(
