@@ -60,11 +60,14 @@ import Testing
         let gio = try await desktop.run("/usr/bin/gio", ["open", "notes://new?title=groceries"])
         #expect(gio.status == 0, "\(gio.errors)")
         try await waitUntil("the launched app gets the link", desktop.busLog) { !desktop.received("org.example.Notes").isEmpty }
-        // Long enough for a second copy (on the command line, or a second delivery) to show up.
-        try await Task.sleep(for: .milliseconds(500))
+        // A second link, whose delivery `waypost open` awaits: the dispatcher has finished with the
+        // first one by then, so a second copy or a second delivery of it would show before this.
+        let barrier = try await desktop.waypost("open", "notes://show?note=after")
+        #expect(barrier.status == 0, "\(barrier.errors)")
         // Routed as soon as it declared its scenes, before it reopened any: a new default scene.
         let events = desktop.received("org.example.Notes")
-        #expect(events.count == 1)
+        #expect(events.count == 2, "\(events)")
+        #expect(openedScenes(desktop, "org.example.Notes").last?.hasSuffix("notes://show?note=after") == true)
         #expect(events.first?["event"] as? String == "CreateScene")
         #expect(events.first?["declaration"] as? String == "main")
         #expect((events.first?["payload"] as? [String: Any])?["uri"] as? String == "notes://new?title=groceries")

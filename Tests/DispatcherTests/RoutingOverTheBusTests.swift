@@ -175,6 +175,8 @@ struct RoutingOverTheBusTests {
         let outcome = try await session.open("contacts://show?id=heidi", with: bus)
         #expect(outcome["scene-id"] == "calm")
         #expect(outcome["rule"] == "allowing")
+        // The stuck scene was tried first, and given the whole delivery timeout (a lower bound only).
+        #expect(session.received(app.id).first { $0["pid"] as? Int == Int(stuck) }?["scene"] as? String == "stuck")
         #expect(ContinuousClock.now - started >= .seconds(1))
     }
 
@@ -233,7 +235,7 @@ struct RoutingOverTheBusTests {
         #expect(before == "io.waypost.Error.NoHandler")
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         // GIO tells the daemon a few milliseconds after the files changed.
-        try await waitUntil("the daemon sees the new entry") {
+        try await waitUntil("the daemon sees the new entry", context: session.busLog) {
             let reply = try? await bus.call(
                 destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
                 member: "Explain", "contacts://show?id=quinn")

@@ -11,13 +11,16 @@ public struct TestFailure: Error, CustomStringConvertible {
 
 /// Polls `condition` until it holds, for at most `seconds` (a bound for a loaded machine, not a
 /// figure: the tests assert what happens, never how fast).
-public func waitUntil(_ what: String, seconds: Double = 30, _ condition: () async throws -> Bool) async throws {
+/// The failure carries `context` (a session's bus log, say).
+public func waitUntil(
+    _ what: String, seconds: Double = 30, context: @autoclosure () -> String = "", _ condition: () async throws -> Bool
+) async throws {
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     while ContinuousClock.now < deadline {
         if try await condition() { return }
         try await Task.sleep(for: .milliseconds(20))
     }
-    throw TestFailure("timed out waiting until \(what)")
+    throw TestFailure("timed out waiting until \(what)\n\(context())")
 }
 
 /// A throwaway desktop session: HOME and the XDG directories under one temporary root, and a
