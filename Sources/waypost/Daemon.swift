@@ -45,7 +45,7 @@ struct Daemon: AsyncParsableCommand {
             throw ExitCode(69)
         }
         let directory = CachedDirectory(ApplicationCatalog())
-        ApplicationCatalog.onChange { directory.invalidate() }
+        await ApplicationCatalog.onChange { directory.invalidate() }
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: Launcher(),
             contentTypes: ContentTypes(), configuration: configuration, logger: logger)

@@ -1,5 +1,6 @@
 import Desktop
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Application catalog over real desktop entries")
@@ -117,6 +118,18 @@ struct ApplicationCatalogTests {
         #expect(try catalog.fallbackHandler(forScheme: onlyJoined, excluding: dispatcher) == nil)
     }
 
+    /// What the daemon's cache of answers relies on: once `onChange` returned, an entry installed after
+    /// a lookup is reported (GIO tells only the monitors that exist when it notices the change).
+    @Test func anEntryInstalledOnceOnChangeReturnedIsReported() async throws {
+        let reports = Counter()
+        await ApplicationCatalog.onChange { reports.add() }
+        let scheme = desktop.uniqueName("watched")
+        #expect(try catalog.handlers(forScheme: scheme).isEmpty)  // GIO now watches what it read
+        let before = reports.value
+        try await participating("org.waypost.test." + desktop.uniqueName("Watched"), schemes: [scheme])
+        #expect(await eventually { reports.value > before })
+    }
+
     /// GIO's directory cache refreshes from inotify monitors that run on GLib's worker thread, so a
     /// process that never iterates a main loop still sees entries installed after its first lookup.
     @Test func seesAnEntryInstalledAfterTheFirstLookup() async throws {
@@ -129,10 +142,13 @@ struct ApplicationCatalogTests {
             try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
         }
         #expect(descriptors.contains("anon_inode:inotify"))
-        let threadNames = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap {
-            try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
+        // The worker thread names itself once it runs, which may be a moment after the lookup made it.
+        func threadNames() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap {
+                try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
+            }
         }
-        #expect(threadNames.contains("gmain\n"))
+        #expect(await eventually { threadNames().contains("gmain\n") }, "\(threadNames())")
 
         try await participating(id, schemes: [scheme])
         let seen = try await eventually { try catalog.handlers(forScheme: scheme).map(\.id) == [id] }
@@ -237,4 +253,11 @@ extension FileManager {
     func destinationOfSymbolicLinkResolved(_ path: String) throws -> String {
         URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
+}
+
+/// How often something happened, from any thread.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
