@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Tests only: every program a test starts (close-on-exec pipes, exits seen on a thread of its own).
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // The pure routing core: events, condition sets, declarations, scenes, the router. No I/O.
@@ -94,10 +96,12 @@ let package = Package(
             swiftSettings: strict),
 
         // What the integration test targets share (not a test target itself).
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+            path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
-        .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents"], swiftSettings: strict),
+        .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "TestSupport", "WaypostContract", "waypost"],

@@ -58,18 +58,30 @@ echo "$bus_pid" >> "$root/pids"
 "$waypost" install --user >"$root/install.log" 2>&1 || { cat "$root/install.log" >&2; exit 1; }
 update-desktop-database "$XDG_DATA_HOME/applications"
 
-# Every routed event, as the dispatcher reports it (its Routed signal).
-"$waypost" monitor > "$root/routed.txt" 2>>"$root/bus.log" &
+# Every routed event, as the dispatcher reports it (its Routed signal), read line by line from a
+# FIFO: its "watching" line says it subscribed, each later line that an event was routed.
+mkfifo "$root/routed.fifo"
+"$waypost" monitor > "$root/routed.fifo" 2>>"$root/bus.log" &
 monitor_pid=$!
-for _ in $(seq 100); do grep -q watching "$root/routed.txt" 2>/dev/null && break; sleep 0.05; done
+exec {routed}<"$root/routed.fifo"
+next_routed() {  # the monitor's next line into routed.txt; -t is only a safety net
+  local line
+  read -r -t 30 line <&"$routed" || { echo "demo: the monitor said nothing for 30 s" >&2; exit 1; }
+  printf '%s\n' "$line" >> "$root/routed.txt"
+}
+next_routed
 
-ready_count() { local n; n=$(grep -c "\"app\":\"$1\".*\"event\":\"ready\"" "$WAYPOST_SAMPLE_LOG" 2>/dev/null || true); echo "${n:-0}"; }
 # Apps the user started: Contacts with a window showing Ada and an empty one; the Player.
+# An app's first line on stdout ("registered as …") says it is ready; the rest goes to its .out file.
 start_app() {
-  local app=$1; shift
-  "$@" >>"$root/$app.out" 2>&1 &
-  for _ in $(seq 200); do [ "$(ready_count "$app")" -ge 1 ] && return; sleep 0.05; done
-  echo "demo: $app did not start; see $root/$app.out" >&2; exit 1
+  local app=$1 line fd; shift
+  mkfifo "$root/$app.fifo"
+  "$@" >"$root/$app.fifo" 2>>"$root/$app.out" &
+  exec {fd}<"$root/$app.fifo"
+  if ! read -r -t 30 line <&"$fd"; then echo "demo: $app did not start; see $root/$app.out" >&2; exit 1; fi
+  printf '%s\n' "$line" >> "$root/$app.out"
+  cat <&"$fd" >>"$root/$app.out" 2>/dev/null &
+  exec {fd}<&-
 }
 start_app Contacts "$bindir/waypost-contacts" --window 0F3A-ADA --window -
 start_app Player "$bindir/waypost-player"
@@ -111,8 +123,8 @@ run() {
   "$@" >>"$root/openers.log" 2>&1 || status=$?
   end=$(date +%s%N)
   steps=$((steps + 1))
-  # gio open returns once the dispatcher answered; wait for the Routed line all the same.
-  for _ in $(seq 200); do [ "$(grep -vc '^watching' "$root/routed.txt")" -ge "$steps" ] && break; sleep 0.02; done
+  # gio open returns once the dispatcher answered; its Routed line follows on the monitor's FIFO.
+  next_routed
   printf '%s\t%s\t%s\t%s\t%s\n' "$via" "$link" "$status" "$(( (end - start) / 1000 ))" "$note" >> "$root/steps.tsv"
 }
 for i in "${!links[@]}"; do

@@ -57,7 +57,7 @@ struct Daemon: AsyncParsableCommand {
             throw ExitCode(69)
         }
         let directory = CachedDirectory(catalog)
-        catalog.onChange { directory.invalidate() }
+        await catalog.onChange { directory.invalidate() }
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: launcher,
             contentTypes: contentTypes, configuration: configuration, logger: logger)

@@ -79,6 +79,8 @@ class SampleApp(dbus.service.Object):
         self.registered_with = self.bus.get_name_owner(DISPATCHER)
         self.bus.watch_name_owner(DISPATCHER, self.dispatcher_changed)
         self.log(event="ready")
+        # The word a test that started us awaits (on our stdout), instead of watching the log.
+        print("ready", flush=True)
 
     def dispatcher_changed(self, owner):
         """A restarted dispatcher knows nothing of us: register again with the current state."""

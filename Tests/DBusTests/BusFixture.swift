@@ -1,58 +1,43 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// A private `dbus-daemon` started from `Fixtures/session.conf`, listening in a fresh temporary
 /// directory; never the user's bus.
 final class PrivateBus: Sendable {
     let address: String
     let directory: URL
-    private let daemon: Process
+    private let daemon: ChildProcess
 
-    init() throws {
+    init() async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-dbus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         guard let config = Bundle.module.url(forResource: "session", withExtension: "conf", subdirectory: "Fixtures")
         else { throw FixtureError("Fixtures/session.conf is missing from the test bundle") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = [
-            "--config-file=\(config.path)", "--nofork", "--print-address=1",
-            "--address=unix:dir=\(directory.path)",
-        ]
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice  // it warns it cannot raise its fd limit
-        try process.run()
-        daemon = process
+        // Its stderr is dropped: it warns it cannot raise its fd limit.
+        daemon = try await ChildProcess.start(
+            "/usr/bin/dbus-daemon",
+            ["--config-file=\(config.path)", "--nofork", "--print-address=1", "--address=unix:dir=\(directory.path)"],
+            environment: environment)
         // The daemon prints its address once it listens.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw FixtureError("dbus-daemon exited before printing its address") }
-            line.append(chunk)
+        guard let address = await daemon.nextLine() else {
+            throw FixtureError("dbus-daemon exited before printing its address")
         }
-        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        self.address = address.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func connect() async throws -> Connection { try await Connection(address: address) }
 
     /// Stops the daemon (SIGSTOP): it reads nothing until `resume()`.
-    func pause() { kill(daemon.processIdentifier, SIGSTOP) }
-    func resume() { kill(daemon.processIdentifier, SIGCONT) }
+    func pause() { daemon.send(SIGSTOP) }
+    func resume() { daemon.send(SIGCONT) }
 
+    /// Kills the throwaway bus outright (it does not always leave on SIGTERM) and removes its directory.
     func stop() {
-        // A throwaway bus: kill it outright (it does not always leave on SIGTERM).
-        // waitpid, not waitUntilExit: Foundation notices an exit only once every copy of the socket it
-        // gave the child is closed, which services the bus started may keep open.
-        if daemon.isRunning {
-            kill(daemon.processIdentifier, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(daemon.processIdentifier, &status, 0) == -1 && errno == EINTR {}
-        }
+        daemon.kill()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -79,7 +64,7 @@ struct PrivateBusTrait: SuiteTrait, TestScoping {
     func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         defer { bus.stop() }
         try await PrivateBus.$current.withValue(bus) { try await function() }
     }
@@ -106,4 +91,29 @@ func withDeadline<T: Sendable>(
         group.cancelAll()
         return value
     }
+}
+
+/// A peer's word that something happened (a call reached its handler): the test awaits it instead
+/// of guessing how long that takes.
+final class Beacon: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() { (stream, continuation) = AsyncStream.makeStream() }
+
+    /// Called by the peer when the thing happened (a call reached it, a gate opened).
+    func signal() { continuation.yield() }
+
+    /// Returns once `signal()` was called as often as `next()` returned before, plus one.
+    func next() async throws {
+        for await _ in stream { return }
+        throw CancellationError()
+    }
+}
+
+/// A handler that never answers: it waits until its task is cancelled (or for ever).
+func stallUntilCancelled() async {
+    let (never, keep) = AsyncStream<Never>.makeStream()
+    for await _ in never {}
+    keep.finish()  // held until here: the stream ends only when the task is cancelled
 }

@@ -116,19 +116,21 @@ private actor Tally {
     @Test func workWaitingOnAClosedConnectionsThreadStillRuns() async throws {
         let service = try await PrivateBus.suiteBus.connect()
         let closing = try await PrivateBus.suiteBus.connect()
+        let arrivals = Beacon()
         try service.export(path, interfaces: [
             Interface(interface, methods: [
-                Method("Sleep") { call in
-                    try await Task.sleep(for: .seconds(5))
+                Method("Stall") { call in
+                    arrivals.signal()
+                    await stallUntilCancelled()
                     return try call.reply()
                 }
             ])
         ])
         let serviceName = service.uniqueName
         let pending = Task(executorPreference: closing.executor) {
-            try await closing.call(destination: serviceName, path: path, interface: interface, member: "Sleep")
+            try await closing.call(destination: serviceName, path: path, interface: interface, member: "Stall")
         }
-        try await Task.sleep(for: .milliseconds(100))
+        try await withDeadline { try await arrivals.next() }  // the call is in flight
         closing.close()
         let error = await #expect(throws: BusError.self) { try await withDeadline { try await pending.value } }
         #expect(error?.name == .disconnected)

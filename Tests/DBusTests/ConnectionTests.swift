@@ -25,7 +25,12 @@ final class Counter: Sendable {
     var value: Int { count.withLock { $0 } }
 }
 
-private func startService(on connection: Connection, counter: Counter? = nil) throws {
+/// - Parameters:
+///   - arrivals: told by `Stall` and `AwaitGate` as soon as their call reaches them.
+///   - gate: what `AwaitGate` waits for before it answers.
+private func startService(
+    on connection: Connection, counter: Counter? = nil, arrivals: Beacon? = nil, gate: Beacon? = nil
+) throws {
     let methods: [Method] = [
         echo("EchoByte", UInt8.self), echo("EchoBool", Bool.self), echo("EchoInt16", Int16.self),
         echo("EchoUInt16", UInt16.self), echo("EchoInt32", Int32.self), echo("EchoUInt32", UInt32.self),
@@ -39,9 +44,16 @@ private func startService(on connection: Connection, counter: Counter? = nil) th
             let token = try call.arguments(UInt32.self)
             return try call.reply(token)
         },
-        Method("Sleep", arguments: [Argument("milliseconds", "u")]) { call in
-            let milliseconds = try call.arguments(UInt32.self)
-            try await Task.sleep(for: .milliseconds(milliseconds))
+        // A call in flight for as long as a test needs one: it says it arrived, then never answers.
+        Method("Stall") { call in
+            arrivals?.signal()
+            await stallUntilCancelled()
+            return try call.reply()
+        },
+        // Answers only once the test opened the gate.
+        Method("AwaitGate") { call in
+            arrivals?.signal()
+            try await gate?.next()
             return try call.reply()
         },
         Method("Refuse") { _ in throw BusError("org.waypost.Error.Refused", "not today") },
@@ -69,11 +81,13 @@ private func startService(on connection: Connection, counter: Counter? = nil) th
 @Suite(.privateBus) struct ConnectionTests {
     let service: Connection
     let client: Connection
+    let arrivals = Beacon()
+    let gate = Beacon()
 
     init() async throws {
         service = try await PrivateBus.suiteBus.connect()
         client = try await PrivateBus.suiteBus.connect()
-        try startService(on: service)
+        try startService(on: service, arrivals: arrivals, gate: gate)
     }
 
     func call<Value: BusValue>(_ member: MemberName, _ value: Value) async throws -> Value {
@@ -173,28 +187,28 @@ private func startService(on connection: Connection, counter: Counter? = nil) th
     }
 
     @Test func aCallTimesOutWithNoReply() async throws {
-        let started = ContinuousClock.now
+        // The handler never answers, so only the call's own timeout can end it.
+        let (client, destination) = (client, service.uniqueName)
         let error = await #expect(throws: BusError.self) {
-            try await client.call(
-                destination: service.uniqueName, path: testPath, interface: testInterface, member: "Sleep",
-                UInt32(3000), timeout: .milliseconds(100))
+            try await withDeadline {
+                try await client.call(
+                    destination: destination, path: testPath, interface: testInterface, member: "Stall",
+                    timeout: .milliseconds(100))
+            }
         }
         #expect(error?.name == .noReply)
-        #expect(ContinuousClock.now - started < .seconds(2))
         #expect(try await call("EchoInt32", Int32(7)) == 7)
     }
 
     @Test func cancellingTheCallingTaskEndsTheCall() async throws {
         let (client, destination) = (client, service.uniqueName)
-        let started = ContinuousClock.now
         let slow = Task {
             try await client.call(
-                destination: destination, path: testPath, interface: testInterface, member: "Sleep", UInt32(3000))
+                destination: destination, path: testPath, interface: testInterface, member: "Stall")
         }
-        try await Task.sleep(for: .milliseconds(50))
+        try await withDeadline { try await arrivals.next() }  // in flight, and never answered
         slow.cancel()
-        await #expect(throws: CancellationError.self) { try await slow.value }
-        #expect(ContinuousClock.now - started < .seconds(2))
+        await #expect(throws: CancellationError.self) { try await withDeadline { try await slow.value } }
         // A task cancelled before calling never sends.
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
@@ -267,30 +281,32 @@ private func startService(on connection: Connection, counter: Counter? = nil) th
                 Interface(testInterface, methods: [
                     Method("Leave") { call in
                         leaving.close()
-                        try await Task.sleep(for: .seconds(5))
+                        await stallUntilCancelled()
                         return try call.reply()
                     }
                 ])
             ])
-        let started = ContinuousClock.now
+        // A timeout far beyond the deadline: only the bus's word that the peer left can end the call.
+        let (client, destination) = (client, leaving.uniqueName)
         let error = await #expect(throws: BusError.self) {
-            try await client.call(
-                destination: leaving.uniqueName, path: "/leaving", interface: testInterface, member: "Leave",
-                timeout: .seconds(10))
+            try await withDeadline {
+                try await client.call(
+                    destination: destination, path: "/leaving", interface: testInterface, member: "Leave",
+                    timeout: .seconds(3600))
+            }
         }
         #expect(error?.name == .noReply)
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(error?.message.contains("disconnected") == true, "\(String(describing: error))")
     }
 
     @Test func closingOurConnectionFailsItsPendingCallsAndEndsItsWaiters() async throws {
         let closing = try await PrivateBus.suiteBus.connect()
         let destination = service.uniqueName
         let pending = Task {
-            try await closing.call(
-                destination: destination, path: testPath, interface: testInterface, member: "Sleep", UInt32(3000))
+            try await closing.call(destination: destination, path: testPath, interface: testInterface, member: "Stall")
         }
         let waiter = Task { try await closing.waitUntilClosed() }
-        try await Task.sleep(for: .milliseconds(50))
+        try await withDeadline { try await arrivals.next() }  // in flight, and never answered
         closing.close()
         let error = await #expect(throws: BusError.self) { try await pending.value }
         #expect(error?.name == .disconnected)
@@ -302,10 +318,17 @@ private func startService(on connection: Connection, counter: Counter? = nil) th
     }
 
     @Test func workWhileAwaitingRunsOnceBeforeTheCallReturnsAndNotForACallNeverSent() async throws {
+        // The handler answers only once the work ran: it must run while the call is in flight.
+        let (client, destination, gate) = (client, service.uniqueName, gate)
         let steps = Mutex<[String]>([])
-        _ = try await client.call(
-            destination: service.uniqueName, path: testPath, interface: testInterface, member: "Sleep", UInt32(50),
-            whileAwaiting: { steps.withLock { $0.append("while awaiting") } })
+        _ = try await withDeadline {
+            try await client.call(
+                destination: destination, path: testPath, interface: testInterface, member: "AwaitGate",
+                whileAwaiting: {
+                    steps.withLock { $0.append("while awaiting") }
+                    gate.signal()
+                })
+        }
         steps.withLock { $0.append("returned") }
         #expect(steps.withLock { $0 } == ["while awaiting", "returned"])
 
@@ -314,7 +337,7 @@ private func startService(on connection: Connection, counter: Counter? = nil) th
         _ = try await withDeadline { try await closed.waitUntilClosed() }
         await #expect(throws: BusError.self) {
             try await closed.call(
-                destination: service.uniqueName, path: testPath, interface: testInterface, member: "Sleep", UInt32(50),
+                destination: service.uniqueName, path: testPath, interface: testInterface, member: "AwaitGate",
                 whileAwaiting: { steps.withLock { $0.append("never sent") } })
         }
         #expect(steps.withLock { $0 } == ["while awaiting", "returned"])

@@ -4,8 +4,7 @@ import Testing
 import TestSupport
 
 /// Runs a program to its end on `busAddress`; returns its status and what it printed, stdout then
-/// stderr. (`runProgram`, not `Process`: Foundation notices an exit by a socket closing, which the
-/// Python service another test here starts may inherit, and then never notices it.)
+/// stderr.
 func run(_ executable: String, _ arguments: [String], busAddress: String) async throws -> (Int32, String) {
     var environment = ProcessInfo.processInfo.environment
     environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
@@ -24,12 +23,10 @@ private let swiftInterface: InterfaceName = "org.waypost.Swift"
         let client = try await bus.connect()
         let appeared = try await client.nameOwnerChanges(for: name)
         let script = try #require(Bundle.module.url(forResource: "gio_service", withExtension: "py", subdirectory: "Fixtures"))
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        python.arguments = [script.path, name.rawValue]
-        python.environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"]
-        try python.run()
-        defer { python.terminate() }
+        let python = try await ChildProcess.start(
+            "/usr/bin/python3", [script.path, name.rawValue],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"])
+        defer { python.kill() }
         _ = try await withDeadline {
             for try await change in appeared where change.newOwner != nil { return change }
             throw FixtureError("the python service never took its name")

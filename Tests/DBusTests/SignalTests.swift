@@ -42,25 +42,22 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
     /// While the bus reads nothing, the socket fills: what cannot be written waits in libdbus's
     /// queue, a message begun is finished once the bus reads again, and nothing is lost or reordered.
     @Test func aBusThatStopsReadingForAWhileGetsEverySignalInOrder() async throws {
-        let bus = try PrivateBus()  // its own: the suite's other tests must not stall
+        let bus = try await PrivateBus()  // its own: the suite's other tests must not stall
         defer { bus.stop() }
         let (emitter, listener) = try await (bus.connect(), bus.connect())
         let signals = try await listener.signals(matching: MatchRule(path: "/ticker", interface: tickInterface))
         let padding = String(repeating: "p", count: 200)
         let large = String(repeating: "L", count: 600_000)
-        bus.pause()
-        let resuming = Task {
-            try await Task.sleep(for: .milliseconds(300))
-            bus.resume()
-        }
         func emit(_ counts: Range<UInt32>) throws {
             for count in counts {
                 try emitter.emit(
                     path: "/ticker", interface: tickInterface, member: "Ticked", count, count == 1_500 ? large : padding)
             }
         }
+        // Every one of the first half is emitted while the bus reads nothing.
+        bus.pause()
         try emit(0..<3_000)
-        try await resuming.value
+        bus.resume()
         // Straight on, while libdbus still writes what it queued: these must go after it.
         try emit(3_000..<6_000)
         let received = try await withDeadline(.seconds(20)) {
@@ -150,14 +147,16 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
     }
 
     @Test func whenTheBusGoesAwayCallsStreamsAndWaitersLearnIt() async throws {
-        let ownBus = try PrivateBus()
+        let ownBus = try await PrivateBus()
         defer { ownBus.stop() }
         let connection = try await ownBus.connect()
         let service = try await ownBus.connect()
+        let arrivals = Beacon()
         try service.export("/slow", interfaces: [
             Interface(tickInterface, methods: [
                 Method("Hang") { call in
-                    try await Task.sleep(for: .seconds(30))
+                    arrivals.signal()
+                    await stallUntilCancelled()
                     return try call.reply()
                 }
             ])
@@ -168,7 +167,7 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
             try await connection.call(destination: destination, path: "/slow", interface: tickInterface, member: "Hang")
         }
         let waiter = Task { try await connection.waitUntilClosed() }
-        try await Task.sleep(for: .milliseconds(50))
+        try await withDeadline { try await arrivals.next() }  // the call is in flight
         ownBus.stop()
         let reason = try await withDeadline { try await waiter.value }
         guard case .disconnected(let error) = reason else {

@@ -34,9 +34,9 @@ final class ThrowawayDesktop: Sendable {
     var mimeAppsList: URL { root.appendingPathComponent("config/mimeapps.list") }
     var record: URL { root.appendingPathComponent("data/waypost/previous-defaults") }
 
-    init() throws {
+    init() async throws {
         // GIO's D-Bus launches need no GVfs; keep it from looking for one.
-        session = try PrivateSession(
+        session = try await PrivateSession(
             name: "waypost-desktop", directories: ["files"], configFile: Self.fixtures.appendingPathComponent("session.conf"),
             extraEnvironment: ["GIO_USE_VFS": "local"])
     }
@@ -102,30 +102,24 @@ final class ThrowawayDesktop: Sendable {
     func configFile(of id: String) -> URL { root.appendingPathComponent("\(id).json") }
     func log(of id: String) -> URL { root.appendingPathComponent("logs/\(id).events") }
 
-    /// Starts the stand-in notification server; its log gets one JSON line per notification.
+    /// Starts the stand-in notification server; returns once it says it owns its name. Its log gets
+    /// one JSON line per notification.
     func startNotificationServer() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [Self.fixtures.appendingPathComponent("notification_server.py").path, log(of: "notifications").path]
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
+        let process = try await ChildProcess.start(
+            Self.python, [Self.fixtures.appendingPathComponent("notification_server.py").path, log(of: "notifications").path],
+            environment: environment)
         spawned.add(process)
-        let ready = out.fileHandleForReading
-        try await waitUntil("the notification server owns its name") { ready.availableData.count > 0 }
+        guard await process.nextLine() != nil else { throw FixtureError("the notification server ended before owning its name") }
     }
 
-    /// Starts a process of an installed sample app, as the user would, and waits until it is ready.
+    /// Starts a process of an installed sample app, as the user would, and returns once it says it is ready.
     func start(_ id: String) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [Self.sampleApp, configFile(of: id).path]
-        process.environment = environment
-        process.standardError = try FileHandle(forWritingTo: Self.touch(root.appendingPathComponent("logs/\(id).stderr")))
-        try process.run()
+        let stderr = root.appendingPathComponent("logs/\(id).stderr")
+        let process = try await ChildProcess.start(Self.python, [Self.sampleApp, configFile(of: id).path], environment: environment, errors: stderr)
         spawned.add(process)
-        try await waitUntil("\(id) is ready", busLog) { readyCount(id) == 1 }
+        guard await process.nextLine() == "ready" else {
+            throw FixtureError("\(id) ended before it was ready: \((try? String(contentsOf: stderr, encoding: .utf8)) ?? "")\n\(busLog)")
+        }
     }
 
     /// The JSON lines a sample app logged.
@@ -156,10 +150,6 @@ final class ThrowawayDesktop: Sendable {
         try await run(Self.waypost, arguments)
     }
 
-    static func touch(_ url: URL) throws -> URL {
-        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-        return url
-    }
 }
 
 struct FixtureError: Error, CustomStringConvertible {

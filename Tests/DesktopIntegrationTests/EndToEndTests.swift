@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func gioOpenAndXdgOpenReachTheSceneTheRulesChoose() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await installNotes(desktop, running: true)
 
@@ -53,18 +53,21 @@ import Testing
     }
 
     @Test func anAppThatIsNotRunningIsStartedAndGetsTheLinkOnce() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await installNotes(desktop, running: false)
 
         let gio = try await desktop.run("/usr/bin/gio", ["open", "notes://new?title=groceries"])
         #expect(gio.status == 0, "\(gio.errors)")
         try await waitUntil("the launched app gets the link", desktop.busLog) { !desktop.received("org.example.Notes").isEmpty }
-        // Long enough for a second copy (on the command line, or a second delivery) to show up.
-        try await Task.sleep(for: .milliseconds(500))
+        // A second link, whose delivery `waypost open` awaits: the dispatcher has finished with the
+        // first one by then, so a second copy or a second delivery of it would show before this.
+        let barrier = try await desktop.waypost("open", "notes://show?note=after")
+        #expect(barrier.status == 0, "\(barrier.errors)")
         // Routed as soon as it declared its scenes, before it reopened any: a new default scene.
         let events = desktop.received("org.example.Notes")
-        #expect(events.count == 1)
+        #expect(events.count == 2, "\(events)")
+        #expect(openedScenes(desktop, "org.example.Notes").last?.hasSuffix("notes://show?note=after") == true)
         #expect(events.first?["event"] as? String == "CreateScene")
         #expect(events.first?["declaration"] as? String == "main")
         #expect((events.first?["payload"] as? [String: Any])?["uri"] as? String == "notes://new?title=groceries")
@@ -72,7 +75,7 @@ import Testing
     }
 
     @Test func aSchemeWhoseOnlyHandlerDoesNotTakePartStillOpens() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await desktop.installPlainApp("org.example.Plain", mimeTypes: ["x-scheme-handler/plain"])
         try await installNotes(desktop, running: false)
@@ -87,7 +90,7 @@ import Testing
     }
 
     @Test func afterTheOptedInAppIsRemovedLinksGoToThePreviousDefault() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         // The user's previous choice does not list the scheme (GIO honours the default anyway), so
         // only the recorded previous default leads to it; GIO alone would pick Another.
@@ -110,7 +113,7 @@ import Testing
     }
 
     @Test func aMarkdownFileReachesTheEditorsDocumentScene() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await desktop.installApp(
             "org.example.Editor", mimeTypes: ["x-scheme-handler/editor", "text/markdown"],
@@ -143,7 +146,7 @@ import Testing
     }
 
     @Test func aLinkGioOpenedThatCannotBeDeliveredIsShownToTheUser() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await desktop.startNotificationServer()
         try await desktop.installApp(

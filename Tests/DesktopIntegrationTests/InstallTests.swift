@@ -9,7 +9,7 @@ import Testing
     func contents(_ url: URL) -> Data? { try? Data(contentsOf: url) }
 
     @Test func uninstallRestoresMimeAppsListByteForByte() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await desktop.installApp("org.example.Notes", mimeTypes: ["x-scheme-handler/notes", "x-scheme-handler/memo"], declarations: [("main", ["kind": "window-group"])])
         try await desktop.installPlainApp("org.example.Old", mimeTypes: ["x-scheme-handler/notes"])
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func aMimeAppsListInstallCreatedIsRemovedAgain() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await desktop.installApp("org.example.Notes", mimeTypes: ["x-scheme-handler/notes"], declarations: [("main", ["kind": "window-group"])])
         try #require(await desktop.waypost("install").status == 0)
@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func refreshPicksUpAppsInstalledLater() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try #require(await desktop.waypost("install").status == 0)
         try await desktop.installApp("org.example.Photos", mimeTypes: ["x-scheme-handler/photos"], declarations: [("main", ["kind": "window-group"])])
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func aCorruptMimeAppsListIsNamedWithItsLineAndLeftAlone() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await desktop.installApp("org.example.Notes", mimeTypes: ["x-scheme-handler/notes"], declarations: [("main", ["kind": "window-group"])])
         let corrupt = Data("[Default Applications]\ntext/html=firefox.desktop;\nthis line is no key file syntax\n".utf8)
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func aCorruptOptedInEntryIsNamedWithItsLineAndNothingIsOverwritten() async throws {
-        let desktop = try ThrowawayDesktop()
+        let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         let original = Data("[Default Applications]\ntext/html=firefox.desktop;\n".utf8)
         try original.write(to: desktop.mimeAppsList)

@@ -46,6 +46,7 @@ struct DBusActivationLaunchTests {
     /// Installs a DBusActivatable entry and its D-Bus service file; returns the entry and where the
     /// service records the call it gets.
     func activatableEntry(_ stem: String) async throws -> (ApplicationEntry, String) {
+        try await desktop.busReady()
         let id = "org.waypost.test." + desktop.uniqueName(stem)
         let service = try desktop.writeScript(desktop.root + "/services/\(id).py", Self.serviceBody)
         let record = desktop.root + "/services/\(id).call"
@@ -53,7 +54,7 @@ struct DBusActivationLaunchTests {
             .write(toFile: desktop.dataHome + "/dbus-1/services/\(id).service", atomically: true, encoding: .utf8)
         // Exec would write a file if GIO spawned it instead of activating over D-Bus.
         let spawned = desktop.root + "/services/\(id).spawned"
-        try desktop.install(id: id, [
+        try await desktop.install(id: id, [
             "Type=Application", "Name=\(stem)", "DBusActivatable=true", "StartupNotify=true",
             "Exec=/bin/sh -c 'touch \(spawned)' %U",
         ])
@@ -62,8 +63,8 @@ struct DBusActivationLaunchTests {
     }
 
     func recordedCall(at path: String) async throws -> Call {
-        let arrived = await eventually(timeout: .seconds(15)) { FileManager.default.fileExists(atPath: path) }
-        try #require(arrived, "the activated service recorded no call within 15 s")
+        let arrived = await eventually { FileManager.default.fileExists(atPath: path) }
+        try #require(arrived, "the activated service recorded no call")
         return try JSONDecoder().decode(Call.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 

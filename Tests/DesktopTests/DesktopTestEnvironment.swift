@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// The one throwaway desktop for this whole test process: XDG directories, a `PATH` entry for test
 /// programs, and a private session bus.
@@ -9,7 +10,8 @@ import Testing
 /// reaches GLib must touch `DesktopTestEnvironment.shared` FIRST; its initialiser sets the variables
 /// before any GLib call. Suites sharing the process (e.g. content-type tests) must do the same. Tests
 /// run in parallel and share the directories, so each one uses its own app ids and schemes
-/// (`uniqueName`); writes to `mimeinfo.cache` and `mimeapps.list` are serialised here.
+/// (`uniqueName`); writes to `mimeinfo.cache` and `mimeapps.list` are serialised here. Programs are
+/// started through TestSupport (`runProgram`, `ChildProcess`), never waited for on a cooperative thread.
 final class DesktopTestEnvironment: Sendable {
     static let shared = DesktopTestEnvironment()
 
@@ -23,8 +25,12 @@ final class DesktopTestEnvironment: Sendable {
     private struct State {
         var counter = 0
         var defaults: [(type: String, id: String)] = []
+        /// The last `update-desktop-database` run asked for; each new one starts after it.
+        var refresh: Task<Void, any Error>?
     }
     private let state = Mutex(State())
+    /// The private bus, once it printed its address (its word that it listens).
+    private let bus: Task<ChildProcess, any Error>
 
     private init() {
         let template = NSTemporaryDirectory() + "waypost-desktop-tests-XXXXXX"
@@ -50,9 +56,10 @@ final class DesktopTestEnvironment: Sendable {
         // Stale tokens in our own environment must never reach a launched app.
         setenv("XDG_ACTIVATION_TOKEN", "stale-token-of-the-test-process", 1)
         setenv("DESKTOP_STARTUP_ID", "stale-startup-id-of-the-test-process", 1)
-        busAddress = Self.startPrivateBus(root: root)
+        // A known address, set before any GLib call; `busReady()` awaits the daemon listening on it.
+        busAddress = "unix:path=\(root)/bus"
         setenv("DBUS_SESSION_BUS_ADDRESS", busAddress, 1)
-        try! Self.run("/usr/bin/update-desktop-database", [applications])
+        bus = Self.startPrivateBus(root: root, address: busAddress)
     }
 
     /// A fresh name component, unique in this process, usable in an app id, a scheme and a file name.
@@ -66,26 +73,39 @@ final class DesktopTestEnvironment: Sendable {
 
     /// Writes `<id>.desktop` into the user applications directory and refreshes `mimeinfo.cache`.
     @discardableResult
-    func install(id: String, _ lines: [String]) throws -> String {
-        let path = applications + "/" + id + ".desktop"
-        try state.withLock { _ in
-            try (["[Desktop Entry]"] + lines).joined(separator: "\n").appending("\n")
-                .write(toFile: path, atomically: true, encoding: .utf8)
-            try Self.run("/usr/bin/update-desktop-database", [applications])
-        }
-        return path
+    func install(id: String, _ lines: [String]) async throws -> String {
+        try await installRaw(id: id, (["[Desktop Entry]"] + lines).joined(separator: "\n").appending("\n"))
     }
 
     /// Writes raw bytes as `<id>.desktop` (for malformed entries) and refreshes `mimeinfo.cache`.
     @discardableResult
-    func installRaw(id: String, _ text: String) throws -> String {
+    func installRaw(id: String, _ text: String) async throws -> String {
         let path = applications + "/" + id + ".desktop"
-        try state.withLock { _ in
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-            try Self.run("/usr/bin/update-desktop-database", [applications])
-        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try await refreshCache()
         return path
     }
+
+    /// Runs `update-desktop-database` once every entry written before the call is on disk. Runs
+    /// are chained: two at once could let the one that read the directory first write last.
+    func refreshCache() async throws {
+        let applications = applications
+        let run = state.withLock { state in
+            let previous = state.refresh
+            let next = Task {
+                _ = await previous?.result
+                let (status, output, errors) = try await runProgram(
+                    "/usr/bin/update-desktop-database", [applications], environment: ProcessInfo.processInfo.environment)
+                guard status == 0 else { throw FixtureFailure("update-desktop-database failed (\(status)): \(output)\(errors)") }
+            }
+            state.refresh = next
+            return next
+        }
+        try await run.value
+    }
+
+    /// Returns once the private bus listens.
+    func busReady() async throws { _ = try await bus.value }
 
     /// Makes `id` the `[Default Applications]` entry for `x-scheme-handler/<scheme>` in mimeapps.list.
     func setDefault(scheme: String, to id: String) throws {
@@ -110,38 +130,23 @@ final class DesktopTestEnvironment: Sendable {
         return path
     }
 
-    /// Runs a program to completion (its stderr goes to ours); throws when it fails.
-    ///
-    /// posix_spawn + waitpid rather than Foundation's Process: Process waits for every holder of
-    /// a pipe it creates, and a daemon that forks keeps one for ever.
-    static func run(_ program: String, _ arguments: [String]) throws {
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, nil, nil, argv, environ)
-        guard spawned == 0 else { throw FixtureFailure("cannot start \(program): errno \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else { throw FixtureFailure("\(program) \(arguments) failed with wait status \(status)") }
-    }
-
-    /// Starts `dbus-daemon --session` (activation dirs from our XDG_DATA_HOME); stopped at exit.
-    private static func startPrivateBus(root: String) -> String {
-        let addressFile = root + "/bus-address"
-        // Both streams to files: the forked daemon keeps them open, so a pipe would never reach EOF.
-        try! run("/bin/sh", ["-c",
-            "exec dbus-daemon --session --fork --address=unix:dir=\(root) --print-address=1 --print-pid=1"
-                + " >'\(addressFile)' 2>'\(root)/bus-errors'"])
-        let lines = try! String(contentsOfFile: addressFile, encoding: .utf8).split(separator: "\n")
-        guard lines.count >= 2, let pid = Int32(lines[1]) else { fatalError("dbus-daemon printed \(lines)") }
-        cleanup.withLock { $0 = (pid, root) }
-        atexit {
-            cleanup.withLock { state in
-                if state.busPid > 0 { kill(state.busPid, SIGKILL) }  // a test bus has nothing to save
-                if !state.root.isEmpty { try? FileManager.default.removeItem(atPath: state.root) }
+    /// Starts `dbus-daemon --session` (activation dirs from our XDG_DATA_HOME) at `address`;
+    /// killed at exit.
+    private static func startPrivateBus(root: String, address: String) -> Task<ChildProcess, any Error> {
+        Task {
+            let bus = try await ChildProcess.start(
+                "/usr/bin/dbus-daemon", ["--session", "--nofork", "--address=\(address)", "--print-address=1"],
+                environment: ProcessInfo.processInfo.environment, errors: URL(fileURLWithPath: root + "/bus-errors"))
+            cleanup.withLock { $0 = (bus.pid, root) }
+            atexit {
+                cleanup.withLock { state in
+                    if state.busPid > 0 { kill(state.busPid, SIGKILL) }  // a test bus has nothing to save
+                    if !state.root.isEmpty { try? FileManager.default.removeItem(atPath: state.root) }
+                }
             }
+            guard await bus.nextLine() != nil else { throw FixtureFailure("dbus-daemon printed no address") }
+            return bus
         }
-        return String(lines[0])
     }
 }
 
@@ -153,9 +158,11 @@ struct FixtureFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Polls `condition` until it holds or `timeout` passes (GIO notices file changes asynchronously).
+/// Asks `condition` until it holds or `timeout` passes (a bound for a loaded machine). For what only
+/// a query shows: GIO rereads the desktop files when asked after its monitors saw them change, and
+/// tells no one which answer changed.
 func eventually(
-    timeout: Duration = .seconds(5), _ condition: () throws -> Bool
+    timeout: Duration = .seconds(30), _ condition: () throws -> Bool
 ) async rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout

@@ -12,7 +12,7 @@ struct RunningProgramTests {
         let alias = desktop.uniqueName("sleeper")
         try FileManager.default.createSymbolicLink(atPath: desktop.bin + "/" + alias, withDestinationPath: "/bin/sleep")
         let id = "org.waypost.test." + desktop.uniqueName("Sleeper")
-        try desktop.install(id: id, ["Type=Application", "Name=Sleeper", "Exec=\(alias) 30"])
+        try await desktop.install(id: id, ["Type=Application", "Name=Sleeper", "Exec=\(alias) 30"])
         #expect(await eventually { (try? ApplicationCatalog().entry(id: id)) != nil })
         let entry = try ApplicationCatalog().entry(id: id)
         let program = try #require(entry.executablePath)

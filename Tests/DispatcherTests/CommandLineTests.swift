@@ -8,7 +8,7 @@ import Testing
 struct CommandLineTests {
     @Test("open exits 0 once delivered, and non-zero with the reason on stderr otherwise")
     func open() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("nina", "contacts", [(["nina"], [])])]))
         try await session.start(app)
@@ -43,7 +43,7 @@ struct CommandLineTests {
 
     @Test("explain, status and continue show the live state")
     func inspect() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("oscar", "contacts", [(["oscar"], ["*"])])]))
         try await session.start(app)
@@ -68,23 +68,21 @@ struct CommandLineTests {
 
     @Test("monitor prints each routed event")
     func monitor() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
         try await session.start(app)
-        let output = session.root.appendingPathComponent("monitor.out")
-        try Data().write(to: output)
-        let monitor = Process()
-        monitor.executableURL = DesktopSession.waypost
-        monitor.arguments = ["monitor", "--count", "2"]
-        monitor.environment = session.environment
-        monitor.standardOutput = try FileHandle(forWritingTo: output)
-        try monitor.run()
-        try await waitUntil("monitor subscribed") { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").contains("watching") }
+        // Its output is the signal: "watching" once subscribed, then one line per routed event.
+        let monitor = try await session.spawn(DesktopSession.waypost.path, ["monitor", "--count", "2"])
+        var output = monitor.lines.makeAsyncIterator()
+        let watching = await output.next()
+        #expect(watching?.contains("watching") == true, "\(watching ?? "no output")")
         _ = try await session.waypost(["open", "contacts://show?id=pat"])
         _ = try await session.waypost(["open", "nobody://x"])
-        try await waitUntil("monitor saw both") { !monitor.isRunning }
-        let lines = try String(contentsOf: output, encoding: .utf8).split(separator: "\n").dropFirst()
+        var lines: [String] = []
+        while let line = await output.next() { lines.append(line) }  // until it exits, after two
+        #expect(try await monitor.status() == 0)
+        #expect(lines.count == 2, "\(lines)")
         #expect(lines.first?.hasPrefix("contacts://show?id=pat → org.example.Contacts scene pat [deliver, allowing]") == true, "\(lines)")
         #expect(lines.last?.hasPrefix("nobody://x ✗ io.waypost.Error.NoHandler") == true, "\(lines)")
     }

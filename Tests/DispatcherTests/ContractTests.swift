@@ -177,7 +177,7 @@ struct ContractTests {
 
     @Test("the daemon exports io.waypost.Dispatcher1 exactly as dbus/io.waypost.Dispatcher1.xml says")
     func dispatcher() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let bus = try await session.connect()
         let exported = try await Self.introspect(bus, "io.waypost.Dispatcher", "/io/waypost/Dispatcher")
@@ -194,7 +194,7 @@ struct ContractTests {
 
     @Test("the Python sample app, written from dbus/io.waypost.Application1.xml, exports what it says")
     func application() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
         try await session.start(app)

@@ -31,14 +31,14 @@ final class DesktopSession: Sendable {
     /// - Parameters:
     ///   - launchTimeout: seconds the dispatcher waits for a launched app to register.
     ///   - deliveryTimeout: seconds it waits for an app to acknowledge an event.
-    init(launchTimeout: Double = 5, deliveryTimeout: Double = 1) throws {
+    init(launchTimeout: Double = 5, deliveryTimeout: Double = 1) async throws {
         let service = """
             [D-BUS Service]
             Name=io.waypost.Dispatcher
             Exec=\(Self.waypost.path) daemon --verbose --launch-timeout \(launchTimeout) --delivery-timeout \(deliveryTimeout)
 
             """
-        session = try PrivateSession(
+        session = try await PrivateSession(
             name: "waypost-session", configFile: Self.fixtures.appendingPathComponent("session.conf")
         ) { root in
             try service.write(
@@ -93,21 +93,18 @@ final class DesktopSession: Sendable {
         try await run("/usr/bin/update-desktop-database", [root.appendingPathComponent("data/applications").path])
     }
 
-    /// Starts a process of an installed app, as the user would, and waits until it is ready.
+    /// Starts a process of an installed app, as the user would, and returns once it says it is ready.
     @discardableResult
     func start(_ app: SampleApp) async throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [Self.sampleApp.path, root.appendingPathComponent("\(app.id).json").path]
-        process.environment = environment
-        process.standardError = try FileHandle(forWritingAtPath: Self.touch(root.appendingPathComponent("logs/\(app.id).stderr")).path)
-        let before = events(of: app.id).filter { $0["event"] as? String == "ready" }.count
-        try process.run()
+        let stderr = root.appendingPathComponent("logs/\(app.id).stderr")
+        let process = try await ChildProcess.start(
+            Self.python, [Self.sampleApp.path, root.appendingPathComponent("\(app.id).json").path],
+            environment: environment, errors: stderr)
         spawned.add(process)
-        try await waitUntil("\(app.id) is ready") {
-            events(of: app.id).filter { $0["event"] as? String == "ready" }.count > before
+        guard await process.nextLine() == "ready" else {
+            throw TestFailure("\(app.id) ended before it was ready: \((try? String(contentsOf: stderr, encoding: .utf8)) ?? "")")
         }
-        return process.processIdentifier
+        return process.pid
     }
 
     func log(of appID: String) -> URL { root.appendingPathComponent("logs/\(appID).events") }
@@ -197,21 +194,13 @@ final class DesktopSession: Sendable {
         return (result.status, result.output, result.errors)
     }
 
-    /// Starts a long-running process in the session (killed by `close()`).
-    func spawn(_ program: String, _ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.environment = environment
-        try process.run()
+    /// Starts a long-running program in the session (killed by `close()`); its stdout as lines.
+    func spawn(_ program: String, _ arguments: [String]) async throws -> ChildProcess {
+        let process = try await ChildProcess.start(program, arguments, environment: environment)
         spawned.add(process)
         return process
     }
 
-    static func touch(_ url: URL) throws -> URL {
-        try Data().write(to: url)
-        return url
-    }
 }
 
 /// A participating app as the tests install it: `sample_app.py` with a config.

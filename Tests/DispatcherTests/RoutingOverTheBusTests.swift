@@ -19,7 +19,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a preferring scene beats an allowing one, across two processes of one app")
     func preferringAcrossProcesses() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         let first = try await session.start(app)
@@ -44,7 +44,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a set changed by the app takes effect on the next link")
     func dynamicSets() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: [("w1", "contacts", [([], ["*"])]), ("w2", "contacts", [([], ["*"])])]))
         try await session.start(app)
@@ -66,7 +66,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a new scene is created in the most recently active process, which may call back first")
     func createWithCallBack() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let photos = SampleApp(
             "org.example.Photos", schemes: ["myphotos"],
@@ -89,7 +89,7 @@ struct RoutingOverTheBusTests {
 
     @Test("an app that is not running is launched, and the link arrives exactly once")
     func launchDeliversOnce() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         let bus = try await session.connect()
@@ -109,7 +109,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a launched app that announces Ready gets the link in the window it restored at start")
     func launchIntoRestoredScene() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(SampleApp(
             Self.contacts, schemes: ["contacts"], announceReady: true,
@@ -125,7 +125,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a scene closed while its link is in flight: the link falls through to the next rule")
     func sceneRemovedMidFlight() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: [("w1", "contacts", [([], ["*"])])]))
         try await session.start(app)
@@ -138,7 +138,7 @@ struct RoutingOverTheBusTests {
 
     @Test("an app killed with SIGKILL between routing and delivery: the next scene gets the link")
     func killedBetweenRoutingAndDelivery() async throws {
-        let session = try DesktopSession(deliveryTimeout: 20)
+        let session = try await DesktopSession(deliveryTimeout: 20)
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         let survivor = try await session.start(app)
@@ -162,7 +162,7 @@ struct RoutingOverTheBusTests {
 
     @Test("an app that hangs is skipped after the delivery timeout")
     func hangingApp() async throws {
-        let session = try DesktopSession(deliveryTimeout: 1)
+        let session = try await DesktopSession(deliveryTimeout: 1)
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         let patient = try await session.start(app)
@@ -175,12 +175,14 @@ struct RoutingOverTheBusTests {
         let outcome = try await session.open("contacts://show?id=heidi", with: bus)
         #expect(outcome["scene-id"] == "calm")
         #expect(outcome["rule"] == "allowing")
+        // The stuck scene was tried first, and given the whole delivery timeout (a lower bound only).
+        #expect(session.received(app.id).first { $0["pid"] as? Int == Int(stuck) }?["scene"] as? String == "stuck")
         #expect(ContinuousClock.now - started >= .seconds(1))
     }
 
     @Test("a user activity goes to the app that lists its type, to the scene that prefers its target")
     func activity() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: [("ivan", "contacts", [(["IVAN-ID"], [])]), ("other", "contacts", [([], ["*"])])]))
         try await session.start(app)
@@ -203,7 +205,7 @@ struct RoutingOverTheBusTests {
 
     @Test("Explain tells which app and which rule, and delivers nothing")
     func explain() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: [("judy", "contacts", [(["judy"], ["*"])])]))
         let bus = try await session.connect()
@@ -226,14 +228,14 @@ struct RoutingOverTheBusTests {
 
     @Test("an app installed while the daemon runs takes the links of its scheme")
     func installedLater() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let bus = try await session.connect()
         let before = await SecurityAndFaultTests.errorName { _ = try await session.open("contacts://show?id=quinn", with: bus) }
         #expect(before == "io.waypost.Error.NoHandler")
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         // GIO tells the daemon a few milliseconds after the files changed.
-        try await waitUntil("the daemon sees the new entry") {
+        try await waitUntil("the daemon sees the new entry", context: session.busLog) {
             let reply = try? await bus.call(
                 destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
                 member: "Explain", "contacts://show?id=quinn")
@@ -245,7 +247,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a scheme no participating app declares goes to its previous handler, started with the link")
     func fallbackHandler() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let output = session.root.appendingPathComponent("plain.out")
         let script = session.root.appendingPathComponent("plain.sh")

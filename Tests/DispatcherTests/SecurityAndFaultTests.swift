@@ -17,7 +17,7 @@ struct SecurityAndFaultTests {
 
     @Test("only the connection that added a scene may change it")
     func strangers() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let owner = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("mine", "contacts", [([], ["*"])])]))
         let other = try await session.installApp(SampleApp(
@@ -53,7 +53,7 @@ struct SecurityAndFaultTests {
 
     @Test("registration needs an installed, opted-in entry whose program the caller runs")
     func registrationChecks() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
         try await session.writeEntry(id: "org.example.Shy", """
@@ -80,7 +80,7 @@ struct SecurityAndFaultTests {
 
     @Test("malformed, oversized and unknown links get named errors; the daemon keeps serving")
     func badLinks() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("any", "contacts", [([], ["*"])])]))
         try await session.start(app)
@@ -122,7 +122,7 @@ struct SecurityAndFaultTests {
 
     @Test("a launched app that never registers: Timeout, naming the app")
     func launchTimeout() async throws {
-        let session = try DesktopSession(launchTimeout: 1)
+        let session = try await DesktopSession(launchTimeout: 1)
         defer { session.close() }
         try await session.writeEntry(id: "org.example.Sleepy", """
             [Desktop Entry]
@@ -145,7 +145,7 @@ struct SecurityAndFaultTests {
 
     @Test("after a daemon restart the apps register again and nothing stale remains")
     func daemonRestart() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("keep", "contacts", [(["mallory"], [])])]))
         try await session.start(app)
@@ -164,7 +164,7 @@ struct SecurityAndFaultTests {
 
     @Test("the daemon exits when the bus goes away")
     func exitsWithTheBus() async throws {
-        let session = try DesktopSession()
+        let session = try await DesktopSession()
         defer { session.close() }
         let bus = try await session.connect()
         _ = try await session.status(with: bus)

@@ -29,14 +29,14 @@ final class KitSession: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    init(deliveryTimeout: Double = 2) throws {
+    init(deliveryTimeout: Double = 2) async throws {
         let service = """
             [D-BUS Service]
             Name=io.waypost.Dispatcher
             Exec=\(Self.waypost.path) daemon --verbose --launch-timeout 5 --delivery-timeout \(deliveryTimeout)
 
             """
-        session = try PrivateSession(name: "waypost-kit", configFile: Self.fixtures.appendingPathComponent("session.conf")) { root in
+        session = try await PrivateSession(name: "waypost-kit", configFile: Self.fixtures.appendingPathComponent("session.conf")) { root in
             try service.write(
                 to: root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service"),
                 atomically: true, encoding: .utf8)

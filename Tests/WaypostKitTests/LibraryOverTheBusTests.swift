@@ -31,7 +31,7 @@ struct LibraryOverTheBusTests {
 
     @Test("a set changed in the app takes effect on the next link")
     func dynamicSets() async throws {
-        let session = try KitSession()
+        let session = try await KitSession()
         defer { session.close() }
         let inbox = Inbox()
         let app = try await Self.contacts(in: session, inbox: inbox)
@@ -62,7 +62,7 @@ struct LibraryOverTheBusTests {
 
     @Test("a new scene is created by the app's handler and gets the event; a closed one vanishes from routing")
     func createAndClose() async throws {
-        let session = try KitSession()
+        let session = try await KitSession()
         defer { session.close() }
         let inbox = Inbox()
         let app = try await Self.contacts(in: session, inbox: inbox)
@@ -90,7 +90,7 @@ struct LibraryOverTheBusTests {
 
     @Test("an event for a scene the app closed is refused, and falls through to another scene")
     func neverToAClosedScene() async throws {
-        let session = try KitSession()
+        let session = try await KitSession()
         defer { session.close() }
         let inbox = Inbox()
         let app = try await Self.contacts(in: session, inbox: inbox)
@@ -119,7 +119,7 @@ struct LibraryOverTheBusTests {
 
     @Test("after the dispatcher is killed, the app registers again with its current state")
     func dispatcherRestart() async throws {
-        let session = try KitSession()
+        let session = try await KitSession()
         defer { session.close() }
         let inbox = Inbox()
         let app = try await Self.contacts(in: session, inbox: inbox)
@@ -152,7 +152,7 @@ struct LibraryOverTheBusTests {
 
     @Test("changes are coalesced, and nothing is sent when nothing changed")
     func coalescing() async throws {
-        let session = try KitSession()
+        let session = try await KitSession()
         defer { session.close() }
         let inbox = Inbox()
         let app = try await Self.contacts(in: session, inbox: inbox)
@@ -192,7 +192,7 @@ struct LibraryOverTheBusTests {
 
     @Test("a continued activity reaches its scene; published activities follow the scene's state")
     func activities() async throws {
-        let session = try KitSession()
+        let session = try await KitSession()
         defer { session.close() }
         let inbox = Inbox()
         let app = try await Self.contacts(in: session, inbox: inbox)

@@ -1,0 +1,140 @@
+// Every program the tests start goes through this file, on swift-subprocess: its pipes are made
+// close-on-exec and the child keeps no other descriptor of ours, so no pipe end leaks into another
+// test's child; exits are noticed by its own monitor thread (pidfd and epoll), so no test blocks a
+// cooperative thread in waitpid, and every child is reaped as soon as it ends.
+public import Foundation
+import Subprocess
+import Synchronization
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+
+/// Runs a program to its end and returns its status (the signal number if a signal ended it),
+/// stdout and stderr.
+///
+/// Returns once the program exited and its output reached its end: a program that leaves a
+/// daemon holding its output must send the daemon's output elsewhere (as `dbus-daemon --fork`
+/// callers do with files).
+public func runProgram(
+    _ program: String, _ arguments: [String], environment: [String: String], directory: URL? = nil
+) async throws -> (status: Int32, output: String, errors: String) {
+    let result = try await Subprocess.run(
+        .path(FilePath(program)), arguments: Arguments(arguments), environment: .exactly(environment),
+        workingDirectory: directory.map { FilePath($0.path) },
+        output: .string(limit: 64 << 20), error: .string(limit: 64 << 20))
+    return (result.terminationStatus.number, result.standardOutput, result.standardError)
+}
+
+/// A long-running program a test started: its standard output as lines, signals sent to it, and its
+/// status once it ended. Nothing here waits for it to end but `status()`; the monitor thread reaps it.
+public final class ChildProcess: Sendable {
+    public let pid: Int32
+    /// What it writes to standard output, line by line, until it closes it (one reader).
+    public let lines: AsyncStream<String>
+    private let signals: Signals
+    private let execution: Task<Int32, any Error>
+
+    /// Starts `program`; its standard error is appended to `errors` (discarded when nil).
+    public static func start(
+        _ program: String, _ arguments: [String], environment: [String: String], errors: URL? = nil
+    ) async throws -> ChildProcess {
+        if let errors {
+            // Close-on-exec, and closed here once the child has its copy.
+            let log = try FileDescriptor.open(
+                FilePath(errors.path), .writeOnly, options: [.create, .append, .closeOnExec],
+                permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            return try await start(program, arguments, environment, error: .fileDescriptor(log, closeAfterSpawningProcess: true))
+        }
+        return try await start(program, arguments, environment, error: .discarded)
+    }
+
+    private static func start(
+        _ program: String, _ arguments: [String], _ environment: [String: String], error: some ErrorOutputProtocol
+    ) async throws -> ChildProcess {
+        let (pids, pidSink) = AsyncStream<Int32>.makeStream()
+        let (lines, lineSink) = AsyncStream<String>.makeStream()
+        let signals = Signals()
+        let execution = Task {
+            defer {
+                pidSink.finish()
+                lineSink.finish()
+            }
+            let result = try await Subprocess.run(
+                .path(FilePath(program)), arguments: Arguments(arguments), environment: .exactly(environment),
+                input: .none, output: .sequence, error: error
+            ) { execution in
+                // Signals go through the execution's pidfd, and only while it is valid: never to a reused pid.
+                signals.sender.withLock { $0 = { signal in try? execution.send(signal: Signal(rawValue: signal)) } }
+                defer { signals.sender.withLock { $0 = nil } }
+                pidSink.yield(execution.processIdentifier.value)
+                for try await line in execution.standardOutput.strings() { lineSink.yield(line) }
+            }
+            return result.terminationStatus.number
+        }
+        var started = pids.makeAsyncIterator()
+        guard let pid = await started.next() else {
+            _ = try await execution.value
+            throw TestFailure("\(program) did not start")
+        }
+        return ChildProcess(pid: pid, lines: lines, signals: signals, execution: execution)
+    }
+
+    private init(pid: Int32, lines: AsyncStream<String>, signals: Signals, execution: Task<Int32, any Error>) {
+        self.pid = pid
+        self.lines = lines
+        self.signals = signals
+        self.execution = execution
+    }
+
+    /// Sends `signal` at once (nothing once it ended and closed its output).
+    public func send(_ signal: Int32) { signals.sender.withLock { $0?(signal) } }
+
+    /// SIGKILL: a test's program has nothing to save.
+    public func kill() { send(SIGKILL) }
+
+    /// Its status once it ended and closed its output: the exit code, or the signal's number.
+    public func status() async throws -> Int32 { try await execution.value }
+
+    /// The next line it writes, or nil once its output ended.
+    public func nextLine() async -> String? {
+        var reader = lines.makeAsyncIterator()
+        return await reader.next()
+    }
+}
+
+/// How to signal a running child: set while its execution is valid, nil before and after.
+private final class Signals: Sendable {
+    let sender = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+}
+
+extension Environment {
+    /// Exactly these variables, nothing inherited.
+    static func exactly(_ variables: [String: String]) -> Self {
+        .custom(Dictionary(uniqueKeysWithValues: variables.compactMap { key, value in Key(rawValue: key).map { ($0, value) } }))
+    }
+}
+
+extension TerminationStatus {
+    /// The exit code, or the number of the signal that ended it.
+    var number: Int32 {
+        switch self {
+        case .exited(let code): code
+        case .signaled(let signal): signal
+        }
+    }
+}
+
+/// Programs a fixture started, killed with it.
+public final class ChildProcesses: Sendable {
+    private let processes = Mutex<[ChildProcess]>([])
+
+    public init() {}
+
+    public func add(_ process: ChildProcess) { processes.withLock { $0.append(process) } }
+
+    public func killAll() {
+        for process in processes.withLock({ list in defer { list = [] }; return list }) { process.kill() }
+    }
+}
