@@ -15,10 +15,11 @@ extension Message {
         Message(adopting: text.withCString { dbus_message_new_error(call.reference.pointer, name.rawValue, $0) })
     }
 
-    /// Clears the serial of a message read from bytes, so that libdbus numbers it when it is sent
-    /// (`dbus_message_set_serial` with 0, which a message not yet sent allows).
-    func clearSerial() {
-        dbus_message_set_serial(reference.pointer, 0)
+    /// A copy of this message with serial 0, which libdbus numbers when it is sent: a message read
+    /// from bytes carries the serial written there, and `dbus_message_set_serial` may be called only
+    /// once on a message (`dbus_message_copy`, which resets the serial).
+    func unnumberedCopy() -> Message {
+        Message(adopting: dbus_message_copy(reference.pointer))
     }
 
     /// libdbus's reading of `bytes`, a whole message (`dbus_message_demarshal`, which validates it).

@@ -39,7 +39,7 @@ struct OutgoingMessage: Sendable {
         bytes.appendRaw(header.noReply ? Wire.noReplyExpected : UInt8(0))
         bytes.appendRaw(Wire.protocolVersion)
         bytes.appendRaw(UInt32(arguments.count))
-        // libdbus reads no message numbered 0; the serial is cleared once it has read this one.
+        // libdbus reads no message numbered 0; a copy without the serial is what gets sent.
         bytes.appendRaw(UInt32(1))
         // The header fields, an array of (yv) whose length is filled in once they are written.
         bytes.appendRaw(UInt32(0))
@@ -62,7 +62,7 @@ struct OutgoingMessage: Sendable {
             throw BusError(.invalidArgs, "a message of \(bytes.count) bytes is longer than D-Bus allows (128 MiB)")
         }
         message = try bytes.withBytes { raw in Result { () throws(BusError) in try Message.demarshal(raw) } }.get()
-        message.clearSerial()
+            .unnumberedCopy()
     }
 
     /// A method call carrying `arguments`.
