@@ -161,8 +161,9 @@ import Testing
         let gio = try await desktop.run("/usr/bin/gio", ["open", "notes://show?note=9"])
         #expect(gio.status != 0)
         #expect(gio.errors.contains("was not delivered"), "\(gio.errors)")
+        // The server creates its log before it writes the line: wait for the whole line.
         try await waitUntil("a notification is shown", desktop.busLog) {
-            FileManager.default.fileExists(atPath: desktop.log(of: "notifications").path)
+            (try? String(contentsOf: desktop.log(of: "notifications"), encoding: .utf8))?.hasSuffix("\n") == true
         }
         let shown = try String(contentsOf: desktop.log(of: "notifications"), encoding: .utf8)
         #expect(shown.contains("A link could not be opened"))
