@@ -24,7 +24,10 @@ let package = Package(
         // The dispatcher end to end: Open round trips, throughput, memory, and `waypost open` as a process.
         .executableTarget(
             name: "dispatch-bench",
-            dependencies: [.product(name: "DBus", package: "Waypost"), "BenchSupport"]),
+            dependencies: [
+                .product(name: "DBus", package: "Waypost"), .product(name: "WaypostContract", package: "Waypost"),
+                "BenchSupport",
+            ]),
         // gio open → Waypost → a running app, beside gio open straight to it and to an Exec= entry.
         .executableTarget(
             name: "open-bench",

@@ -11,12 +11,13 @@
 import BenchSupport
 import DBus
 import Foundation
+import WaypostContract
 
 let appID = "bench.App"
 let appPath: ObjectPath = "/bench/App"
-let dispatcher: BusName = "io.waypost.Dispatcher"
-let dispatcherPath: ObjectPath = "/io/waypost/Dispatcher"
-let dispatcherInterface: InterfaceName = "io.waypost.Dispatcher1"
+let dispatcher = Contract.busName
+let dispatcherPath = Contract.objectPath
+let dispatcherInterface = Contract.Dispatcher1.interface
 let conditionsPerScene = 4
 
 /// A link of about 120 characters that one scene (`scene-<target>`) prefers.
@@ -30,25 +31,25 @@ func serveApp(address: String, first: Int, count: Int) async throws -> Never {
     let connection = try await Connection(address: address)
     let ok: @Sendable (MethodCall) async throws -> Reply = { call in try call.reply() }
     try connection.export(appPath, interfaces: [
-        Interface("io.waypost.Application1", methods: [
-            Method("OpenURL", arguments: [Argument("scene_id", "s"), Argument("uri", "s"), Argument("platform_data", "a{sv}")], handler: ok),
-            Method("ContinueUserActivity", arguments: [Argument("scene_id", "s"), Argument("activity_type", "s"),
-                                                       Argument("activity", "a{sv}"), Argument("platform_data", "a{sv}")], handler: ok),
-            Method("CreateScene", arguments: [Argument("declaration_id", "s"), Argument("event", "a{sv}"), Argument("platform_data", "a{sv}")],
-                   returns: [Argument("scene_id", "s")]) { call in try call.reply("created") },
+        Interface(Contract.Application1.interface, methods: [
+            Contract.Application1.openURL.exported(ok),
+            Contract.Application1.continueUserActivity.exported(ok),
+            Contract.Application1.createScene.exported { call in try call.reply("created") },
         ])
     ], executor: connection.executor)  // answered on the connection's thread, like the C echo-server
-    func callDispatcher<each A: BusValue>(_ member: MemberName, _ arguments: repeat each A) async throws {
+    func callDispatcher<each A: BusValue>(_ member: Contract.Member, _ arguments: repeat each A) async throws {
         _ = try await connection.call(destination: dispatcher, path: dispatcherPath, interface: dispatcherInterface,
-                                      member: member, repeat each arguments)
+                                      member: member.name, repeat each arguments)
     }
-    try await callDispatcher("RegisterApplication", appID, appPath, [String: Variant]())
-    try await callDispatcher("DeclareScenes", [Structure(("items", ["kind": Variant.string("window-group")]))])
+    try await callDispatcher(Contract.Dispatcher1.registerApplication, appID, appPath, [String: Variant]())
+    let items = Contract.Declaration(id: "items", kind: .windowGroup)
+    try await callDispatcher(Contract.Dispatcher1.declareScenes, [items.structure])
     for index in first..<(first + count) {
         let scene = "scene-\(index)"
-        try await callDispatcher("AddScene", scene, "items")
+        try await callDispatcher(Contract.Dispatcher1.addScene, scene, items.id)
         let preferring = (0..<conditionsPerScene).map { "item-\(index)-\($0)&" }
-        try await callDispatcher("SetExternalEvents", scene, [Structure((preferring, [String]()))])
+        let modifier = Contract.Modifier(preferring: preferring, allowing: [])
+        try await callDispatcher(Contract.Dispatcher1.setExternalEvents, scene, [modifier.structure])
     }
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     _ = try await connection.waitUntilClosed()
@@ -71,7 +72,7 @@ func sequentialOpens(_ connection: Connection, count: Int, target: Int) async th
     for _ in 0..<count {
         let start = ContinuousClock.now
         let reply = try await connection.call(
-            destination: dispatcher, path: dispatcherPath, interface: dispatcherInterface, member: "Open",
+            destination: dispatcher, path: dispatcherPath, interface: dispatcherInterface, member: Contract.Dispatcher1.open.name,
             uri, [String: Variant]())
         samples.append((ContinuousClock.now - start).microseconds)
         _ = reply
@@ -94,7 +95,7 @@ func openThroughput(address: String, clients: Int, window: Int, seconds: Double,
                     while ContinuousClock.now < deadline {
                         target = (target + 101) % scenes
                         _ = try await connection.call(
-                            destination: dispatcher, path: dispatcherPath, interface: dispatcherInterface, member: "Open",
+                            destination: dispatcher, path: dispatcherPath, interface: dispatcherInterface, member: Contract.Dispatcher1.open.name,
                             link(preferredBy: target), [String: Variant]())
                         done += 1
                     }
@@ -256,7 +257,7 @@ func main() async throws {
     print("`waypost open URI` as a process, spawn to exit after the app acknowledged: median \(format(whole.latency.median)) µs  p99 \(format(whole.latency.p99)) µs")
     if let c = processes["dbus-send (C) two hops"] {
         print("`dbus-send` (libdbus C client process) two hops through the C router:   median \(format(c.latency.median)) µs  p99 \(format(c.latency.p99)) µs")
-        print("ratio waypost open / C client process (medians): \(String(format: "%.2f", whole.latency.median / c.latency.median))x   target ≤ 1.20x")
+        print("ratio waypost open / C client process (medians): \(String(format: "%.2f", whole.latency.median / c.latency.median))x")
         print("CPU µs per run, waypost open:  " + cpu(whole.cpu))
         print("CPU µs per run, dbus-send:     " + cpu(c.cpu))
         // Start-up alone: with no bus to reach both fail at once, so what is left is starting.
