@@ -31,7 +31,7 @@ let package = Package(
         // gio open → Waypost → a running app, beside gio open straight to it and to an Exec= entry.
         .executableTarget(
             name: "open-bench",
-            dependencies: [.product(name: "DBus", package: "Waypost")]),
+            dependencies: [.product(name: "DBus", package: "Waypost"), .product(name: "WaypostContract", package: "Waypost")]),
     ],
     swiftLanguageModes: [.v6]
 )

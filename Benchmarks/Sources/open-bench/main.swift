@@ -12,6 +12,7 @@
 // own `waypost install --user` and started by D-Bus activation. Each handler writes the CLOCK_MONOTONIC
 // time it ran to a FIFO; the bench takes the time just before spawning gio.
 import DBus
+import WaypostContract
 import Foundation
 import Glibc
 import Synchronization
@@ -36,45 +37,43 @@ func runApp(fifo: String) async throws -> Never {
     let connection = try await Connection.session()
     let directPath: ObjectPath = "/io/waypost/bench/Direct"
     let appPath: ObjectPath = "/io/waypost/bench/App"
+    typealias Freedesktop = Contract.FreedesktopApplication
     try connection.export(directPath, interfaces: [
-        Interface("org.freedesktop.Application", methods: [
-            Method("Activate", arguments: [Argument("platform_data", "a{sv}")]) { call in try call.reply() },
-            Method("Open", arguments: [Argument("uris", "as"), Argument("platform_data", "a{sv}")]) { call in
+        Interface(Freedesktop.interface, methods: [
+            Freedesktop.activate.exported { call in try call.reply() },
+            Freedesktop.open.exported { call in
                 report(fifo, "direct")
                 return try call.reply()
             },
-            Method("ActivateAction", arguments: [Argument("action_name", "s"), Argument("parameter", "av"), Argument("platform_data", "a{sv}")]) { call in
-                try call.reply()
-            },
+            Freedesktop.activateAction.exported { call in try call.reply() },
         ])
     ])
+    typealias App = Contract.Application1
     try connection.export(appPath, interfaces: [
-        Interface("io.waypost.Application1", methods: [
-            Method("OpenURL", arguments: [Argument("scene_id", "s"), Argument("uri", "s"), Argument("platform_data", "a{sv}")]) { call in
+        Interface(App.interface, methods: [
+            App.openURL.exported { call in
                 report(fifo, "waypost")
                 return try call.reply()
             },
-            Method("CreateScene", arguments: [Argument("declaration_id", "s"), Argument("event", "a{sv}"), Argument("platform_data", "a{sv}")], returns: [Argument("scene_id", "s")]) { call in
+            App.createScene.exported { call in
                 report(fifo, "waypost-create")
                 return try call.reply("unexpected")
             },
-            Method("ContinueUserActivity", arguments: [Argument("scene_id", "s"), Argument("activity_type", "s"), Argument("activity", "a{sv}"), Argument("platform_data", "a{sv}")]) { call in
-                try call.reply()
-            },
+            App.continueUserActivity.exported { call in try call.reply() },
         ])
     ])
     guard try await connection.requestName("io.waypost.bench.Direct", flags: .doNotQueue) == .primaryOwner else { exit(2) }
-    let dispatcher: BusName = "io.waypost.Dispatcher"
-    let path: ObjectPath = "/io/waypost/Dispatcher"
-    let interface: InterfaceName = "io.waypost.Dispatcher1"
+    func callDispatcher<each A: BusValue>(_ member: Contract.Member, _ arguments: repeat each A) async throws {
+        _ = try await connection.call(
+            destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+            member: member.name, repeat each arguments, timeout: .seconds(20))
+    }
     // Registering starts the dispatcher by D-Bus activation.
-    _ = try await connection.call(destination: dispatcher, path: path, interface: interface, member: "RegisterApplication",
-                                  "io.waypost.bench.Routed", appPath, [String: Variant](), timeout: .seconds(20))
-    _ = try await connection.call(destination: dispatcher, path: path, interface: interface, member: "DeclareScenes",
-                                  [Structure(("main", ["kind": Variant.string("window-group")]))])
-    _ = try await connection.call(destination: dispatcher, path: path, interface: interface, member: "AddScene", "main", "main")
-    _ = try await connection.call(destination: dispatcher, path: path, interface: interface, member: "SetExternalEvents",
-                                  "main", [Structure(([String](), ["*"]))])
+    try await callDispatcher(Contract.Dispatcher1.registerApplication, "io.waypost.bench.Routed", appPath, [String: Variant]())
+    let main = Contract.Declaration(id: "main", kind: .windowGroup)
+    try await callDispatcher(Contract.Dispatcher1.declareScenes, [main.structure])
+    try await callDispatcher(Contract.Dispatcher1.addScene, "main", main.id)
+    try await callDispatcher(Contract.Dispatcher1.setExternalEvents, "main", [Contract.Modifier(preferring: [], allowing: ["*"]).structure])
     report(fifo, "ready")
     _ = try await connection.waitUntilClosed()
     exit(0)
