@@ -11,20 +11,25 @@ enum URIGrammar {
         if uri.utf8.count > maximumBytes {
             throw .invalidURI(uri, reason: "the URI is \(uri.utf8.count) bytes; at most \(maximumBytes) are accepted")
         }
-        let bytes = uri.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != bytes.startIndex else {
+        // Plain loops over the UTF-8 bytes' span: this runs for every link opened.
+        let bytes = uri.utf8.span
+        var colon = 0
+        while colon < bytes.count, bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+        guard colon < bytes.count, colon != 0 else {
             throw .invalidURI(uri, reason: "it has no scheme (an absolute URI starts with one, like https: or myapp:)")
         }
-        let scheme = bytes[..<colon]
-        guard isLetter(scheme[scheme.startIndex]), scheme.allSatisfy(isSchemeByte) else {
-            throw .invalidURI(uri, reason: "\"\(String(decoding: scheme, as: UTF8.self))\" is not a URI scheme")
+        var schemeIsValid = isLetter(bytes[0])
+        for index in 1..<colon where !isSchemeByte(bytes[index]) { schemeIsValid = false }
+        guard schemeIsValid else {
+            throw .invalidURI(uri, reason: "\"\(String(decoding: uri.utf8.prefix(colon), as: UTF8.self))\" is not a URI scheme")
         }
-        if let bad = bytes.first(where: { $0 <= 0x20 || $0 == 0x7F }) {
+        for index in bytes.indices where bytes[index] <= 0x20 || bytes[index] == 0x7F {
+            let bad = bytes[index]
             let hex = (bad < 0x10 ? "0" : "") + String(bad, radix: 16, uppercase: true)
             throw .invalidURI(uri, reason: "it contains the control or space byte 0x\(hex); write it as %\(hex)")
         }
         // Scheme bytes are ASCII letters, digits, + - and .: setting 0x20 lowercases the letters only.
-        return String(decoding: scheme.lazy.map { isLetter($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return String(decoding: uri.utf8.prefix(colon).lazy.map { isLetter($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {
