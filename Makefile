@@ -120,20 +120,17 @@ bench-message-building: deps
 bench-open: deps release
 	cd Benchmarks && WAYPOST="$$(cd .. && $(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) run -c release open-bench
 
-# What `make install` copies, made by the release binary itself into .build/dist: the handler's
-# files (`waypost handler-file`, the code `waypost install` writes them with, so the two cannot
-# differ) naming $(BINDIR)/waypost, shell completions, and manual pages from the argument parser's
-# help by swift-argument-parser's generate-manual (the tool its GenerateManual plugin runs; called
-# directly on this binary, since the plugin first rebuilds every product of the package):
-# waypost(1) whole, and a page per subcommand (waypost.open(1), ...). The pages are dated by
-# SOURCE_DATE_EPOCH, else the last commit, so that the same source gives the same pages.
+# What `make install` copies, built as yourself before installing (`sudo make install` then only
+# copies: root's PATH seldom has the Swift toolchain): the release binary, shell completions, and
+# manual pages from the argument parser's help by swift-argument-parser's generate-manual (the tool
+# its GenerateManual plugin runs; called directly on this binary, since the plugin first rebuilds
+# every product of the package): waypost(1) whole, and a page per subcommand (waypost.open(1), ...).
+# The pages are dated by SOURCE_DATE_EPOCH, else the last commit, so that the same source gives the
+# same pages.
 DIST     := .build/dist
 MAN_DATE  = $(shell epoch="$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null)}"; date -u -d "@$${epoch:-$$(date +%s)}" +%Y-%m-%d)
 dist: release
 	rm -rf $(DIST) && mkdir -p $(DIST)/man
-	$(RELEASE_BIN) handler-file desktop-entry --program "$(BINDIR)/waypost" > $(DIST)/io.waypost.Dispatcher.desktop
-	$(RELEASE_BIN) handler-file dbus-service --program "$(BINDIR)/waypost" > $(DIST)/io.waypost.Dispatcher.service
-	$(RELEASE_BIN) handler-file systemd-unit --program "$(BINDIR)/waypost" > $(DIST)/waypost.service
 	for shell in bash zsh fish; do $(RELEASE_BIN) --generate-completion-script $$shell > $(DIST)/completion.$$shell; done
 	$(SWIFT) build --product generate-manual
 	generate="$$($(SWIFT) build --show-bin-path)/generate-manual"; \
@@ -141,12 +138,20 @@ dist: release
 	"$$generate" $(RELEASE_BIN) --date $(MAN_DATE) --authors "The Waypost authors" --output-directory $(DIST)/man
 
 # The program and the files that make it a link handler for everyone, without touching any user's
-# files: each user who wants links routed through Waypost then runs `waypost install --user`.
-install: dist
+# files: each user who wants links routed through Waypost then runs `waypost install --user`. Runs no
+# compiler: `make dist` comes first. The handler's files are written here, by the binary itself
+# (`waypost handler-file`, the code `waypost install` writes them with, so the two cannot differ),
+# naming $(BINDIR)/waypost.
+install:
+	@test -x $(RELEASE_BIN) && test -f $(DIST)/man/waypost.1 \
+	  || { echo "error: nothing built to install; run \`make dist\` first (as yourself), then make install" >&2; exit 1; }
 	install -D -m 0755 $(RELEASE_BIN) "$(DESTDIR)$(BINDIR)/waypost"
-	install -D -m 0644 $(DIST)/io.waypost.Dispatcher.service "$(DESTDIR)$(DATADIR)/dbus-1/services/io.waypost.Dispatcher.service"
-	install -D -m 0644 $(DIST)/waypost.service "$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/waypost.service"
-	install -D -m 0644 $(DIST)/io.waypost.Dispatcher.desktop "$(DESTDIR)$(DATADIR)/applications/io.waypost.Dispatcher.desktop"
+	install -d "$(DESTDIR)$(DATADIR)/dbus-1/services" "$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)" "$(DESTDIR)$(DATADIR)/applications"
+	$(RELEASE_BIN) handler-file dbus-service --program "$(BINDIR)/waypost" > "$(DESTDIR)$(DATADIR)/dbus-1/services/io.waypost.Dispatcher.service"
+	$(RELEASE_BIN) handler-file systemd-unit --program "$(BINDIR)/waypost" > "$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/waypost.service"
+	$(RELEASE_BIN) handler-file desktop-entry --program "$(BINDIR)/waypost" > "$(DESTDIR)$(DATADIR)/applications/io.waypost.Dispatcher.desktop"
+	chmod 0644 "$(DESTDIR)$(DATADIR)/dbus-1/services/io.waypost.Dispatcher.service" "$(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/waypost.service" \
+	  "$(DESTDIR)$(DATADIR)/applications/io.waypost.Dispatcher.desktop"
 	install -d "$(DESTDIR)$(MANDIR)/man1"
 	install -m 0644 $(DIST)/man/*.1 "$(DESTDIR)$(MANDIR)/man1/"
 	install -D -m 0644 $(DIST)/completion.bash "$(DESTDIR)$(BASH_COMPLETION_DIR)/waypost"
@@ -168,7 +173,7 @@ uninstall:
 # files; the binary is position-independent, has no run path, and its needed libraries are shown;
 # no file names the staging directory; the desktop entry, the systemd unit (where systemd-analyze
 # exists) and every manual page pass their own tools; `make uninstall` then leaves no file behind.
-check-install: release
+check-install: dist
 	@command -v groff >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq groff-base; }
 	@set -e; stage="$$(mktemp -d)"; trap 'rm -rf "$$stage"' EXIT; \
 	$(MAKE) --no-print-directory install DESTDIR="$$stage" PREFIX=/usr >/dev/null; \
