@@ -7,7 +7,7 @@ extension Message {
         var arguments = MessageWriter()
         body(&arguments)
         let header = OutgoingMessage.Header(kind: .methodReturn, replySerial: 1)
-        return try OutgoingMessage(header, arguments: arguments).message
+        return try OutgoingMessage.read(header, arguments: arguments)
     }
 
     /// An error reply to `call` (`dbus_message_new_error`); `text` holds no NUL.

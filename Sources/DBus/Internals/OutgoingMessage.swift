@@ -28,19 +28,25 @@ struct OutgoingMessage: Sendable {
     /// Writes `header` in front of `arguments` and has libdbus read and check the whole.
     /// - Throws: `BusError` (`InvalidArgs`) when an argument cannot travel or the message is too long.
     init(_ header: Header, arguments: borrowing MessageWriter) throws(BusError) {
+        member = header.member
+        message = try Self.read(header, arguments: arguments).unnumberedCopy()
+    }
+
+    /// libdbus's reading of `header` in front of `arguments`, numbered 1 (it reads no message
+    /// numbered 0): what gets sent is a copy without that serial.
+    /// - Throws: `BusError` (`InvalidArgs`) when an argument cannot travel or the message is too long.
+    static func read(_ header: Header, arguments: borrowing MessageWriter) throws(BusError) -> Message {
         if let failure = arguments.failure { throw failure }
         guard arguments.signature.count <= 255 else {
             throw BusError(.invalidArgs, "a message carries at most 255 type codes, not \(arguments.signature.count)")
         }
-        member = header.member
         var bytes = MessageWriter(capacity: 128 + arguments.count)
         bytes.appendRaw(Wire.hostByteOrder)
         bytes.appendRaw(header.kind.wireCode)
         bytes.appendRaw(header.noReply ? Wire.noReplyExpected : UInt8(0))
         bytes.appendRaw(Wire.protocolVersion)
         bytes.appendRaw(UInt32(arguments.count))
-        // libdbus reads no message numbered 0; a copy without the serial is what gets sent.
-        bytes.appendRaw(UInt32(1))
+        bytes.appendRaw(UInt32(1))  // the serial
         // The header fields, an array of (yv) whose length is filled in once they are written.
         bytes.appendRaw(UInt32(0))
         bytes.align(to: 8)
@@ -61,8 +67,7 @@ struct OutgoingMessage: Sendable {
         guard bytes.count <= Wire.maximumMessageLength else {
             throw BusError(.invalidArgs, "a message of \(bytes.count) bytes is longer than D-Bus allows (128 MiB)")
         }
-        message = try bytes.withBytes { raw in Result { () throws(BusError) in try Message.demarshal(raw) } }.get()
-            .unnumberedCopy()
+        return try bytes.withBytes { raw in Result { () throws(BusError) in try Message.demarshal(raw) } }.get()
     }
 
     /// A method call carrying `arguments`.
