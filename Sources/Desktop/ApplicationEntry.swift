@@ -17,6 +17,10 @@ public struct ApplicationEntry: Sendable, Hashable {
     public let contentTypes: [String]
     /// Its `X-Waypost-Activity-Types=` list.
     public let activityTypes: [String]
+    /// Its `X-Waypost-Associated-Domains=` list as written (`shop.example`, `*.shop.example`): the
+    /// https domains whose links it claims. A claim alone gives it nothing: the domain's association
+    /// must name the app too (the routing core's `LinkOwnership` checks both).
+    public let associatedDomains: [String]
     /// `DBusActivatable=true`: launching goes through `org.freedesktop.Application` on the session bus.
     public let isDBusActivatable: Bool
     /// `StartupNotify=true`: only then does GIO hand an activation token to a D-Bus activated app.
@@ -39,7 +43,7 @@ public struct ApplicationEntry: Sendable, Hashable {
     public init(
         id: String, filePath: String, name: String, participates: Bool, schemes: [String],
         contentTypes: [String], activityTypes: [String], isDBusActivatable: Bool, startupNotify: Bool,
-        exec: String?, tryExec: String?, executablePath: String?
+        exec: String?, tryExec: String?, executablePath: String?, associatedDomains: [String] = []
     ) {
         self.id = id
         self.filePath = filePath
@@ -48,6 +52,7 @@ public struct ApplicationEntry: Sendable, Hashable {
         self.schemes = schemes
         self.contentTypes = contentTypes
         self.activityTypes = activityTypes
+        self.associatedDomains = associatedDomains
         self.isDBusActivatable = isDBusActivatable
         self.startupNotify = startupNotify
         self.exec = exec

@@ -2,7 +2,8 @@
 /// default the desktop used before (for routing's fallback) and the exact line it replaced (for
 /// `waypost uninstall`). Kept in `<data dir>/waypost/previous-defaults`, a key file:
 ///
-///     [Waypost]              MimeAppsList=<path>, CreatedFile=, CreatedGroup=, AddedFinalNewline=
+///     [Waypost]              MimeAppsList=<path>, CreatedFile=, CreatedGroup=, AddedFinalNewline=,
+///                            Web=, HTML=   (`install --web [--html]`: http, https and text/html too)
 ///     [Previous Defaults]    <type>=<desktop ids GIO chose before, ;-separated, maybe empty>
 ///     [Previous Lines]       <type>=<the replaced line, escaped>   (absent: there was no line)
 public struct TakeoverRecord: Sendable, Hashable {
@@ -10,6 +11,10 @@ public struct TakeoverRecord: Sendable, Hashable {
     public var createdFile = false
     public var createdGroup = false
     public var addedFinalNewline = false
+    /// `waypost install --web`: http and https links go to Waypost (universal links), until `uninstall --web`.
+    public var web = false
+    /// `waypost install --web --html`: local HTML files too.
+    public var html = false
     /// Type → the ids that were its default before, best first (may be empty).
     public var previousDefaults: [String: [String]] = [:]
     /// Type → the `[Default Applications]` line it replaced; a type without one is absent.
@@ -37,6 +42,8 @@ public struct TakeoverRecord: Sendable, Hashable {
         record.createdFile = settings["CreatedFile"] == "true"
         record.createdGroup = settings["CreatedGroup"] == "true"
         record.addedFinalNewline = settings["AddedFinalNewline"] == "true"
+        record.web = settings["Web"] == "true"
+        record.html = settings["HTML"] == "true"
         for (type, value) in text.entries(in: "Previous Defaults") { record.previousDefaults[type] = KeyFileText.list(value) }
         for (type, value) in text.entries(in: "Previous Lines") { record.previousLines[type] = KeyFileText.unescape(value) }
         return record
@@ -52,6 +59,8 @@ public struct TakeoverRecord: Sendable, Hashable {
             CreatedFile=\(createdFile)
             CreatedGroup=\(createdGroup)
             AddedFinalNewline=\(addedFinalNewline)
+            Web=\(web)
+            HTML=\(html)
 
             [Previous Defaults]
 

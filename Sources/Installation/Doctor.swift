@@ -110,6 +110,7 @@ public struct Doctor: Sendable {
                     : Finding(.problem, "\(type) files bypass Waypost", fix: "run `waypost refresh`"))
             }
         }
+        findings += webFindings(record: record, participating: participating, declared: &declared)
         for type in record?.types ?? [] {
             if !declared.contains(type) {
                 findings.append(Finding(.problem, "stale: \(type) is still handed to Waypost but no opted-in app declares it",
@@ -118,6 +119,36 @@ public struct Doctor: Sendable {
             for id in record?.previousDefaults[type] ?? [] where (try? catalog.entry(id: id)) == nil {
                 findings.append(Finding(.note, "\(type) fell back to \(id) before, which is no longer installed"))
             }
+        }
+        return findings
+    }
+
+    /// http and https after `install --web`: still Waypost's, or taken back by a browser; and apps
+    /// that claim domains whose links cannot reach them.
+    func webFindings(record: TakeoverRecord?, participating: [ApplicationEntry], declared: inout Set<String>) -> [Finding] {
+        var findings: [Finding] = []
+        let claimants = participating.filter { !$0.associatedDomains.isEmpty }
+        guard let record, record.web else {
+            for entry in claimants {
+                findings.append(Finding(.note, "\(entry.id) claims \(entry.associatedDomains.joined(separator: ", ")), but web links do not go through Waypost",
+                                        fix: "run `waypost install --web` for its links to open in it"))
+            }
+            return findings
+        }
+        let types = ["x-scheme-handler/http", "x-scheme-handler/https"] + (record.html ? ["text/html"] : [])
+        for type in types {
+            declared.insert(type)
+            let browser = record.previousDefaults[type]?.first ?? "no browser"
+            let current = catalog.defaultHandlerID(forType: type)
+            if current == own {
+                findings.append(Finding(.ok, "\(type): web links go through Waypost; those no app owns go to \(browser)"))
+            } else {
+                findings.append(Finding(.problem, "\(type): \(current ?? "no app") took the default back from Waypost, so universal links open in the browser",
+                                        fix: "run `waypost install --web` to take it again, or `waypost uninstall --web` to leave web links to the browser"))
+            }
+        }
+        for entry in claimants {
+            findings.append(Finding(.ok, "\(entry.id) claims \(entry.associatedDomains.joined(separator: ", ")) (see `waypost links list`)"))
         }
         return findings
     }

@@ -25,6 +25,7 @@ public enum InstallError: Error, Sendable, CustomStringConvertible {
 ///
 /// Policy: every scheme an opted-in (`X-Waypost=true`) entry declares goes to Waypost; of its file
 /// types only those the user already opens with that app (so a file keeps opening in the same app).
+/// http, https (and text/html) only when asked (`install --web`): they are the browser's otherwise.
 /// Idempotent: a second run changes nothing. Files are read and checked before anything is written.
 public struct Installer: Sendable {
     public let layout: InstallLayout
@@ -47,9 +48,16 @@ public struct Installer: Sendable {
     }
 
     /// Writes the handler's files and hands the opted-in types over.
+    /// - Parameters:
+    ///   - web: http and https links go to Waypost too (universal links), the user's browser recorded
+    ///     as where every link no app owns goes; kept by later runs until `uninstall(webOnly:)`.
+    ///   - html: local HTML files too (with `web`).
     /// - Throws: `InstallError` naming the damaged file and line; nothing is written then.
-    public func install() throws(InstallError) -> Report {
-        try apply(requireRecord: false)
+    public func install(web: Bool = false, html: Bool = false) throws(InstallError) -> Report {
+        try apply(requireRecord: false) { record in
+            record.web = record.web || web || html
+            record.html = record.html || html
+        }
     }
 
     /// Like `install`, after apps were installed or removed: new types are handed over, types no
@@ -59,7 +67,9 @@ public struct Installer: Sendable {
         try apply(requireRecord: true)
     }
 
-    private func apply(requireRecord: Bool) throws(InstallError) -> Report {
+    private func apply(
+        requireRecord: Bool, adjust: (inout TakeoverRecord) -> Void = { _ in }
+    ) throws(InstallError) -> Report {
         var report = Report()
         var mimeApps: MimeAppsList
         var existing: TakeoverRecord?
@@ -70,6 +80,7 @@ public struct Installer: Sendable {
         if requireRecord && existing == nil { throw .notInstalled(record: layout.record) }
         report.warnings = try damagedEntries()
         var record = existing ?? TakeoverRecord(mimeAppsList: layout.mimeAppsList)
+        adjust(&record)
         let before = mimeApps.text.bytes
 
         let wanted = wantedTypes(record: record)
@@ -85,17 +96,31 @@ public struct Installer: Sendable {
                 record.createdGroup = record.createdGroup || change.createdGroup
                 record.addedFinalNewline = record.addedFinalNewline || change.addedFinalNewline
                 let was = previous.first.map { " (was \($0))" } ?? ""
-                report.changes.append("\(type) → Waypost → \(app)\(was)")
+                if Self.webTypes.contains(type) {
+                    report.changes.append("\(type) → Waypost → the app that owns the link's domain, else \(previous.first ?? "no browser")\(was)")
+                    if previous.isEmpty { report.warnings.append("no browser is installed for \(type): web links no app owns will fail") }
+                } else {
+                    report.changes.append("\(type) → Waypost → \(app)\(was)")
+                }
             }
             for type in record.types where wanted[type] == nil {
                 try mimeApps.restoreDefault(type, from: own, previousLine: record.previousLines[type])
                 let back = record.previousDefaults[type]?.first.map { " back to \($0)" } ?? ""
                 record.previousDefaults[type] = nil
                 record.previousLines[type] = nil
-                report.changes.append("\(type) no longer declared by an opted-in app: handed\(back)")
+                let why = Self.webTypes.contains(type) ? "given back to the browser" : "no longer declared by an opted-in app: handed"
+                report.changes.append("\(type) \(why)\(back)")
+            }
+            // Nothing handed over any more: the file goes back to what it was, byte for byte.
+            if record.types.isEmpty && record.createdGroup {
+                mimeApps.removeCreatedGroup(addedFinalNewline: record.addedFinalNewline)
+                record.createdGroup = false
+                record.addedFinalNewline = false
             }
             let changed = mimeApps.text.bytes != before
             if changed && !mimeApps.existed { record.createdFile = true }
+            let emptied = changed && record.createdFile && mimeApps.text.lines.isEmpty
+            if emptied { record.createdFile = false }
 
             try write(HandlerFiles.desktopEntry(program: program, mimeTypes: wanted.keys.sorted()), to: layout.handlerEntry, report: &report)
             try write(HandlerFiles.dbusService(program: program), to: layout.serviceFile, report: &report)
@@ -105,8 +130,8 @@ public struct Installer: Sendable {
                 try Files.write(record.bytes, to: layout.record)
             }
             if changed {
-                try mimeApps.save()
-                report.changes.append("updated \(layout.mimeAppsList)")
+                try mimeApps.save(removeWhenEmpty: emptied)
+                report.changes.append(emptied ? "removed \(layout.mimeAppsList), which Waypost had created" : "updated \(layout.mimeAppsList)")
             }
         } catch { throw .file(error) }
         refreshDesktopDatabase(&report)
@@ -115,8 +140,16 @@ public struct Installer: Sendable {
 
     /// Removes Waypost's files and puts every recorded `mimeapps.list` line back; a default the
     /// user changed since is left alone (and reported).
+    /// - Parameter webOnly: gives back only http, https and text/html (`uninstall --web`), byte for
+    ///   byte; the schemes of opted-in apps stay with Waypost.
     /// - Throws: `InstallError` naming a damaged file; nothing is changed then.
-    public func uninstall() throws(InstallError) -> Report {
+    public func uninstall(webOnly: Bool = false) throws(InstallError) -> Report {
+        if webOnly {
+            return try apply(requireRecord: true) { record in
+                record.web = false
+                record.html = false
+            }
+        }
         var report = Report()
         do {
             if let record = try TakeoverRecord.load(path: layout.record) {
@@ -148,11 +181,14 @@ public struct Installer: Sendable {
     /// that app now, or was before Waypost took it over.
     func wantedTypes(record: TakeoverRecord) -> [String: String] {
         var wanted: [String: String] = [:]
+        if record.web {
+            for type in Self.webTypes where type != "text/html" || record.html { wanted[type] = "the browser" }
+        }
         for entry in catalog.participatingEntries() where entry.desktopFileID != own {
-            for scheme in entry.schemes where wanted["x-scheme-handler/" + scheme] == nil {
+            for scheme in entry.schemes where wanted["x-scheme-handler/" + scheme] == nil && !["http", "https"].contains(scheme) {
                 wanted["x-scheme-handler/" + scheme] = entry.id
             }
-            for type in entry.contentTypes where wanted[type] == nil {
+            for type in entry.contentTypes where wanted[type] == nil && !Self.webTypes.contains(type) {
                 let isDefault = catalog.defaultHandlerID(forType: type) == entry.desktopFileID
                 let wasDefault = record.previousDefaults[type]?.first == entry.desktopFileID
                 if isDefault || wasDefault { wanted[type] = entry.id }
@@ -160,6 +196,10 @@ public struct Installer: Sendable {
         }
         return wanted
     }
+
+    /// What `install --web [--html]` takes over. An app's own `MimeType=x-scheme-handler/https` never
+    /// hands it all of https: its domains go to it through associations only.
+    static let webTypes: Set<String> = ["x-scheme-handler/http", "x-scheme-handler/https", "text/html"]
 
     /// Entries GIO refuses: an error for one that seems to opt in but is not valid syntax (it
     /// would silently lose its links), a warning for every other.

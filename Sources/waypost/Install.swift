@@ -65,13 +65,29 @@ struct Install: ParsableCommand {
             (absolute paths to this program), makes Waypost the default in mimeapps.list for every \
             scheme an X-Waypost=true entry declares (and for its file types it is already the default \
             of), and records the previous defaults. Running it again changes nothing.
+
+            With --web, http and https links go to Waypost too: a link whose domain an installed app \
+            owns (its entry claims the domain in X-Waypost-Associated-Domains and the domain's \
+            association names the app) opens in that app; every other web link goes at once to the \
+            browser that was the default, which is recorded. `waypost uninstall --web` gives http and \
+            https back byte for byte.
             """)
     @OptionGroup var options: LayoutOptions
+
+    @Flag(help: "Take http and https links too (universal links), recording the user's browser for every other link.")
+    var web = false
+
+    @Flag(help: "With --web: local HTML files too (text/html).")
+    var html = false
+
+    func validate() throws {
+        if html && !web { throw ValidationError("--html goes with --web") }
+    }
 
     func run() throws {
         let program = try installedProgram()
         let installer = try withDesktop("install") { () throws(GIOLoadError) in try Installer(layout: options.layout(), program: program) }
-        try runInstaller("install") { () throws(InstallError) in try installer.install() }
+        try runInstaller("install") { () throws(InstallError) in try installer.install(web: web, html: html) }
     }
 }
 
@@ -92,10 +108,13 @@ struct Uninstall: ParsableCommand {
         abstract: "Remove Waypost's entries and put mimeapps.list back as it was.")
     @OptionGroup var options: LayoutOptions
 
+    @Flag(help: "Give back only http, https and text/html (what install --web took); schemes stay with Waypost.")
+    var web = false
+
     func run() throws {
         let program = try installedProgram()
         let installer = try withDesktop("uninstall") { () throws(GIOLoadError) in try Installer(layout: options.layout(), program: program) }
-        try runInstaller("uninstall") { () throws(InstallError) in try installer.uninstall() }
+        try runInstaller("uninstall") { () throws(InstallError) in try installer.uninstall(webOnly: web) }
     }
 }
 

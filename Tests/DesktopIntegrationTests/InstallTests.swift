@@ -48,6 +48,89 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: desktop.applications.appendingPathComponent("io.waypost.Dispatcher.desktop").path))
     }
 
+    @Test func installWebTakesHTTPAndHTTPSAndUninstallWebGivesThemBackByteForByte() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await desktop.installApp("org.example.Notes", mimeTypes: ["x-scheme-handler/notes"], declarations: [("main", ["kind": "window-group"])])
+        try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https", "text/html"])
+        let original = "[Default Applications]\nx-scheme-handler/https=org.example.Browser.desktop;\ntext/html=org.example.Browser.desktop;\n# mine\n"
+        try Data(original.utf8).write(to: desktop.mimeAppsList)
+
+        let schemesOnly = try await desktop.waypost("install")
+        try #require(schemesOnly.status == 0, "\(schemesOnly.errors)")
+        let afterSchemes = try #require(contents(desktop.mimeAppsList))
+        #expect(!String(decoding: afterSchemes, as: UTF8.self).contains("https=io.waypost"), "web links stay the browser's without --web")
+
+        let web = try await desktop.waypost("install", "--web")
+        try #require(web.status == 0, "\(web.errors)")
+        #expect(web.output.contains("x-scheme-handler/https → Waypost → the app that owns the link's domain, else org.example.Browser.desktop"), "\(web.output)")
+        let text = try String(contentsOf: desktop.mimeAppsList, encoding: .utf8)
+        #expect(text.contains("x-scheme-handler/https=io.waypost.Dispatcher.desktop;"))
+        #expect(text.contains("x-scheme-handler/http=io.waypost.Dispatcher.desktop;"))
+        #expect(text.contains("text/html=org.example.Browser.desktop;"), "text/html only with --html")
+        let record = try String(contentsOf: desktop.record, encoding: .utf8)
+        #expect(record.contains("x-scheme-handler/https=org.example.Browser.desktop;"))
+        #expect(record.contains("Web=true"))
+        // A later plain install or refresh keeps the web types.
+        #expect(try await desktop.waypost("refresh").status == 0)
+        #expect(try String(contentsOf: desktop.mimeAppsList, encoding: .utf8) == text)
+
+        let back = try await desktop.waypost("uninstall", "--web")
+        try #require(back.status == 0, "\(back.errors)")
+        #expect(contents(desktop.mimeAppsList) == afterSchemes)
+        #expect(try String(contentsOf: desktop.record, encoding: .utf8).contains("Web=false"))
+        try #require(await desktop.waypost("uninstall").status == 0)
+        #expect(contents(desktop.mimeAppsList) == Data(original.utf8))
+    }
+
+    @Test func plainUninstallGivesWebTypesBackToo() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https", "text/html"])
+        let original = "[Added Associations]\ntext/plain=gedit.desktop;\n"
+        try Data(original.utf8).write(to: desktop.mimeAppsList)
+        let web = try await desktop.waypost("install", "--web", "--html")
+        try #require(web.status == 0, "\(web.errors)")
+        let text = try String(contentsOf: desktop.mimeAppsList, encoding: .utf8)
+        #expect(text.contains("text/html=io.waypost.Dispatcher.desktop;"))
+        let entry = try String(contentsOf: desktop.applications.appendingPathComponent("io.waypost.Dispatcher.desktop"), encoding: .utf8)
+        #expect(entry.contains("MimeType=text/html;x-scheme-handler/http;x-scheme-handler/https;"), "\(entry)")
+        try #require(await desktop.waypost("uninstall").status == 0)
+        #expect(contents(desktop.mimeAppsList) == Data(original.utf8))
+        // Taken with --web only, and given back with --web: the created group goes too.
+        try #require(await desktop.waypost("install", "--web").status == 0)
+        try #require(await desktop.waypost("uninstall", "--web").status == 0)
+        #expect(contents(desktop.mimeAppsList) == Data(original.utf8))
+    }
+
+    @Test func doctorReportsABrowserThatTookHTTPSBack() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https"])
+        try #require(await desktop.waypost("install", "--web").status == 0)
+        let healthy = try await desktop.waypost("doctor")
+        #expect(healthy.output.contains("ok   x-scheme-handler/https: web links go through Waypost; those no app owns go to org.example.Browser.desktop"), "\(healthy.output)")
+        // The browser asks to be the default again and the user says yes.
+        let text = try String(contentsOf: desktop.mimeAppsList, encoding: .utf8)
+        try text.replacingOccurrences(of: "x-scheme-handler/https=io.waypost.Dispatcher.desktop;", with: "x-scheme-handler/https=org.example.Browser.desktop;")
+            .write(to: desktop.mimeAppsList, atomically: true, encoding: .utf8)
+        let doctor = try await desktop.waypost("doctor")
+        #expect(doctor.status == 1)
+        #expect(doctor.output.contains("FIX  x-scheme-handler/https: org.example.Browser.desktop took the default back from Waypost"), "\(doctor.output)")
+        #expect(doctor.output.contains("ok   x-scheme-handler/http: web links go through Waypost"))
+    }
+
+    @Test func anAppDeclaringHTTPSDoesNotTakeAllWebLinks() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await desktop.installApp("org.example.Greedy", mimeTypes: ["x-scheme-handler/https", "x-scheme-handler/greedy"], declarations: [("main", ["kind": "window-group"])])
+        let install = try await desktop.waypost("install")
+        try #require(install.status == 0, "\(install.errors)")
+        let text = try String(contentsOf: desktop.mimeAppsList, encoding: .utf8)
+        #expect(text.contains("x-scheme-handler/greedy=io.waypost.Dispatcher.desktop;"))
+        #expect(!text.contains("x-scheme-handler/https"), "\(text)")
+    }
+
     @Test func aMimeAppsListInstallCreatedIsRemovedAgain() async throws {
         let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
