@@ -32,6 +32,8 @@
     F(g_dir_open) \
     F(g_dir_read_name) \
     F(g_error_free) \
+    F(g_file_monitor_directory) \
+    F(g_file_new_for_path) \
     F(g_file_test) \
     F(g_filename_from_uri) \
     F(g_find_program_in_path) \

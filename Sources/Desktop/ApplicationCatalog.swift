@@ -57,6 +57,13 @@ public struct ApplicationCatalog: Sendable {
             .first { !$0.participates && $0.id != excluded }
     }
 
+    /// Every entry that opens links of `scheme`, participating or not, the user's choice first (the
+    /// mimeapps.list default, then GIO's recommended order): where a web link no app owns may go.
+    /// - Throws: `invalidScheme`.
+    public func entries(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
+        handlersInPreferenceOrder(contentType: try Self.schemeHandlerType(scheme)).compactMap(ApplicationEntry.init(reading:))
+    }
+
     /// The participating entry that lists `activityType` in `X-Waypost-Activity-Types=`.
     ///
     /// Policy when several claim it: the smallest desktop-file id wins, so the answer does not depend

@@ -1,0 +1,37 @@
+import Desktop
+import Foundation
+import Testing
+
+/// What the daemon relies on to re-read association files: a change in a watched directory is
+/// reported, also for a directory that did not exist when the watch began.
+@Suite struct DirectoryChangesTests {
+    let desktop = DesktopTestEnvironment.shared
+
+    /// The changes reported, as a stream the test awaits (a signal, not a sleep).
+    func watch(_ directories: [String]) async throws -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        try await DirectoryChanges.watch(directories) { continuation.yield($0) }
+        return stream
+    }
+
+    @Test func aFileWrittenIntoAWatchedDirectoryIsReported() async throws {
+        let directory = desktop.root + "/" + desktop.uniqueName("watched-dir")
+        let other = desktop.root + "/" + desktop.uniqueName("other-dir")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        let changes = try await watch([other, directory])
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: directory + "/shop.example.json"), options: .atomic)
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == directory)
+    }
+
+    @Test func aDirectoryCreatedAfterTheWatchBeganIsReportedOnceItHasAFile() async throws {
+        let parent = desktop.root + "/" + desktop.uniqueName("later")
+        let directory = parent + "/waypost/associations"
+        let changes = try await watch([directory])
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: directory + "/shop.example.json"))
+        var iterator = changes.makeAsyncIterator()
+        #expect(await iterator.next() == directory)
+    }
+}
