@@ -43,6 +43,9 @@ let package = Package(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        // libcurl's headers only (libcurl4-openssl-dev): no pkgConfig, whose -lcurl would make every
+        // start of `waypost` load libcurl and its 30-odd libraries; it is dlopen'd on the first fetch.
+        .systemLibrary(name: "CCurl"),
 
         // The Swift face of libdbus-1; every unsafe pointer stays inside it.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
