@@ -70,6 +70,10 @@ let package = Package(
         // with the dispatcher. It speaks the contract in dbus/ and never imports the daemon.
         .target(name: "WaypostKit", dependencies: ["ExternalEvents", "DBus", "WaypostContract"], swiftSettings: strict),
 
+        // Where association files come from: installed and user files, and the live domain's file
+        // fetched through libcurl (opened on the first fetch), verified and cached.
+        .target(name: "AssociationSources", dependencies: ["CCurl"], swiftSettings: strict),
+
         // Desktop integration: the handler's files, handing schemes over in mimeapps.list, doctor.
         .target(name: "Installation", dependencies: ["Desktop"], swiftSettings: strict),
 
@@ -118,6 +122,9 @@ let package = Package(
         .testTarget(
             name: "DesktopIntegrationTests", dependencies: ["DBus", "Installation", "TestSupport", "waypost"],
             exclude: ["Fixtures"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AssociationSourcesTests", dependencies: ["AssociationSources", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "DBusTests", dependencies: ["DBus", "TestSupport"],
