@@ -124,7 +124,12 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "AssociationSourcesTests", dependencies: ["AssociationSources", "TestSupport"],
+            name: "AssociationSourcesTests", dependencies: ["AssociationSources", "TestSupport", "association-verify"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict),
+        // Verifies one domain as `waypost links verify` will, for the tests that run it in a network namespace.
+        .executableTarget(
+            name: "association-verify", dependencies: ["AssociationSources"], path: "Tests/Apps/AssociationVerify",
             swiftSettings: strict),
         .testTarget(
             name: "DBusTests", dependencies: ["DBus", "TestSupport"],
