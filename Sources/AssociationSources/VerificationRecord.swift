@@ -74,8 +74,9 @@ public struct VerificationRecord: Sendable, Equatable, CustomStringConvertible {
 
     /// One line for `waypost links verify` and `links list`.
     public var description: String {
+        let stillVerified = state == .verified
         let dates = [
-            verified.map { "verified \(Self.format($0))" },
+            verified.map { "\(stillVerified ? "verified" : "last verified") \(Self.format($0))" },
             lastAttempt.map { "last attempt \(Self.format($0))" },
             nextCheck.map { "next check \(Self.format($0))" },
         ].compactMap { $0 }.joined(separator: ", ")

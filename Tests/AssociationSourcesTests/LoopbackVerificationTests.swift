@@ -80,8 +80,10 @@ import Testing
         }
         #expect(host == "untrusted.example")
         #expect(message.contains("certificate"), "\(message)")
-        // The site never saw a request: the handshake failed first.
-        #expect(!site.log.contains("untrusted.example GET"))
+        // The site never saw a request: the handshake failed first. (A request is logged as the one after.)
+        #expect(!site.log.contains("untrusted.example \"GET"))
+        #expect(try await site.verify("valid.example").status == 0)
+        #expect(site.log.contains("valid.example \"GET /.well-known/apple-app-site-association"), "\(site.log)")
     }
 
     @Test func aCertificateForAnotherNameIsRefused() async throws {

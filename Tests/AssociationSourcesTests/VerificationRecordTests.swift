@@ -72,6 +72,7 @@ import Testing
         #expect(record.servedFile(at: start + day) == nil)
         #expect(record.verified == start)  // when it last was, for `links list`
         #expect(record.nextCheck == start + 2 * day)
+        #expect(record.description.hasPrefix("shop.example: failed: \(refusal) (last verified 2027-01-15T08:00:00Z, last attempt"))
     }
 
     @Test(arguments: [
