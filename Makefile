@@ -14,6 +14,10 @@ FISH_COMPLETION_DIR   ?= $(DATADIR)/fish/vendor_completions.d
 # Debian packages the build, the tests and the demo need; `deps` installs the missing ones.
 DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-bin \
                 shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
+# Verifying associations: libcurl's headers (libcurl itself is dlopen'd) and the system's CA
+# bundle; its tests make a throwaway CA with openssl and run a loopback HTTPS server in a network
+# namespace (unshare and nsenter from util-linux, mount, ip).
+DEB_PACKAGES += libcurl4-openssl-dev ca-certificates openssl mount iproute2
 # libdbus-1.a calls libsystemd, which only libsystemd-dev lets a program link (see `release`).
 ifeq ($(STATIC_LIBDBUS),1)
 DEB_PACKAGES += libsystemd-dev
@@ -44,6 +48,8 @@ build: deps
 # through its dlopen'd table (Sources/Desktop/Internals/GIOLibrary.swift). Checked after the build:
 # no GLib/GIO function referenced directly, and Foundation (with CoreFoundation and ICU) not linked
 # in: FoundationEssentials is what the binary may use.
+# libcurl is not linked at all: AssociationSources opens it on the first verification
+# (Internals/CurlLibrary.swift); the check refuses a direct reference to a curl_* function too.
 #
 # STATIC_LIBDBUS=1 (opt-in) links libdbus-1.a from libdbus-1-dev into the binary, with the
 # libsystemd it calls, as `pkg-config --static --libs dbus-1` lists it. Its cost: the binary carries
@@ -61,6 +67,9 @@ release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	@if nm -D --undefined-only $(RELEASE_BIN) | grep -E ' g_[a-z_]+$$'; then \
 	  echo "error: the symbols above are GLib/GIO functions called directly; call them through Desktop's gio table." >&2; exit 1; \
+	fi
+	@if nm -D --undefined-only $(RELEASE_BIN) | grep -E ' curl_[a-z_]+$$'; then \
+	  echo "error: the symbols above are libcurl functions called directly; call them through AssociationSources' curl table." >&2; exit 1; \
 	fi
 	@if [ "$(STATIC_LIBDBUS)" = 1 ] && nm -D --undefined-only $(RELEASE_BIN) | grep -E ' _?dbus_'; then \
 	  echo "error: with STATIC_LIBDBUS=1 the symbols above still come from the shared libdbus." >&2; exit 1; \

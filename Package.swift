@@ -43,6 +43,9 @@ let package = Package(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        // libcurl's headers only (libcurl4-openssl-dev): no pkgConfig, whose -lcurl would make every
+        // start of `waypost` load libcurl and its 30-odd libraries; it is dlopen'd on the first fetch.
+        .systemLibrary(name: "CCurl"),
 
         // The Swift face of libdbus-1; every unsafe pointer stays inside it.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
@@ -66,6 +69,10 @@ let package = Package(
         // The client library participating apps use: declarations, scenes, handlers, kept in step
         // with the dispatcher. It speaks the contract in dbus/ and never imports the daemon.
         .target(name: "WaypostKit", dependencies: ["ExternalEvents", "DBus", "WaypostContract"], swiftSettings: strict),
+
+        // Where association files come from: installed and user files, and the live domain's file
+        // fetched through libcurl (opened on the first fetch), verified and cached.
+        .target(name: "AssociationSources", dependencies: ["CCurl"], swiftSettings: strict),
 
         // Desktop integration: the handler's files, handing schemes over in mimeapps.list, doctor.
         .target(name: "Installation", dependencies: ["Desktop"], swiftSettings: strict),
@@ -115,6 +122,14 @@ let package = Package(
         .testTarget(
             name: "DesktopIntegrationTests", dependencies: ["DBus", "Installation", "TestSupport", "waypost"],
             exclude: ["Fixtures"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "AssociationSourcesTests", dependencies: ["AssociationSources", "TestSupport", "association-verify"],
+            exclude: ["Fixtures"],
+            swiftSettings: strict),
+        // Verifies one domain as `waypost links verify` will, for the tests that run it in a network namespace.
+        .executableTarget(
+            name: "association-verify", dependencies: ["AssociationSources"], path: "Tests/Apps/AssociationVerify",
             swiftSettings: strict),
         .testTarget(
             name: "DBusTests", dependencies: ["DBus", "TestSupport"],

@@ -1,0 +1,72 @@
+// Verifies one domain as `waypost links verify DOMAIN` will, for the tests that run it inside a
+// network namespace (where the test's hosts file and CA bundle stand in for the system's).
+//
+// Usage: association-verify --cache DIR --app-id ID [--total-timeout SECONDS] DOMAIN
+// Prints the stored record's description; exits 0 when verified, 1 when not, 2 on a usage or cache error.
+import AssociationSources
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The test's stand-in for the `Associations` module's check: the file's `applinks.details`
+/// name the app in `appIDs` (or `appID` when `appIDs` is absent).
+struct NamesApp {
+    let appID: String
+
+    private struct File: Decodable {
+        struct Applinks: Decodable { let details: [Details] }
+        struct Details: Decodable {
+            let appIDs: [String]?
+            let appID: String?
+        }
+        let applinks: Applinks
+    }
+
+    struct Refusal: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func validate(_ bytes: [UInt8]) throws {
+        let file: File
+        do { file = try JSONDecoder().decode(File.self, from: Data(bytes)) } catch {
+            throw Refusal(description: "not an applinks file: \(error)")
+        }
+        let named = file.applinks.details.flatMap { $0.appIDs ?? ($0.appID.map { [$0] } ?? []) }
+        guard named.contains(appID) else { throw Refusal(description: "it does not name \(appID) (it names \(named))") }
+    }
+}
+
+func fail(_ message: String) -> Never {
+    let line = Array("association-verify: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
+
+var arguments = CommandLine.arguments.dropFirst()
+var options: [String: String] = [:]
+var domainText: String?
+while let argument = arguments.popFirst() {
+    if argument.hasPrefix("--") {
+        guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
+        options[String(argument.dropFirst(2))] = value
+    } else {
+        domainText = argument
+    }
+}
+guard let cacheDirectory = options["cache"], let appID = options["app-id"], let domainText else {
+    fail("usage: association-verify --cache DIR --app-id ID [--total-timeout SECONDS] DOMAIN")
+}
+var limits = AssociationFetcher.Limits.standard
+if let seconds = options["total-timeout"].flatMap(Double.init) { limits.totalTimeout = seconds }
+
+do {
+    let domain = try AssociatedDomain(domainText)
+    let verifier = Verifier(cache: AssociationCache(directory: cacheDirectory), fetcher: AssociationFetcher(limits: limits))
+    let record = try await verifier.verify(domain: domain, validate: NamesApp(appID: appID).validate)
+    print(record.description)
+    guard case .verified = record.state else { exit(1) }
+} catch {
+    fail("\(error)")
+}
