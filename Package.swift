@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Desktop", targets: ["Desktop"]),
         .library(name: "WaypostContract", targets: ["WaypostContract"]),
         .library(name: "WaypostKit", targets: ["WaypostKit"]),
+        .library(name: "Associations", targets: ["Associations"]),
         .executable(name: "waypost", targets: ["waypost"]),
     ],
     dependencies: [
@@ -67,6 +68,10 @@ let package = Package(
         // with the dispatcher. It speaks the contract in dbus/ and never imports the daemon.
         .target(name: "WaypostKit", dependencies: ["ExternalEvents", "DBus", "WaypostContract"], swiftSettings: strict),
 
+        // Universal links' pure core: association files (Apple's applinks format), domain claims, and who
+        // owns an https link. No I/O: files arrive as bytes, claims as text.
+        .target(name: "Associations", swiftSettings: strict),
+
         // Desktop integration: the handler's files, handing schemes over in mimeapps.list, doctor.
         .target(name: "Installation", dependencies: ["Desktop"], swiftSettings: strict),
 
@@ -75,6 +80,7 @@ let package = Package(
             name: "waypost",
             dependencies: [
                 "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
+                "Associations",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -101,6 +107,7 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
+        .testTarget(name: "AssociationsTests", dependencies: ["Associations"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(
