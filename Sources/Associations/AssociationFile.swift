@@ -75,7 +75,7 @@ public struct AssociationFile: Sendable {
             }
         }
         let reason = hasAppLinks
-            ? "no component matches (\(tried) tried in \(details.count) details entries)"
+            ? "no component matches (\(tried) tried in \(details.count) details \(details.count == 1 ? "entry" : "entries"))"
             : "the file has no applinks section"
         return AssociationMatch(apps: [], details: nil, component: nil, excluded: false, reason: reason)
     }
