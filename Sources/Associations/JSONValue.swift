@@ -11,19 +11,20 @@ enum JSONValue: Decodable, Sendable {
     case object([String: JSONValue])
 
     init(from decoder: any Decoder) throws {
+        // Each wrong guess costs JSONDecoder a thrown error: the kinds files hold most come first.
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
         } else if let value = try? container.decode([String: JSONValue].self) {
             self = .object(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
         } else {
             // What is left: a number beyond Double's range, or a string that is not valid Unicode.
             throw DecodingError.dataCorrupted(.init(
