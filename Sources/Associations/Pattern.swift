@@ -1,3 +1,6 @@
+// One file: the pattern, its elements, and the two matchers share the step count that bounds their
+// work and the UTF-8 helpers; they change together when the pattern language does.
+
 /// One pattern of an association file, compiled once at load: `*` matches zero or more characters
 /// (across `/`), `?` exactly one, `?*` one or more, `$(name)` any one of a substitution variable's
 /// values; everything else stands for itself.

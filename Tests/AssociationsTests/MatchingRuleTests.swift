@@ -1,3 +1,5 @@
+// One file: the rules of the format, sentence by sentence in the order the issue states them, so that
+// a missing rule shows as a gap here.
 import Associations
 import Testing
 
