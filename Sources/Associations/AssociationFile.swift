@@ -60,24 +60,20 @@ public struct AssociationFile: Sendable {
                 for (index, component) in components.enumerated() where component.matches(&subject) {
                     return AssociationMatch(
                         entry: entry, details: entryIndex, component: index, excluded: component.exclude,
-                        rule: "details[\(entryIndex)].components[\(index)] \(component.summary)")
+                        rule: .component(component.summary))
                 }
                 tried += components.count
             case .paths(let paths):
                 for (index, path) in paths.enumerated() where path.pattern.matches(link.path) {
                     return AssociationMatch(
-                        entry: entry, details: entryIndex, component: index, excluded: path.exclude,
-                        rule: "details[\(entryIndex)].paths[\(index)] \(ComponentSettings.quoted(path.pattern.source))")
+                        entry: entry, details: entryIndex, component: index, excluded: path.exclude, rule: .path(path.pattern.source))
                 }
                 tried += paths.count
             case .none:
                 break
             }
         }
-        let reason = hasAppLinks
-            ? "no component matches (\(tried) tried in \(details.count) details \(details.count == 1 ? "entry" : "entries"))"
-            : "the file has no applinks section"
-        return AssociationMatch(apps: [], details: nil, component: nil, excluded: false, reason: reason)
+        return AssociationMatch(apps: [], details: nil, component: nil, excluded: false, why: hasAppLinks ? .noMatch(tried: tried, entries: details.count) : .noAppLinks)
     }
 }
 
@@ -92,25 +88,69 @@ public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
     public let component: Int?
     /// Whether the match was an `exclude` (or a `NOT ` path): no app may have the link.
     public let excluded: Bool
+    /// What `reason` is written from, kept as parts: most decisions are never explained, and
+    /// writing the text costs more than the matching.
+    private let why: Why
+
+    enum Why: Sendable, Equatable {
+        case matched(Rule, entryApps: [String])
+        case noMatch(tried: Int, entries: Int)
+        case noAppLinks
+        case given(String)
+    }
+
+    enum Rule: Sendable, Equatable {
+        /// A component, by its own keys as JSON.
+        case component(String)
+        /// A legacy path, as written after any `NOT `.
+        case path(String)
+    }
+
     /// For people: which entry and component decided and what they say, or why none did.
-    public let reason: String
+    public var reason: String {
+        switch why {
+        case .given(let text):
+            return text
+        case .noAppLinks:
+            return "the file has no applinks section"
+        case .noMatch(let tried, let entries):
+            return "no component matches (\(tried) tried in \(entries) details \(entries == 1 ? "entry" : "entries"))"
+        case .matched(let rule, let entryApps):
+            let place =
+                switch rule {
+                case .component(let summary): "details[\(details ?? 0)].components[\(component ?? 0)] \(summary)"
+                case .path(let source): "details[\(details ?? 0)].paths[\(component ?? 0)] \(ComponentSettings.quoted(source))"
+                }
+            return excluded ? "\(place) excludes the link"
+                : entryApps.isEmpty ? "\(place) matches, but its entry names no app"
+                : "\(place) matches; the entry names \(entryApps.joined(separator: ", "))"
+        }
+    }
 
     public var description: String { reason }
 
+    /// Equal when everything a caller sees is: the apps, the indexes, the exclusion and the reason.
+    public static func == (a: AssociationMatch, b: AssociationMatch) -> Bool {
+        a.apps == b.apps && a.details == b.details && a.component == b.component && a.excluded == b.excluded
+            && a.reason == b.reason
+    }
+
     public init(apps: [String], details: Int?, component: Int?, excluded: Bool, reason: String) {
+        self.init(apps: apps, details: details, component: component, excluded: excluded, why: .given(reason))
+    }
+
+    init(apps: [String], details: Int?, component: Int?, excluded: Bool, why: Why) {
         self.apps = apps
         self.details = details
         self.component = component
         self.excluded = excluded
-        self.reason = reason
+        self.why = why
     }
 
-    init(entry: AssociationFile.Details, details: Int, component: Int, excluded: Bool, rule: String) {
-        let reason =
-            excluded ? "\(rule) excludes the link"
-            : entry.apps.isEmpty ? "\(rule) matches, but its entry names no app"
-            : "\(rule) matches; the entry names \(entry.apps.joined(separator: ", "))"
-        self.init(apps: excluded ? [] : entry.apps, details: details, component: component, excluded: excluded, reason: reason)
+    init(entry: AssociationFile.Details, details: Int, component: Int, excluded: Bool, rule: Rule) {
+        self.init(
+            apps: excluded ? [] : entry.apps, details: details, component: component, excluded: excluded,
+            why: .matched(rule, entryApps: entry.apps))
     }
 }
 

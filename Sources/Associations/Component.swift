@@ -1,6 +1,7 @@
 /// One entry of a `components` array, its settings resolved against the entry's and the file's
-/// `defaults` and its patterns compiled.
-struct Component: Sendable {
+/// `defaults` and its patterns compiled. A class, so that walking a file's components retains
+/// each once instead of each of its fields.
+final class Component: Sendable {
     /// nil where the pattern is `*` (the default): nothing to check.
     let path: Pattern?
     let query: QueryRule?
@@ -9,6 +10,18 @@ struct Component: Sendable {
     let spelling: PatternCompiler.Spelling
     /// The component's own keys, for reasons: `{"/": "/buy/*"}`.
     let summary: String
+
+    init(
+        path: Pattern?, query: QueryRule?, fragment: Pattern?, exclude: Bool, spelling: PatternCompiler.Spelling,
+        summary: String
+    ) {
+        self.path = path
+        self.query = query
+        self.fragment = fragment
+        self.exclude = exclude
+        self.spelling = spelling
+        self.summary = summary
+    }
 
     /// A component matches when each of its parts does (Apple: "all the components that a
     /// components object specifies").
@@ -139,10 +152,10 @@ struct LinkSubject {
     mutating func queryItems(_ spelling: PatternCompiler.Spelling) -> [QueryItem] {
         if let made = items[spelling] { return made }
         var made: [QueryItem] = []
-        for item in (link.query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
-            let equals = item.firstIndex(of: "=")
-            let name = String(item[..<(equals ?? item.endIndex)])
-            let value = equals.map { String(item[item.index(after: $0)...]) } ?? ""
+        for item in (link.query ?? "").utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = item.firstIndex(of: UInt8(ascii: "="))
+            let name = String(decoding: item[..<(equals ?? item.endIndex)], as: UTF8.self)
+            let value = equals.map { String(decoding: item[item.index(after: $0)...], as: UTF8.self) } ?? ""
             var decodedName = PercentEncoding.decoded(name)
             if !spelling.caseSensitive { decodedName = decodedName.lowercased() }
             made.append(QueryItem(name: decodedName, value: Self.spell(value, spelling)))

@@ -11,25 +11,55 @@ enum JSONValue: Decodable, Sendable {
     case object([String: JSONValue])
 
     init(from decoder: any Decoder) throws {
-        // Each wrong guess costs JSONDecoder a thrown error: the kinds files hold most come first.
+        // JSONDecoder says what a value is only by throwing when it is not what was asked: each
+        // wrong guess costs an error (most of the time a file takes to load). So the kind the
+        // applinks format puts at this place is asked first; any other kind is still read.
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([String: JSONValue].self) {
-            self = .object(value)
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else {
-            // What is left: a number beyond Double's range, or a string that is not valid Unicode.
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath,
-                debugDescription: "a number out of range or a string that is not valid Unicode"))
+            return
+        }
+        func attempt(_ kind: Kind) -> JSONValue? {
+            switch kind {
+            case .string: (try? container.decode(String.self)).map { .string($0) }
+            case .object: (try? container.decode([String: JSONValue].self)).map { .object($0) }
+            case .bool: (try? container.decode(Bool.self)).map { .bool($0) }
+            case .array: (try? container.decode([JSONValue].self)).map { .array($0) }
+            case .number: (try? container.decode(Double.self)).map { .number($0) }
+            }
+        }
+        let likely = Self.likelyKind(at: decoder.codingPath)
+        if let value = attempt(likely) {
+            self = value
+            return
+        }
+        for kind in Kind.allCases where kind != likely {
+            if let value = attempt(kind) {
+                self = value
+                return
+            }
+        }
+        // What is left: a number beyond Double's range, or a string that is not valid Unicode.
+        throw DecodingError.dataCorrupted(.init(
+            codingPath: decoder.codingPath, debugDescription: "a number out of range or a string that is not valid Unicode"))
+    }
+
+    /// The kinds in the order they are guessed when the place says nothing: the most common first.
+    private enum Kind: CaseIterable {
+        case string, object, bool, array, number
+    }
+
+    /// What the applinks format holds at this place.
+    private static func likelyKind(at path: [any CodingKey]) -> Kind {
+        guard let last = path.last else { return .object }
+        let parent = path.count > 1 ? path[path.count - 2].stringValue : ""
+        if last.intValue != nil { return parent == "details" || parent == "components" ? .object : .string }
+        if parent == "substitutionVariables" { return .array }
+        switch last.stringValue {
+        case "applinks", "defaults", "substitutionVariables", "webcredentials", "appclips", "activitycontinuation": return .object
+        case "details", "components", "appIDs", "paths", "apps": return .array
+        case "exclude", "caseSensitive", "percentEncoded": return .bool
+        default: return .string
         }
     }
 

@@ -116,9 +116,10 @@ public struct LinkOwnership: Sendable {
             seen = apps
         }
         guard !wildcardClaims.isEmpty else { return result }
+        // Each parent domain in turn, found as bytes (no grapheme breaking on every click).
         var rest = Substring(host)
-        while let dot = rest.firstIndex(of: ".") {
-            rest = rest[rest.index(after: dot)...]
+        while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
+            rest = rest[rest.utf8.index(after: dot)...]
             guard let apps = wildcardClaims[String(rest)] else { continue }
             let fresh = apps.filter { !seen.contains($0) }
             if !fresh.isEmpty {

@@ -8,8 +8,9 @@
 /// Matching is bounded, never backtracking: a pattern without variables is split at its stars and
 /// each piece placed at its leftmost fit, which is optimal for a glob (O(text × longest piece)); a
 /// pattern with variables runs over the set of text positions reached so far (O(text × pattern)).
-/// Characters are Unicode scalars; the text is scanned as UTF-8 bytes.
-struct Pattern: Sendable {
+/// Characters are Unicode scalars; the text is scanned as UTF-8 bytes. A class: components are
+/// walked on every link, and copying a struct of arrays would retain each of them.
+final class Pattern: Sendable {
     /// The pattern as the file wrote it.
     let source: String
     private let form: Form
@@ -21,8 +22,8 @@ struct Pattern: Sendable {
         /// A literal start, then `*`.
         case prefix([UInt8])
         case glob(Glob)
-        /// With substitution variables.
-        case general([Element])
+        /// With substitution variables; the literal text it must start and end with is checked first.
+        case general([Element], prefix: [UInt8], suffix: [UInt8])
         /// Names a variable the file does not define: matches nothing.
         case nothing
     }
@@ -33,7 +34,10 @@ struct Pattern: Sendable {
         self.source = source
         let hasChoice = elements.contains { if case .choice = $0 { true } else { false } }
         if hasChoice || forceGeneral {
-            form = .general(elements)
+            var prefix: [UInt8] = [], suffix: [UInt8] = []
+            if case .literal(let bytes)? = elements.first { prefix = bytes }
+            if elements.count > 1, case .literal(let bytes)? = elements.last { suffix = bytes }
+            form = .general(elements, prefix: prefix, suffix: suffix)
         } else if elements == [.star] {
             form = .anything
         } else if elements.isEmpty {
@@ -78,7 +82,10 @@ struct Pattern: Sendable {
             return bytes.count >= literal.count && Self.equal(literal, bytes, at: 0, steps: &steps)
         case .glob(let glob):
             return glob.matches(bytes, steps: &steps)
-        case .general(let elements):
+        case .general(let elements, let prefix, let suffix):
+            guard bytes.count >= prefix.count + suffix.count, Self.equal(prefix, bytes, at: 0, steps: &steps),
+                Self.equal(suffix, bytes, at: bytes.count - suffix.count, steps: &steps)
+            else { return false }
             return PositionSet.matches(elements, bytes, steps: &steps)
         }
     }
@@ -119,6 +126,14 @@ struct Choice: Sendable, Equatable {
     let byFirstByte: [UInt8: [Int]]
     /// Alternatives that start with a wildcard, or are empty.
     let unindexed: [Int]
+
+    /// The same alternatives under another name, sharing an index already built.
+    init(name: String, alternatives: [[Element]], index other: Choice) {
+        self.name = name
+        self.alternatives = alternatives
+        byFirstByte = other.byFirstByte
+        unindexed = other.unindexed
+    }
 
     init(name: String, alternatives: [[Element]]) {
         self.name = name
@@ -230,85 +245,94 @@ private struct Glob: Sendable {
 /// Matching by the set of text positions each element can end at: the general matcher, for
 /// patterns with substitution variables, whose values may hold wildcards of their own.
 private struct PositionSet {
-    private var words: [UInt64]
+    /// Positions 0 to 63 in one word, so that most links' paths need no allocation; the rest after.
+    private var low: UInt64 = 0
+    private var high: [UInt64]
     let count: Int
 
     init(count: Int) {
         self.count = count
-        words = Array(repeating: 0, count: (count + 63) / 64)
+        high = count > 64 ? Array(repeating: 0, count: (count - 64 + 63) / 64) : []
     }
 
-    subscript(position: Int) -> Bool {
-        get { words[position >> 6] & (1 << UInt64(position & 63)) != 0 }
-        set {
-            if newValue { words[position >> 6] |= 1 << UInt64(position & 63) } else { words[position >> 6] &= ~(1 << UInt64(position & 63)) }
-        }
+    mutating func insert(_ position: Int) {
+        if position < 64 { low |= 1 << UInt64(position) } else { high[(position - 64) >> 6] |= 1 << UInt64(position & 63) }
     }
 
-    var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+    func contains(_ position: Int) -> Bool {
+        position < 64 ? low & (1 << UInt64(position)) != 0 : high[(position - 64) >> 6] & (1 << UInt64(position & 63)) != 0
+    }
 
-    /// Set positions in ascending order.
-    var positions: [Int] {
-        var result: [Int] = []
-        for (index, word) in words.enumerated() where word != 0 {
-            var rest = word
-            while rest != 0 {
-                result.append(index << 6 + rest.trailingZeroBitCount)
-                rest &= rest - 1
-            }
+    var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
+
+    /// The first position at or after `start`, or nil.
+    func first(from start: Int) -> Int? {
+        var word = start >> 6
+        var bits = start < 64 ? low : high[word - 1]
+        bits &= ~0 << UInt64(start & 63)
+        while true {
+            if bits != 0 { return word << 6 + bits.trailingZeroBitCount }
+            word += 1
+            guard word - 1 < high.count else { return nil }
+            bits = high[word - 1]
         }
-        return result
     }
 
     mutating func formUnion(_ other: PositionSet) {
-        for index in words.indices { words[index] |= other.words[index] }
+        low |= other.low
+        for index in high.indices { high[index] |= other.high[index] }
     }
 
     static func matches(_ elements: [Element], _ bytes: Span<UInt8>, steps: inout Int) -> Bool {
         var start = PositionSet(count: bytes.count + 1)
-        start[0] = true
-        return advance(start, over: elements, bytes, steps: &steps)[bytes.count]
+        start.insert(0)
+        return advance(start, over: elements, bytes, steps: &steps).contains(bytes.count)
     }
 
     /// The positions reached from `set` by matching `elements` in turn.
     private static func advance(_ set: PositionSet, over elements: [Element], _ bytes: Span<UInt8>, steps: inout Int) -> PositionSet {
         var current = set
         for element in elements {
-            if current.isEmpty { return current }
+            guard let first = current.first(from: 0) else { return current }
             var next = PositionSet(count: current.count)
             switch element {
             case .literal(let literal):
-                for position in current.positions {
-                    if Pattern.equal(literal, bytes, at: position, steps: &steps) { next[position + literal.count] = true }
+                var position: Int? = first
+                while let at = position {
+                    if Pattern.equal(literal, bytes, at: at, steps: &steps) { next.insert(at + literal.count) }
+                    position = at + 1 < current.count ? current.first(from: at + 1) : nil
                 }
             case .any:
-                for position in current.positions where position < bytes.count {
+                var position: Int? = first
+                while let at = position, at < bytes.count {
                     steps += 1
-                    next[position + Pattern.scalarLength(bytes[position])] = true
+                    next.insert(at + Pattern.scalarLength(bytes[at]))
+                    position = at + 1 < current.count ? current.first(from: at + 1) : nil
                 }
             case .star:
                 // Every scalar boundary from the first position reached onwards.
-                let first = current.positions[0]
                 for position in first...bytes.count where position == bytes.count || Pattern.isBoundary(bytes[position]) {
                     steps += 1
-                    next[position] = true
+                    next.insert(position)
                 }
             case .choice(let choice):
                 for index in choice.unindexed {
                     next.formUnion(advance(current, over: choice.alternatives[index], bytes, steps: &steps))
                 }
-                for position in current.positions where position < bytes.count {
+                var position: Int? = first
+                while let at = position, at < bytes.count {
                     steps += 1
-                    for index in choice.byFirstByte[bytes[position]] ?? [] {
+                    for index in choice.byFirstByte[bytes[at]] ?? [] {
                         let alternative = choice.alternatives[index]
                         if alternative.count == 1, case .literal(let literal) = alternative[0] {
-                            if Pattern.equal(literal, bytes, at: position, steps: &steps) { next[position + literal.count] = true }
+                            if Pattern.equal(literal, bytes, at: at, steps: &steps) { next.insert(at + literal.count) }
                         } else {
                             var single = PositionSet(count: current.count)
-                            single[position] = true
+                            single.insert(at)
                             next.formUnion(advance(single, over: alternative, bytes, steps: &steps))
                         }
                     }
+                    position = at + 1 < current.count ? current.first(from: at + 1) : nil
                 }
             }
             current = next

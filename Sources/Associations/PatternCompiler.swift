@@ -12,17 +12,30 @@ struct PatternCompiler {
         let name: String
     }
 
-    private let variables: [String: [String]]
+    /// The file's `substitutionVariables`; a name Apple predefines is the file's to redefine (the
+    /// more specific definition wins, as with defaults).
+    private let fileVariables: [String: [String]]
     /// False for legacy `paths`, which came before variables: there `$(` is text.
     private let expandsVariables: Bool
     private var choices: [String: [Spelling: Choice]] = [:]
 
-    /// - Parameter fileVariables: the file's `substitutionVariables`; a name Apple predefines is
-    ///   the file's to redefine (the more specific definition wins, as with defaults).
     init(fileVariables: [String: [String]], expandsVariables: Bool = true) {
-        variables = Self.predefined.merging(fileVariables) { _, file in file }
+        self.fileVariables = fileVariables
         self.expandsVariables = expandsVariables
     }
+
+    /// Apple's predefined variables compiled once per process in each spelling: `$(lang)` has 615
+    /// values, which every file naming it would otherwise compile again.
+    private static let predefinedChoices: [Spelling: [String: Choice]] = {
+        var table: [Spelling: [String: Choice]] = [:]
+        for caseSensitive in [true, false] {
+            for percentEncoded in [true, false] {
+                let spelling = Spelling(caseSensitive: caseSensitive, percentEncoded: percentEncoded)
+                table[spelling] = predefined.mapValues { values in Choice(name: "", alternatives: values.map { alternative($0, spelling) }) }
+            }
+        }
+        return table
+    }()
 
     /// Apple's predefined variables (applinks.SubstitutionVariables).
     static let predefined: [String: [String]] = {
@@ -78,28 +91,32 @@ struct PatternCompiler {
     /// so a `$(` inside one is literal text.
     private mutating func choice(_ name: String, _ spelling: Spelling) throws(UndefinedVariable) -> Choice {
         if let compiled = choices[name]?[spelling] { return compiled }
-        guard let values = variables[name] else { throw UndefinedVariable(name: name) }
-        let alternatives = values.map { value in
-            var elements: [Element] = []
-            var literal = ""
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "*":
-                    Self.flush(&literal, into: &elements, spelling)
-                    if elements.last != .star { elements.append(.star) }
-                case "?":
-                    Self.flush(&literal, into: &elements, spelling)
-                    elements.append(.any)
-                default:
-                    literal.unicodeScalars.append(scalar)
-                }
-            }
-            Self.flush(&literal, into: &elements, spelling)
-            return elements
+        guard let values = fileVariables[name] else {
+            guard let predefined = Self.predefinedChoices[spelling]?[name] else { throw UndefinedVariable(name: name) }
+            return Choice(name: name, alternatives: predefined.alternatives, index: predefined)
         }
-        let compiled = Choice(name: name, alternatives: alternatives)
+        let compiled = Choice(name: name, alternatives: values.map { Self.alternative($0, spelling) })
         choices[name, default: [:]][spelling] = compiled
         return compiled
+    }
+
+    private static func alternative(_ value: String, _ spelling: Spelling) -> [Element] {
+        var elements: [Element] = []
+        var literal = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "*":
+                flush(&literal, into: &elements, spelling)
+                if elements.last != .star { elements.append(.star) }
+            case "?":
+                flush(&literal, into: &elements, spelling)
+                elements.append(.any)
+            default:
+                literal.unicodeScalars.append(scalar)
+            }
+        }
+        flush(&literal, into: &elements, spelling)
+        return elements
     }
 
     /// Literal text in the link's spelling: encoded as a link is (so `/café` finds `/caf%C3%A9`),
