@@ -78,7 +78,7 @@ extension AssociationFile {
                         let own = Level(settings: try settings(componentValue, at: componentPath), path: componentPath)
                         components.append(compile([own, entryLevel, fileLevel], &compiler, &result.warnings))
                     }
-                    rules = .components(components)
+                    rules = .components(components, checks: components.map { PathPrefixCheck($0.path, $0.spelling) })
                 } else if let value = entry["paths"] {
                     let paths = try strings(value, at: entryPath.appending("paths"))
                     rules = .paths(paths.map { path in

@@ -24,7 +24,9 @@ public struct AssociationFile: Sendable {
     }
 
     enum Rules: Sendable {
-        case components([Component])
+        /// With each component's path prefix check, in an array of its own: walked without
+        /// retaining anything.
+        case components([Component], checks: [PathPrefixCheck])
         /// The legacy form: each pattern with whether `NOT ` excludes it.
         case paths([(pattern: Pattern, exclude: Bool)])
         /// Neither: the entry matches nothing.
@@ -56,8 +58,10 @@ public struct AssociationFile: Sendable {
         var tried = 0
         for (entryIndex, entry) in details.enumerated() {
             switch entry.rules {
-            case .components(let components):
-                for (index, component) in components.enumerated() where component.matches(&subject) {
+            case .components(let components, let checks):
+                for index in checks.indices where subject.admits(checks[index]) {
+                    let component = components[index]
+                    guard component.matches(&subject) else { continue }
                     return AssociationMatch(
                         entry: entry, details: entryIndex, component: index, excluded: component.exclude,
                         rule: .component(component.summary))

@@ -47,6 +47,33 @@ final class Component: Sendable {
     }
 }
 
+/// The first bytes (up to 8) a component's path must start with, as one word: most components of
+/// a file differ there, and this check touches no reference-counted value, so a link is turned
+/// away from them for the cost of a compare each.
+struct PathPrefixCheck: Sendable {
+    let spelling: PatternCompiler.Spelling
+    private let bits: UInt64
+    private let mask: UInt64
+    private let length: Int
+
+    init(_ path: Pattern?, _ spelling: PatternCompiler.Spelling) {
+        self.spelling = spelling
+        let prefix = path?.literalPrefix.prefix(8) ?? []
+        length = prefix.count
+        bits = Self.word(prefix)
+        mask = length == 8 ? ~0 : (1 << UInt64(8 * length)) - 1
+    }
+
+    /// Whether a path whose first bytes are `word` (of `count` bytes, at most 8) may match.
+    func admits(_ word: UInt64, count: Int) -> Bool { count >= length && word & mask == bits }
+
+    static func word(_ bytes: some Collection<UInt8>) -> UInt64 {
+        var word: UInt64 = 0
+        for (offset, byte) in bytes.prefix(8).enumerated() { word |= UInt64(byte) << UInt64(8 * offset) }
+        return word
+    }
+}
+
 /// The `?` of a component: a pattern for the whole query, or patterns for named query items.
 enum QueryRule: Sendable {
     case whole(Pattern)
@@ -118,6 +145,7 @@ struct LinkSubject {
 
     let link: WebLink
     private var paths = Spellings<String>()
+    private var pathWords = Spellings<(word: UInt64, count: Int)>()
     private var queries = Spellings<String>()
     private var fragments = Spellings<String>()
     private var items = Spellings<[QueryItem]>()
@@ -129,6 +157,15 @@ struct LinkSubject {
         let made = Self.spell(link.path, spelling)
         paths[spelling] = made
         return made
+    }
+
+    /// Whether the path, spelled as the check says, may match the component the check is for.
+    mutating func admits(_ check: PathPrefixCheck) -> Bool {
+        if let made = pathWords[check.spelling] { return check.admits(made.word, count: made.count) }
+        let path = path(check.spelling)
+        let made = (word: PathPrefixCheck.word(path.utf8), count: min(8, path.utf8.count))
+        pathWords[check.spelling] = made
+        return check.admits(made.word, count: made.count)
     }
 
     /// An absent query is the empty string, as is an absent fragment.

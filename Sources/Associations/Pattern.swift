@@ -14,6 +14,8 @@ final class Pattern: Sendable {
     /// The pattern as the file wrote it.
     let source: String
     private let form: Form
+    /// The literal text every match starts with (empty when the pattern starts with a wildcard).
+    let literalPrefix: [UInt8]
 
     private enum Form: Sendable {
         /// `*`, the default of every part.
@@ -32,6 +34,7 @@ final class Pattern: Sendable {
     /// position-set matcher (tests compare the two).
     init(source: String, elements: [Element], forceGeneral: Bool = false) {
         self.source = source
+        if case .literal(let bytes)? = elements.first { literalPrefix = bytes } else { literalPrefix = [] }
         let hasChoice = elements.contains { if case .choice = $0 { true } else { false } }
         if hasChoice || forceGeneral {
             var prefix: [UInt8] = [], suffix: [UInt8] = []
@@ -55,6 +58,7 @@ final class Pattern: Sendable {
     init(unmatchable source: String) {
         self.source = source
         form = .nothing
+        literalPrefix = []
     }
 
     /// Whether the pattern matches everything, so that matching can skip it.

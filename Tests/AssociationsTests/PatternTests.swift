@@ -141,6 +141,26 @@ struct PatternTests {
     }
 
     /// Glob matching by table: `table[i][j]` says whether pattern[i...] matches text[j...].
+    /// Files check the first 8 bytes of a component's literal start before its pattern: that check
+    /// must never turn away a link the pattern matches (short paths, long literal starts, case).
+    @Test("a component's path prefix check agrees with its pattern on 3,000 random cases")
+    func prefixCheckAgrees() throws {
+        var random = SplitMix(state: 61)
+        let alphabet: [Character] = ["a", "b", "/", "A"]
+        for _ in 0..<3000 {
+            let literal = String((0..<Int.random(in: 0...11, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            let tail = String((0..<Int.random(in: 0...3, using: &random)).map { _ in (alphabet + ["*", "?"]).randomElement(using: &random)! })
+            let source = "/" + literal + tail
+            let path = "/" + String((0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            let caseSensitive = Bool.random(using: &random)
+            let file = try associationFile(
+                #"{"applinks": {"details": [{"appIDs": ["A"], "components": [{"/": "\#(source)", "caseSensitive": \#(caseSensitive)}]}]}}"#)
+            let expected = caseSensitive
+                ? Self.reference(Array(source), Array(path)) : Self.reference(Array(source.lowercased()), Array(path.lowercased()))
+            #expect(try apps(file, "https://x.example" + path) == (expected ? ["A"] : []), "\(source) against \(path)")
+        }
+    }
+
     static func reference(_ pattern: [Character], _ text: [Character]) -> Bool {
         var table = Array(repeating: Array(repeating: false, count: text.count + 1), count: pattern.count + 1)
         table[pattern.count][text.count] = true
