@@ -125,6 +125,12 @@ bench-message-building: deps
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	Benchmarks/message-building.sh
 
+# The universal-link decision at 1,000 domains × 50 components beside a yardstick measured in the same
+# run (a host lookup and SceneRouter.route), and the time to parse and compile 1,000 association files.
+.PHONY: bench-associations
+bench-associations: deps
+	cd Benchmarks && $(SWIFT) run -c release association-bench
+
 # gio open → the daemon → a running app, beside gio open straight to the app and to an Exec= entry.
 bench-open: deps release
 	cd Benchmarks && WAYPOST="$$(cd .. && $(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) run -c release open-bench

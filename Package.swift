@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Desktop", targets: ["Desktop"]),
         .library(name: "WaypostContract", targets: ["WaypostContract"]),
         .library(name: "WaypostKit", targets: ["WaypostKit"]),
+        .library(name: "Associations", targets: ["Associations"]),
         .executable(name: "waypost", targets: ["waypost"]),
     ],
     dependencies: [
@@ -61,7 +62,7 @@ let package = Package(
         .target(
             name: "Dispatcher",
             dependencies: [
-                "ExternalEvents", "DBus", "Desktop", "WaypostContract",
+                "ExternalEvents", "DBus", "Desktop", "WaypostContract", "Associations", "AssociationSources",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -69,6 +70,10 @@ let package = Package(
         // The client library participating apps use: declarations, scenes, handlers, kept in step
         // with the dispatcher. It speaks the contract in dbus/ and never imports the daemon.
         .target(name: "WaypostKit", dependencies: ["ExternalEvents", "DBus", "WaypostContract"], swiftSettings: strict),
+
+        // Universal links' pure core: association files (Apple's applinks format), domain claims, and who
+        // owns an https link. No I/O: files arrive as bytes, claims as text.
+        .target(name: "Associations", swiftSettings: strict),
 
         // Where association files come from: installed and user files, and the live domain's file
         // fetched through libcurl (opened on the first fetch), verified and cached.
@@ -82,6 +87,7 @@ let package = Package(
             name: "waypost",
             dependencies: [
                 "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
+                "Associations", "AssociationSources",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -108,6 +114,7 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
+        .testTarget(name: "AssociationsTests", dependencies: ["Associations"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(

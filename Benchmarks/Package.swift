@@ -28,6 +28,10 @@ let package = Package(
                 .product(name: "DBus", package: "Waypost"), .product(name: "WaypostContract", package: "Waypost"),
                 "BenchSupport",
             ]),
+        // The universal-link decision at 1,000 domains × 50 components, and loading their files.
+        .executableTarget(
+            name: "association-bench",
+            dependencies: [.product(name: "Associations", package: "Waypost"), .product(name: "ExternalEvents", package: "Waypost")]),
         // gio open → Waypost → a running app, beside gio open straight to it and to an Exec= entry.
         .executableTarget(
             name: "open-bench",

@@ -1,0 +1,215 @@
+import FoundationEssentials
+
+extension AssociationFile {
+    /// Reads the JSON document key by key, each value's path at hand for a refusal.
+    enum Parser {
+        struct Result {
+            var details: [Details] = []
+            var hasAppLinks = false
+            var warnings: [AssociationFileError] = []
+        }
+
+        static func parse(_ json: some Collection<UInt8>) throws(AssociationFileError) -> Result {
+            guard json.count <= AssociationFile.maximumBytes else {
+                throw AssociationFileError(
+                    path: "$", problem: "the file is \(json.count) bytes; at most \(AssociationFile.maximumBytes) are read")
+            }
+            let document: JSONValue
+            do {
+                document = try JSONDecoder().decode(JSONValue.self, from: Data(json))
+            } catch let error as DecodingError {
+                throw Self.describe(error)
+            } catch {
+                throw AssociationFileError(path: "$", problem: "not valid JSON (\(error))")
+            }
+            let root = JSONPath()
+            let top = try object(document, at: root)
+            var result = Result()
+            guard let appLinksValue = top["applinks"] else { return result }
+            result.hasAppLinks = true
+            let appLinksPath = root.appending("applinks")
+            let appLinks = try object(appLinksValue, at: appLinksPath)
+
+            var variables: [String: [String]] = [:]
+            if let value = appLinks["substitutionVariables"] {
+                let path = appLinksPath.appending("substitutionVariables")
+                for (name, values) in try object(value, at: path) {
+                    variables[name] = try strings(values, at: path.appending(name))
+                }
+            }
+            var compiler = PatternCompiler(fileVariables: variables)
+            let fileDefaults = try appLinks["defaults"].map { value throws(AssociationFileError) in
+                try settings(value, at: appLinksPath.appending("defaults"))
+            }
+            let fileLevel = Level(settings: fileDefaults ?? ComponentSettings(), path: appLinksPath.appending("defaults"))
+
+            guard let detailsValue = appLinks["details"] else { return result }
+            let detailsPath = appLinksPath.appending("details")
+            guard case .array(let entries) = detailsValue else {
+                let form = if case .object = detailsValue { " (the iOS 9 form keyed by app ID is not read)" } else { "" }
+                throw AssociationFileError(
+                    path: detailsPath.description, problem: "expected an array of details entries, found \(detailsValue.kind)\(form)")
+            }
+            for (entryIndex, entryValue) in entries.enumerated() {
+                let entryPath = detailsPath.appending(entryIndex)
+                let entry = try object(entryValue, at: entryPath)
+                let apps: [String]
+                if let value = entry["appIDs"] {
+                    apps = try strings(value, at: entryPath.appending("appIDs"))
+                } else if let value = entry["appID"] {
+                    apps = [try string(value, at: entryPath.appending("appID"))]
+                } else {
+                    apps = []
+                }
+                let entryDefaults = try entry["defaults"].map { value throws(AssociationFileError) in
+                    try settings(value, at: entryPath.appending("defaults"))
+                }
+                let entryLevel = Level(settings: entryDefaults ?? ComponentSettings(), path: entryPath.appending("defaults"))
+
+                let rules: Rules
+                if let value = entry["components"] {
+                    let componentsPath = entryPath.appending("components")
+                    guard case .array(let list) = value else {
+                        throw AssociationFileError(path: componentsPath.description, problem: "expected an array, found \(value.kind)")
+                    }
+                    var components: [Component] = []
+                    for (index, componentValue) in list.enumerated() {
+                        let componentPath = componentsPath.appending(index)
+                        let own = Level(settings: try settings(componentValue, at: componentPath), path: componentPath)
+                        components.append(compile([own, entryLevel, fileLevel], &compiler, &result.warnings))
+                    }
+                    rules = .components(components, checks: components.map { PathPrefixCheck($0.path, $0.spelling) })
+                } else if let value = entry["paths"] {
+                    let paths = try strings(value, at: entryPath.appending("paths"))
+                    rules = .paths(paths.map { path in
+                        let exclude = path.hasPrefix("NOT ")
+                        let pattern = exclude ? String(path.dropFirst(4)) : path
+                        return (PatternCompiler.compileLegacy(pattern), exclude)
+                    })
+                } else {
+                    rules = .none
+                }
+                result.details.append(Details(apps: apps, rules: rules))
+            }
+            return result
+        }
+
+        /// One level of settings and where it is written, for warnings.
+        struct Level {
+            let settings: ComponentSettings
+            let path: JSONPath
+        }
+
+        /// A component from its own keys over the entry's and the file's defaults.
+        private static func compile(
+            _ levels: [Level], _ compiler: inout PatternCompiler, _ warnings: inout [AssociationFileError]
+        ) -> Component {
+            let merged = levels[0].settings.over(levels[1].settings).over(levels[2].settings)
+            let spelling = PatternCompiler.Spelling(
+                caseSensitive: merged.caseSensitive ?? true, percentEncoded: merged.percentEncoded ?? true)
+            func pattern(_ text: String?, key: String, has: (ComponentSettings) -> Bool) -> Pattern? {
+                guard let text else { return nil }
+                do {
+                    let compiled = try compiler.compile(text, spelling)
+                    return compiled.matchesEverything ? nil : compiled
+                } catch {
+                    let at = (levels.first { has($0.settings) } ?? levels[0]).path.appending(key)
+                    warnings.append(AssociationFileError(
+                        path: at.description,
+                        problem: "$(\(error.name)) is a substitution variable neither the file nor Apple defines; this component matches nothing"))
+                    return Pattern(unmatchable: text)
+                }
+            }
+            let query: QueryRule?
+            switch merged.query {
+            case nil:
+                query = nil
+            case .pattern(let text):
+                query = pattern(text, key: "?") { $0.query != nil }.map { .whole($0) }
+            case .items(let items):
+                query = .items(items.keys.sorted().map { name in
+                    let value = pattern(items[name], key: "?") { $0.query != nil } ?? Pattern(source: "*", elements: [.star])
+                    return (spelling.caseSensitive ? name : name.lowercased(), value)
+                })
+            }
+            return Component(
+                path: pattern(merged.path, key: "/") { $0.path != nil }, query: query,
+                fragment: pattern(merged.fragment, key: "#") { $0.fragment != nil },
+                exclude: merged.exclude ?? false, spelling: spelling, summary: levels[0].settings.summary)
+        }
+
+        /// A components object (or defaults): the keys Apple defines, typed; others ignored.
+        private static func settings(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> ComponentSettings {
+            let fields = try object(value, at: path)
+            var settings = ComponentSettings()
+            settings.path = try fields["/"].map { value throws(AssociationFileError) in try string(value, at: path.appending("/")) }
+            settings.fragment = try fields["#"].map { value throws(AssociationFileError) in try string(value, at: path.appending("#")) }
+            switch fields["?"] {
+            case nil: break
+            case .string(let pattern)?: settings.query = .pattern(pattern)
+            case .object(let items)?:
+                var patterns: [String: String] = [:]
+                for (name, itemValue) in items { patterns[name] = try string(itemValue, at: path.appending("?").appending(name)) }
+                settings.query = .items(patterns)
+            case let other?:
+                throw AssociationFileError(
+                    path: path.appending("?").description,
+                    problem: "expected a string or an object of query items, found \(other.kind)")
+            }
+            settings.exclude = try fields["exclude"].map { value throws(AssociationFileError) in try bool(value, at: path.appending("exclude")) }
+            settings.caseSensitive = try fields["caseSensitive"].map { value throws(AssociationFileError) in
+                try bool(value, at: path.appending("caseSensitive"))
+            }
+            settings.percentEncoded = try fields["percentEncoded"].map { value throws(AssociationFileError) in
+                try bool(value, at: path.appending("percentEncoded"))
+            }
+            return settings
+        }
+
+        private static func object(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> [String: JSONValue] {
+            guard case .object(let fields) = value else { throw mismatch("an object", value, path) }
+            return fields
+        }
+
+        private static func string(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> String {
+            guard case .string(let text) = value else { throw mismatch("a string", value, path) }
+            return text
+        }
+
+        private static func bool(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> Bool {
+            guard case .bool(let flag) = value else { throw mismatch("true or false", value, path) }
+            return flag
+        }
+
+        private static func strings(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> [String] {
+            guard case .array(let items) = value else { throw mismatch("an array of strings", value, path) }
+            var texts: [String] = []
+            for (index, item) in items.enumerated() { texts.append(try string(item, at: path.appending(index))) }
+            return texts
+        }
+
+        private static func mismatch(_ expected: String, _ value: JSONValue, _ path: JSONPath) -> AssociationFileError {
+            AssociationFileError(path: path.description, problem: "expected \(expected), found \(value.kind)")
+        }
+
+        private static func describe(_ error: DecodingError) -> AssociationFileError {
+            switch error {
+            case .dataCorrupted(let context) where !context.codingPath.isEmpty:
+                AssociationFileError(path: JSONPath(context.codingPath).description, problem: context.debugDescription)
+            case .dataCorrupted(let context):
+                AssociationFileError(path: "$", problem: "not valid JSON (\(context.debugDescription))")
+            default:
+                AssociationFileError(path: "$", problem: "not valid JSON (\(error))")
+            }
+        }
+    }
+}
+
+extension PatternCompiler {
+    /// A legacy `paths` pattern: wildcards only, case-sensitive, encoded; `$(` is text there.
+    static func compileLegacy(_ source: String) -> Pattern {
+        var compiler = PatternCompiler(fileVariables: [:], expandsVariables: false)
+        // Nothing expands, so nothing can be undefined.
+        return (try? compiler.compile(source, Spelling())) ?? Pattern(unmatchable: source)
+    }
+}

@@ -1,0 +1,173 @@
+/// A domain's association file in Apple's `applinks` format (apple-app-site-association), parsed
+/// and compiled once; `match` says which apps a link belongs to by it.
+///
+/// Semantics as Apple documents them (applinks, applinks.Details, applinks.Details.Components,
+/// applinks.Defaults, applinks.SubstitutionVariables):
+/// - `details` entries are tried in order, and within each its `components` in order; the first
+///   component that matches decides. A match names the entry's apps (`appIDs`, else `appID`;
+///   `appIDs` wins even when empty); an `exclude` match means no app. A later entry is consulted
+///   only when no earlier one matched.
+/// - An entry without `components` uses the legacy `paths`: path only, case-sensitive, and a
+///   `NOT ` prefix excludes.
+/// - `caseSensitive` and `percentEncoded` (and every other component key) default at two levels,
+///   `applinks.defaults` and the entry's `defaults` ("a subclass of components"); the more
+///   specific level overrides.
+/// - Unknown keys are ignored; a value of the wrong type is refused with its JSON path. A pattern
+///   naming an undefined `$(variable)` matches nothing and is listed in `warnings`.
+public struct AssociationFile: Sendable {
+    /// At most this many bytes: what Waypost fetches from a domain, as Apple's CDN does.
+    public static let maximumBytes = 128 * 1024
+
+    struct Details: Sendable {
+        let apps: [String]
+        let rules: Rules
+    }
+
+    enum Rules: Sendable {
+        /// With each component's path prefix check, in an array of its own: walked without
+        /// retaining anything.
+        case components([Component], checks: [PathPrefixCheck])
+        /// The legacy form: each pattern with whether `NOT ` excludes it.
+        case paths([(pattern: Pattern, exclude: Bool)])
+        /// Neither: the entry matches nothing.
+        case none
+    }
+
+    let details: [Details]
+    let hasAppLinks: Bool
+
+    /// Every app any `details` entry names.
+    public let appIDs: Set<String>
+    /// Problems that do not stop the file from being used: patterns naming undefined variables.
+    public let warnings: [AssociationFileError]
+
+    /// - Throws: `AssociationFileError` with the JSON path of the first structural problem, or
+    ///   at `$` for a file that is too large or not JSON.
+    public init(json: some Collection<UInt8>) throws(AssociationFileError) {
+        let parsed = try Parser.parse(json)
+        details = parsed.details
+        hasAppLinks = parsed.hasAppLinks
+        warnings = parsed.warnings
+        appIDs = Set(parsed.details.flatMap(\.apps))
+    }
+
+    /// Which apps the link belongs to by this file, and the entry and component that decided.
+    /// The link's host is not looked at: the file is the host's (or the caller chose it).
+    public func match(_ link: WebLink) -> AssociationMatch {
+        var subject = LinkSubject(link)
+        var tried = 0
+        for (entryIndex, entry) in details.enumerated() {
+            switch entry.rules {
+            case .components(let components, let checks):
+                for index in checks.indices where subject.admits(checks[index]) {
+                    let component = components[index]
+                    guard component.matches(&subject) else { continue }
+                    return AssociationMatch(
+                        entry: entry, details: entryIndex, component: index, excluded: component.exclude,
+                        rule: .component(component.summary))
+                }
+                tried += components.count
+            case .paths(let paths):
+                for (index, path) in paths.enumerated() where path.pattern.matches(link.path) {
+                    return AssociationMatch(
+                        entry: entry, details: entryIndex, component: index, excluded: path.exclude, rule: .path(path.pattern.source))
+                }
+                tried += paths.count
+            case .none:
+                break
+            }
+        }
+        return AssociationMatch(apps: [], details: nil, component: nil, excluded: false, why: hasAppLinks ? .noMatch(tried: tried, entries: details.count) : .noAppLinks)
+    }
+}
+
+/// What an association file says of one link.
+public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
+    /// The apps of the entry that matched; empty when nothing matched, when the match excludes the
+    /// link, or when the entry names no app.
+    public let apps: [String]
+    /// The index of the `details` entry that decided; nil when none matched.
+    public let details: Int?
+    /// The index in that entry's `components` (or legacy `paths`) of the one that matched.
+    public let component: Int?
+    /// Whether the match was an `exclude` (or a `NOT ` path): no app may have the link.
+    public let excluded: Bool
+    /// What `reason` is written from, kept as parts: most decisions are never explained, and
+    /// writing the text costs more than the matching.
+    private let why: Why
+
+    enum Why: Sendable, Equatable {
+        case matched(Rule, entryApps: [String])
+        case noMatch(tried: Int, entries: Int)
+        case noAppLinks
+        case given(String)
+    }
+
+    enum Rule: Sendable, Equatable {
+        /// A component, by its own keys as JSON.
+        case component(String)
+        /// A legacy path, as written after any `NOT `.
+        case path(String)
+    }
+
+    /// For people: which entry and component decided and what they say, or why none did.
+    public var reason: String {
+        switch why {
+        case .given(let text):
+            return text
+        case .noAppLinks:
+            return "the file has no applinks section"
+        case .noMatch(let tried, let entries):
+            return "no component matches (\(tried) tried in \(entries) details \(entries == 1 ? "entry" : "entries"))"
+        case .matched(let rule, let entryApps):
+            let place =
+                switch rule {
+                case .component(let summary): "details[\(details ?? 0)].components[\(component ?? 0)] \(summary)"
+                case .path(let source): "details[\(details ?? 0)].paths[\(component ?? 0)] \(ComponentSettings.quoted(source))"
+                }
+            return excluded ? "\(place) excludes the link"
+                : entryApps.isEmpty ? "\(place) matches, but its entry names no app"
+                : "\(place) matches; the entry names \(entryApps.joined(separator: ", "))"
+        }
+    }
+
+    public var description: String { reason }
+
+    /// Equal when everything a caller sees is: the apps, the indexes, the exclusion and the reason.
+    public static func == (a: AssociationMatch, b: AssociationMatch) -> Bool {
+        a.apps == b.apps && a.details == b.details && a.component == b.component && a.excluded == b.excluded
+            && a.reason == b.reason
+    }
+
+    public init(apps: [String], details: Int?, component: Int?, excluded: Bool, reason: String) {
+        self.init(apps: apps, details: details, component: component, excluded: excluded, why: .given(reason))
+    }
+
+    init(apps: [String], details: Int?, component: Int?, excluded: Bool, why: Why) {
+        self.apps = apps
+        self.details = details
+        self.component = component
+        self.excluded = excluded
+        self.why = why
+    }
+
+    init(entry: AssociationFile.Details, details: Int, component: Int, excluded: Bool, rule: Rule) {
+        self.init(
+            apps: excluded ? [] : entry.apps, details: details, component: component, excluded: excluded,
+            why: .matched(rule, entryApps: entry.apps))
+    }
+}
+
+/// A structural problem of an association file, and where it is.
+public struct AssociationFileError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// JSONPath of the offending value: `$.applinks.details[1].components[0]["?"]`.
+    public let path: String
+    public let problem: String
+
+    public init(path: String, problem: String) {
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String { "at \(path): \(problem)" }
+}

@@ -1,0 +1,232 @@
+/// One entry of a `components` array, its settings resolved against the entry's and the file's
+/// `defaults` and its patterns compiled. A class, so that walking a file's components retains
+/// each once instead of each of its fields.
+final class Component: Sendable {
+    /// nil where the pattern is `*` (the default): nothing to check.
+    let path: Pattern?
+    let query: QueryRule?
+    let fragment: Pattern?
+    let exclude: Bool
+    let spelling: PatternCompiler.Spelling
+    /// The component's own keys, for reasons: `{"/": "/buy/*"}`.
+    let summary: String
+
+    init(
+        path: Pattern?, query: QueryRule?, fragment: Pattern?, exclude: Bool, spelling: PatternCompiler.Spelling,
+        summary: String
+    ) {
+        self.path = path
+        self.query = query
+        self.fragment = fragment
+        self.exclude = exclude
+        self.spelling = spelling
+        self.summary = summary
+    }
+
+    /// A component matches when each of its parts does (Apple: "all the components that a
+    /// components object specifies").
+    func matches(_ link: inout LinkSubject) -> Bool {
+        if let path, !path.matches(link.path(spelling)) { return false }
+        if let fragment, !fragment.matches(link.fragment(spelling)) { return false }
+        switch query {
+        case nil: return true
+        case .whole(let pattern): return pattern.matches(link.query(spelling))
+        case .items(let rules):
+            let items = link.queryItems(spelling)
+            for rule in rules {
+                var seen = false
+                for item in items where item.name == rule.name {
+                    seen = true
+                    if !rule.value.matches(item.value) { return false }
+                }
+                // An absent item is the empty string.
+                if !seen, !rule.value.matches("") { return false }
+            }
+            return true
+        }
+    }
+}
+
+/// The first bytes (up to 8) a component's path must start with, as one word: most components of
+/// a file differ there, and this check touches no reference-counted value, so a link is turned
+/// away from them for the cost of a compare each.
+struct PathPrefixCheck: Sendable {
+    let spelling: PatternCompiler.Spelling
+    private let bits: UInt64
+    private let mask: UInt64
+    private let length: Int
+
+    init(_ path: Pattern?, _ spelling: PatternCompiler.Spelling) {
+        self.spelling = spelling
+        let prefix = path?.literalPrefix.prefix(8) ?? []
+        length = prefix.count
+        bits = Self.word(prefix)
+        mask = length == 8 ? ~0 : (1 << UInt64(8 * length)) - 1
+    }
+
+    /// Whether a path whose first bytes are `word` (of `count` bytes, at most 8) may match.
+    func admits(_ word: UInt64, count: Int) -> Bool { count >= length && word & mask == bits }
+
+    static func word(_ bytes: some Collection<UInt8>) -> UInt64 {
+        var word: UInt64 = 0
+        for (offset, byte) in bytes.prefix(8).enumerated() { word |= UInt64(byte) << UInt64(8 * offset) }
+        return word
+    }
+}
+
+/// The `?` of a component: a pattern for the whole query, or patterns for named query items.
+enum QueryRule: Sendable {
+    case whole(Pattern)
+    /// Every instance of a repeated item must match; items not named are ignored.
+    case items([(name: String, value: Pattern)])
+}
+
+/// A component's keys as a file writes them, at any of the three levels (file defaults, entry
+/// defaults, component); nil where the level does not say.
+struct ComponentSettings: Sendable {
+    enum Query: Sendable {
+        case pattern(String)
+        case items([String: String])
+    }
+
+    var path: String?
+    var query: Query?
+    var fragment: String?
+    var exclude: Bool?
+    var caseSensitive: Bool?
+    var percentEncoded: Bool?
+
+    /// These settings, with what they leave unsaid taken from the less specific `defaults`.
+    func over(_ defaults: ComponentSettings) -> ComponentSettings {
+        ComponentSettings(
+            path: path ?? defaults.path, query: query ?? defaults.query, fragment: fragment ?? defaults.fragment,
+            exclude: exclude ?? defaults.exclude, caseSensitive: caseSensitive ?? defaults.caseSensitive,
+            percentEncoded: percentEncoded ?? defaults.percentEncoded)
+    }
+
+    /// The keys this level sets, written back as JSON for a reason.
+    var summary: String {
+        var fields: [String] = []
+        if let path { fields.append("\"/\": \(Self.quoted(path))") }
+        switch query {
+        case .pattern(let pattern): fields.append("\"?\": \(Self.quoted(pattern))")
+        case .items(let items):
+            let inner = items.keys.sorted().map { "\(Self.quoted($0)): \(Self.quoted(items[$0]!))" }
+            fields.append("\"?\": {\(inner.joined(separator: ", "))}")
+        case nil: break
+        }
+        if let fragment { fields.append("\"#\": \(Self.quoted(fragment))") }
+        if let exclude { fields.append("\"exclude\": \(exclude)") }
+        if let caseSensitive { fields.append("\"caseSensitive\": \(caseSensitive)") }
+        if let percentEncoded { fields.append("\"percentEncoded\": \(percentEncoded)") }
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// A link's parts in each spelling the components of a file ask for, each made at most once.
+struct LinkSubject {
+    struct QueryItem {
+        let name: String
+        let value: String
+    }
+
+    let link: WebLink
+    private var paths = Spellings<String>()
+    private var pathWords = Spellings<(word: UInt64, count: Int)>()
+    private var queries = Spellings<String>()
+    private var fragments = Spellings<String>()
+    private var items = Spellings<[QueryItem]>()
+
+    init(_ link: WebLink) { self.link = link }
+
+    mutating func path(_ spelling: PatternCompiler.Spelling) -> String {
+        if let made = paths[spelling] { return made }
+        let made = Self.spell(link.path, spelling)
+        paths[spelling] = made
+        return made
+    }
+
+    /// Whether the path, spelled as the check says, may match the component the check is for.
+    mutating func admits(_ check: PathPrefixCheck) -> Bool {
+        if let made = pathWords[check.spelling] { return check.admits(made.word, count: made.count) }
+        let path = path(check.spelling)
+        let made = (word: PathPrefixCheck.word(path.utf8), count: min(8, path.utf8.count))
+        pathWords[check.spelling] = made
+        return check.admits(made.word, count: made.count)
+    }
+
+    /// An absent query is the empty string, as is an absent fragment.
+    mutating func query(_ spelling: PatternCompiler.Spelling) -> String {
+        if let made = queries[spelling] { return made }
+        let made = Self.spell(link.query ?? "", spelling)
+        queries[spelling] = made
+        return made
+    }
+
+    mutating func fragment(_ spelling: PatternCompiler.Spelling) -> String {
+        if let made = fragments[spelling] { return made }
+        let made = Self.spell(link.fragment ?? "", spelling)
+        fragments[spelling] = made
+        return made
+    }
+
+    /// The query split at `&`, each item at its first `=` (an item without one has the empty
+    /// value). Names are decoded, as Foundation's `URLQueryItem` names are; values are spelled as
+    /// the component asks. `+` is not a space: that is HTML forms' convention, not URLs'.
+    mutating func queryItems(_ spelling: PatternCompiler.Spelling) -> [QueryItem] {
+        if let made = items[spelling] { return made }
+        var made: [QueryItem] = []
+        for item in (link.query ?? "").utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = item.firstIndex(of: UInt8(ascii: "="))
+            let name = String(decoding: item[..<(equals ?? item.endIndex)], as: UTF8.self)
+            let value = equals.map { String(decoding: item[item.index(after: $0)...], as: UTF8.self) } ?? ""
+            var decodedName = PercentEncoding.decoded(name)
+            if !spelling.caseSensitive { decodedName = decodedName.lowercased() }
+            made.append(QueryItem(name: decodedName, value: Self.spell(value, spelling)))
+        }
+        items[spelling] = made
+        return made
+    }
+
+    private static func spell(_ encoded: String, _ spelling: PatternCompiler.Spelling) -> String {
+        let text = spelling.percentEncoded ? encoded : PercentEncoding.decoded(encoded)
+        return spelling.caseSensitive ? text : text.lowercased()
+    }
+}
+
+/// One value per spelling, without a dictionary: four slots.
+private struct Spellings<Value> {
+    private var encodedCased, encodedFolded, decodedCased, decodedFolded: Value?
+
+    subscript(spelling: PatternCompiler.Spelling) -> Value? {
+        get {
+            switch (spelling.percentEncoded, spelling.caseSensitive) {
+            case (true, true): encodedCased
+            case (true, false): encodedFolded
+            case (false, true): decodedCased
+            case (false, false): decodedFolded
+            }
+        }
+        set {
+            switch (spelling.percentEncoded, spelling.caseSensitive) {
+            case (true, true): encodedCased = newValue
+            case (true, false): encodedFolded = newValue
+            case (false, true): decodedCased = newValue
+            case (false, false): decodedFolded = newValue
+            }
+        }
+    }
+}

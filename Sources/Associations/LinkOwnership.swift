@@ -1,0 +1,232 @@
+/// A file of the user's own in `$XDG_CONFIG_HOME/waypost/associations/<host pattern>.json`: the
+/// `applinks` vocabulary, naming any desktop entry (an app, or a browser: "work links in the work
+/// browser"). It needs no agreement from the app, and comes before every association.
+public struct UserRule: Sendable {
+    /// The hosts the rule applies to, from its file name (`*.corp.example.json`).
+    public let hosts: DomainClaim
+    public let file: AssociationFile
+    /// Where the rule comes from (its file's path), for reasons.
+    public let source: String
+
+    public init(hosts: DomainClaim, file: AssociationFile, source: String) {
+        self.hosts = hosts
+        self.file = file
+        self.source = source
+    }
+}
+
+/// Who owns a web link, from what is installed: the user's rules first, then universal links,
+/// which need both sides to agree — the association of the domain names the app, and the app's
+/// entry claims the domain. Built once per change of either side; `decide` does no I/O.
+///
+/// The rules beyond Apple's documentation, chosen as a user would expect:
+/// - User rules apply to `http` and `https` links alike, whatever their port or user-info (the
+///   user trusts themselves). Their first matching component decides: its entry's first app, or
+///   the browser for an `exclude` or an entry without apps. A rule that matches nothing passes
+///   the link on.
+/// - Universal links are `https` only, on the default port, without user-info (which would hand
+///   credentials, or a disguise like `https://bank.example@evil.example`, to an app).
+/// - Each app is judged by its most specific claim covering the host (Apple: the longest), whose
+///   association domain's file must name it; the most specific domains are tried first.
+public struct LinkOwnership: Sendable {
+    private let userRules: [UserRule]
+    private let associations: [String: AssociationFile]
+    private let claims: [String: [DomainClaim]]
+    /// Host → apps claiming exactly it; domain → apps claiming `*.domain`.
+    private let exactClaims: [String: [String]]
+    private let wildcardClaims: [String: [String]]
+
+    /// - Parameters:
+    ///   - associations: association domain → its usable file (installed, or fetched and verified).
+    ///   - claims: app id → the claims of its installed, opted-in entry.
+    public init(userRules: [UserRule], associations: [String: AssociationFile], claims: [String: [DomainClaim]]) {
+        self.userRules = userRules
+        self.associations = associations
+        self.claims = claims
+        var exact: [String: [String]] = [:]
+        var wildcard: [String: [String]] = [:]
+        for app in claims.keys.sorted() {
+            for claim in Set(claims[app]!) {
+                if claim.includesSubdomains {
+                    if wildcard[claim.domain]?.contains(app) != true { wildcard[claim.domain, default: []].append(app) }
+                } else if exact[claim.domain]?.contains(app) != true {
+                    exact[claim.domain, default: []].append(app)
+                }
+            }
+        }
+        exactClaims = exact
+        wildcardClaims = wildcard
+    }
+
+    /// Where a link goes, and why.
+    public func decide(_ link: WebLink) -> OwnershipDecision {
+        for rule in userRules where rule.hosts.covers(host: link.host) {
+            let match = rule.file.match(link)
+            guard match.details != nil else { continue }
+            let source = RuleSource.userRule(rule.source)
+            if match.excluded { return .browser(because: .excluded(source, match)) }
+            guard let app = match.apps.first else { return .browser(because: .namesNoApp(source, match)) }
+            return .app(id: app, because: Ownership(source: source, match: match))
+        }
+        guard link.scheme == "https" else { return .browser(because: .plainHTTP) }
+        guard !link.hasUserInfo else { return .browser(because: .userInfo) }
+        guard link.hasDefaultPort else { return .browser(because: .port(link.port ?? 0)) }
+
+        let candidates = claimants(of: link.host)
+        guard !candidates.isEmpty else { return .browser(because: .notClaimed(host: link.host)) }
+        var reason: BrowserReason?
+        for (domain, apps) in candidates {
+            guard let file = associations[domain] else {
+                reason = reason ?? .noAssociation(domain: domain, claimants: apps)
+                continue
+            }
+            let match = file.match(link)
+            let source = RuleSource.association(domain: domain)
+            if match.details == nil {
+                reason = reason ?? .noMatch(domain: domain, match)
+            } else if match.excluded {
+                reason = reason ?? .excluded(source, match)
+            } else if let app = match.apps.first(where: apps.contains) {
+                return .app(id: app, because: Ownership(source: source, match: match))
+            } else if match.apps.isEmpty {
+                reason = reason ?? .namesNoApp(source, match)
+            } else {
+                reason = reason ?? .notNamed(domain: domain, named: match.apps, claimants: apps)
+            }
+        }
+        return .browser(because: reason!)
+    }
+
+    /// `decide` for a link still as text: one that is not a web link goes to the browser.
+    public func decide(url: String) -> OwnershipDecision {
+        do {
+            return decide(try WebLink(url))
+        } catch {
+            return .browser(because: .unparsable(error))
+        }
+    }
+
+    /// The apps claiming a host, grouped by the association domain that judges them, most
+    /// specific first; each app once, under its most specific claim.
+    private func claimants(of host: String) -> [(domain: String, apps: [String])] {
+        var result: [(domain: String, apps: [String])] = []
+        var seen: [String] = []
+        if let apps = exactClaims[host] {
+            result.append((host, apps))
+            seen = apps
+        }
+        guard !wildcardClaims.isEmpty else { return result }
+        // Each parent domain in turn, found as bytes (no grapheme breaking on every click).
+        var rest = Substring(host)
+        while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
+            rest = rest[rest.utf8.index(after: dot)...]
+            guard let apps = wildcardClaims[String(rest)] else { continue }
+            let fresh = apps.filter { !seen.contains($0) }
+            if !fresh.isEmpty {
+                result.append((String(rest), fresh))
+                seen += fresh
+            }
+        }
+        return result
+    }
+
+    /// Every claim of every app, with whether its association agrees: what `waypost links list`
+    /// shows, and the hosts a browser extension would hand over. Sorted by domain, then app.
+    public var claimedDomains: [ClaimedDomain] {
+        var list: [ClaimedDomain] = []
+        for (app, appClaims) in claims {
+            for claim in Set(appClaims) {
+                let agreement: ClaimedDomain.Agreement =
+                    switch associations[claim.associationDomain] {
+                    case nil: .noAssociation
+                    case let file? where file.appIDs.contains(app): .named
+                    case _?: .notNamed
+                    }
+                list.append(ClaimedDomain(appID: app, claim: claim, agreement: agreement))
+            }
+        }
+        return list.sorted { ($0.claim.domain, $0.claim.description, $0.appID) < ($1.claim.domain, $1.claim.description, $1.appID) }
+    }
+}
+
+/// One claim of one app, and what its association domain's file says of it.
+public struct ClaimedDomain: Sendable, Hashable {
+    public enum Agreement: Sendable, Hashable {
+        /// The association names the app: its links can go to it.
+        case named
+        /// The association exists and does not name the app (a hijack attempt, or a stale entry).
+        case notNamed
+        /// No usable association of that domain (not installed, not fetched and verified yet).
+        case noAssociation
+    }
+
+    public let appID: String
+    public let claim: DomainClaim
+    public let agreement: Agreement
+}
+
+/// Where a web link goes.
+public enum OwnershipDecision: Sendable, Equatable, CustomStringConvertible {
+    case app(id: String, because: Ownership)
+    case browser(because: BrowserReason)
+
+    public var description: String {
+        switch self {
+        case .app(let id, let ownership): "\(id), by \(ownership)"
+        case .browser(let reason): "the browser: \(reason)"
+        }
+    }
+}
+
+/// What gave an app the link: a user rule or an association, and its match.
+public struct Ownership: Sendable, Equatable, CustomStringConvertible {
+    public let source: RuleSource
+    public let match: AssociationMatch
+
+    public var description: String { "\(source): \(match.reason)" }
+}
+
+/// A user rule (by its source) or the association of a domain.
+public enum RuleSource: Sendable, Equatable, CustomStringConvertible {
+    case userRule(String)
+    case association(domain: String)
+
+    public var description: String {
+        switch self {
+        case .userRule(let source): "the user rule \(source)"
+        case .association(let domain): "the association of \(domain)"
+        }
+    }
+}
+
+/// Why no app has a web link.
+public enum BrowserReason: Sendable, Equatable, CustomStringConvertible {
+    case unparsable(WebLinkError)
+    case plainHTTP
+    case userInfo
+    case port(Int)
+    case notClaimed(host: String)
+    /// Apps claim the domain, but its association is neither installed nor verified.
+    case noAssociation(domain: String, claimants: [String])
+    case noMatch(domain: String, AssociationMatch)
+    case excluded(RuleSource, AssociationMatch)
+    case namesNoApp(RuleSource, AssociationMatch)
+    /// The association names other apps than those claiming the domain: the hijack case.
+    case notNamed(domain: String, named: [String], claimants: [String])
+
+    public var description: String {
+        switch self {
+        case .unparsable(let error): "not a web link Waypost can match: \(error)"
+        case .plainHTTP: "an http link is never a universal link; only https ones are"
+        case .userInfo: "the link carries user-info (user@host), which is never handed to an app"
+        case .port(let port): "the link names port \(port); associations cover the scheme's default port only"
+        case .notClaimed(let host): "no installed app claims \(host)"
+        case .noAssociation(let domain, let claimants):
+            "\(claimants.joined(separator: ", ")) \(claimants.count == 1 ? "claims" : "claim") it, but no association of \(domain) is installed or verified"
+        case .noMatch(let domain, let match): "the association of \(domain): \(match.reason)"
+        case .excluded(let source, let match), .namesNoApp(let source, let match): "\(source): \(match.reason)"
+        case .notNamed(let domain, let named, let claimants):
+            "the association of \(domain) names \(named.joined(separator: ", ")), not \(claimants.joined(separator: ", ")), which \(claimants.count == 1 ? "claims" : "claim") it"
+        }
+    }
+}

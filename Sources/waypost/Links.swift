@@ -1,0 +1,84 @@
+import ArgumentParser
+import Associations
+import FoundationEssentials
+
+/// `waypost links …`: universal links. More subcommands join `match` in this group.
+struct Links: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Universal links: https links that open in the app their domain names.",
+        subcommands: [Match.self])
+}
+
+extension Links {
+    /// `waypost links match --association FILE URL…`: what an association file says of each link,
+    /// the way Apple's `swcutil match` lets a site owner test one.
+    struct Match: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Match links against an association file (Apple's applinks format).",
+            discussion: """
+                Prints one JSON object per URL, on its own line: {"url", "apps" (the matching details \
+                entry's app ids, empty when nothing matches or the match excludes the link), "details" \
+                and "component" (the indexes that decided, or null), "excluded", "reason"}. The file is \
+                judged alone: the link's host, and whether any app claims it, are not looked at. Exits 0 \
+                whatever matched; 65 with the JSON path and the problem on stderr when the file is \
+                malformed; 66 when it cannot be read; 64 for an argument that is not an http(s) link.
+                """)
+
+        @Option(name: .long, help: "The association file (apple-app-site-association JSON).")
+        var association: String
+
+        @ArgumentParser.Argument(help: "The https links to match.")
+        var urls: [String]
+
+        func validate() throws {
+            for url in urls {
+                do { _ = try WebLink(url) } catch { throw ValidationError("\(error)") }
+            }
+        }
+
+        func run() throws {
+            let bytes: Data
+            do {
+                bytes = try Data(contentsOf: URL(fileURLWithPath: association))
+            } catch {
+                printError("waypost: \(association): cannot read the file")
+                throw ExitCode(66)  // EX_NOINPUT
+            }
+            let file: AssociationFile
+            do {
+                file = try AssociationFile(json: bytes)
+            } catch {
+                printError("waypost: \(association): \(error)")
+                throw ExitCode(65)  // EX_DATAERR
+            }
+            for warning in file.warnings { printError("waypost: \(association): warning: \(warning)") }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            for url in urls {
+                // Validated above.
+                let match = file.match(try WebLink(url))
+                print(String(decoding: try encoder.encode(MatchLine(url: url, match: match)), as: UTF8.self))
+            }
+        }
+    }
+
+    /// One line of `links match`: every key present, null where nothing decided.
+    struct MatchLine: Encodable {
+        let url: String
+        let match: AssociationMatch
+
+        enum CodingKeys: String, CodingKey {
+            case url, apps, details, component, excluded, reason
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(url, forKey: .url)
+            try container.encode(match.apps, forKey: .apps)
+            try container.encode(match.details, forKey: .details)
+            try container.encode(match.component, forKey: .component)
+            try container.encode(match.excluded, forKey: .excluded)
+            try container.encode(match.reason, forKey: .reason)
+        }
+    }
+}
