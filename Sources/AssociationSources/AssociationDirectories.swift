@@ -42,3 +42,14 @@ public struct AssociationDirectories: Sendable, Equatable {
         directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
     }
 }
+
+extension AssociationDirectories {
+    /// The directories of this process's environment.
+    public static func current() -> AssociationDirectories {
+        var environment: [String: String] = [:]
+        for name in ["HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"] {
+            if let value = FileSystem.environmentValue(name) { environment[name] = value }
+        }
+        return AssociationDirectories(environment: environment)
+    }
+}

@@ -10,6 +10,7 @@ public final class CachedDirectory: ApplicationDirectory {
     private struct Answers {
         var generation: UInt64 = 0
         var handlers: [String: [ApplicationEntry]] = [:]
+        var schemeEntries: [String: [ApplicationEntry]] = [:]
         var activities: [String: ApplicationEntry?] = [:]
         var entries: [String: ApplicationEntry] = [:]
         var fallbacks: [String: ApplicationEntry?] = [:]
@@ -30,6 +31,13 @@ public final class CachedDirectory: ApplicationDirectory {
     public func handlers(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
         try remembered(\.handlers, scheme) { () throws(CatalogError) in try base.handlers(forScheme: scheme) }
     }
+
+    public func entries(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
+        try remembered(\.schemeEntries, scheme) { () throws(CatalogError) in try base.entries(forScheme: scheme) }
+    }
+
+    /// Not remembered: asked only when associations are rebuilt, after a change.
+    public func participatingEntries() -> [ApplicationEntry] { base.participatingEntries() }
 
     public func application(forActivityType activityType: String) -> ApplicationEntry? {
         remembered(\.activities, activityType) { base.application(forActivityType: activityType) }

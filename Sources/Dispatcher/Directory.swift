@@ -5,6 +5,10 @@ public import Desktop
 public protocol ApplicationDirectory: Sendable {
     /// Participating entries for a URL scheme, the user's preferred first.
     func handlers(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry]
+    /// Every entry that opens links of a scheme, participating or not, the user's choice first.
+    func entries(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry]
+    /// Every participating entry (for the domains they claim).
+    func participatingEntries() -> [ApplicationEntry]
     /// The participating entry that lists this activity type.
     func application(forActivityType activityType: String) -> ApplicationEntry?
     /// The installed entry with this id.

@@ -49,7 +49,7 @@ extension Dispatcher {
         return app
     }
 
-    private func handOverToNonParticipant(
+    func handOverToNonParticipant(
         _ uri: String, _ entry: ApplicationEntry, _ platformData: LaunchPlatformData
     ) async throws(DispatchError) -> Outcome {
         if entry.isDBusActivatable, let name = try? BusName(entry.id),

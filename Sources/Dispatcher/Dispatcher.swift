@@ -23,6 +23,8 @@ public actor Dispatcher {
         public var deliveryTimeout: Duration = .seconds(5)
         /// The dispatcher's own desktop entry, never a fallback handler.
         public var ownEntryID = Contract.busName.rawValue
+        /// The daemon's own program: an entry that runs it is never a browser (no loop).
+        public var ownExecutable: String?
         public init() {}
     }
 
@@ -32,6 +34,8 @@ public actor Dispatcher {
     let launcher: any ApplicationLauncher
     let logger: Logger
     let contentTypes: (any ContentTypeResolving)?
+    /// Who owns each web domain (universal links); replaced whole by the daemon when it changes.
+    let webLinks: WebLinkTable
     private(set) var registry: Registry
     // Launches in progress and who waits for them (Dispatcher+Launching.swift).
     var readyWaiters: [String: [Int: CheckedContinuation<Void, any Error>]] = [:]
@@ -44,7 +48,8 @@ public actor Dispatcher {
 
     public init(
         connection: Connection, directory: any ApplicationDirectory, launcher: any ApplicationLauncher,
-        contentTypes: (any ContentTypeResolving)?, configuration: Configuration = .init(), logger: Logger
+        contentTypes: (any ContentTypeResolving)?, webLinks: WebLinkTable = WebLinkTable(),
+        configuration: Configuration = .init(), logger: Logger
     ) {
         self.connection = connection
         self.directory = directory
@@ -52,6 +57,7 @@ public actor Dispatcher {
         self.configuration = configuration
         self.logger = logger
         self.contentTypes = contentTypes
+        self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
     }
 
@@ -137,6 +143,7 @@ public actor Dispatcher {
         let scheme = try URIGrammar.scheme(of: uri)
         let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData, prepare: prepare)
         if scheme == "file" { return try await openDocument(pending, uri: uri) }
+        if scheme == "https" || scheme == "http" { return try await openWebLink(pending, uri: uri, scheme: scheme) }
         let handlers: [ApplicationEntry]
         do { handlers = try directory.handlers(forScheme: scheme) } catch {
             throw .invalidURI(uri, reason: error.description)
@@ -159,6 +166,7 @@ public actor Dispatcher {
     /// The decision `open` would take now, delivering nothing.
     public func explain(_ uri: String) throws(DispatchError) -> Outcome {
         let scheme = try URIGrammar.scheme(of: uri)
+        if scheme == "https" || scheme == "http" { return try explainWebLink(uri, scheme: scheme) }
         var handlers: [ApplicationEntry]
         do { handlers = try directory.handlers(forScheme: scheme) } catch {
             throw .invalidURI(uri, reason: error.description)

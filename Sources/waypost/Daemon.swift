@@ -1,8 +1,10 @@
 import ArgumentParser
+import AssociationSources
 internal import CMalloc
 import DBus
 import Desktop
 import Dispatcher
+import Glibc
 import Logging
 import WaypostContract
 
@@ -56,11 +58,39 @@ struct Daemon: AsyncParsableCommand {
             printError("waypost daemon: cannot reach the session bus: \(error)")
             throw ExitCode(69)
         }
+        configuration.ownExecutable = try? RunningProgram.executable(ofProcess: getpid())
         let directory = CachedDirectory(catalog)
-        await catalog.onChange { directory.invalidate() }
+        // Universal links: the table is built before the name is taken, so the first link sees it,
+        // and rebuilt (off the connection's thread) whenever entries, association files or the
+        // verification cache change.
+        let webLinks = WebLinkTable()
+        let associations = AssociationLoader(
+            table: webLinks, directory: directory, directories: .current(),
+            verifier: Verifier(cache: AssociationCache(.current())), logger: logger)
+        await associations.reload()
+        await catalog.onChange {
+            directory.invalidate()
+            Task {
+                await associations.reload()
+                await associations.verifyDueDomains()
+            }
+        }
+        do {
+            try await DirectoryChanges.watch(associations.watchedDirectories) { _ in Task { await associations.reload() } }
+        } catch {
+            printError("waypost daemon: \(error)")
+            throw ExitCode(69)
+        }
+        Task.detached {
+            // Domains due now, then again as records fall due (about weekly; sooner after failures).
+            while true {
+                await associations.verifyDueDomains()
+                try? await Task.sleep(for: .seconds(3600))
+            }
+        }
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: launcher,
-            contentTypes: contentTypes, configuration: configuration, logger: logger)
+            contentTypes: contentTypes, webLinks: webLinks, configuration: configuration, logger: logger)
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         do { try await service.start() } catch {
             printError("waypost daemon: \(error)")

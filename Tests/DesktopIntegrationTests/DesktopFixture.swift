@@ -57,7 +57,7 @@ final class ThrowawayDesktop: Sendable {
     func installApp(
         _ id: String, mimeTypes: [String], participates: Bool = true, declarations: [(String, [String: Any])],
         scenes: [(id: String, declaration: String, modifiers: [([String], [String])])] = [],
-        behaviour: [String: String] = [:]
+        behaviour: [String: String] = [:], associatedDomains: [String] = []
     ) async throws {
         let config: [String: Any] = [
             "app_id": id, "log": log(of: id).path, "behaviour": behaviour,
@@ -72,17 +72,18 @@ final class ThrowawayDesktop: Sendable {
             Exec=\(Self.python) \(Self.sampleApp) \(configFile(of: id).path)
             MimeType=\(mimeTypes.map { $0 + ";" }.joined())
             X-Waypost=\(participates)
+            \(associatedDomains.isEmpty ? "" : "X-Waypost-Associated-Domains=" + associatedDomains.map { $0 + ";" }.joined())
 
             """)
     }
 
     /// Installs an app that does not take part: each launch appends its arguments to its log.
-    func installPlainApp(_ id: String, mimeTypes: [String]) async throws {
+    func installPlainApp(_ id: String, mimeTypes: [String], exec: String? = nil) async throws {
         try await writeEntry(id, """
             [Desktop Entry]
             Type=Application
             Name=\(id)
-            Exec=/bin/sh -c 'echo "$1" >> \(log(of: id).path)' sh %u
+            Exec=\(exec ?? "/bin/sh -c 'echo \"$1\" >> \(log(of: id).path)' sh %u")
             MimeType=\(mimeTypes.map { $0 + ";" }.joined())
 
             """)
@@ -97,6 +98,20 @@ final class ThrowawayDesktop: Sendable {
     func removeEntry(_ id: String) async throws {
         try FileManager.default.removeItem(at: applications.appendingPathComponent("\(id).desktop"))
         try await run("/usr/bin/update-desktop-database", [applications.path])
+    }
+
+    /// Installs `json` as the association of `domain`, as a package would (`$XDG_DATA_HOME` here).
+    func installAssociation(_ domain: String, _ json: String) throws {
+        let directory = root.appendingPathComponent("data/waypost/associations")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(json.utf8).write(to: directory.appendingPathComponent("\(domain).json"), options: .atomic)
+    }
+
+    /// Writes one of the user's own rules (`$XDG_CONFIG_HOME/waypost/associations/<hosts>.json`).
+    func writeUserRule(_ hosts: String, _ json: String) throws {
+        let directory = root.appendingPathComponent("config/waypost/associations")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(json.utf8).write(to: directory.appendingPathComponent("\(hosts).json"), options: .atomic)
     }
 
     func configFile(of id: String) -> URL { root.appendingPathComponent("\(id).json") }

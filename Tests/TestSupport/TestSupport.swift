@@ -53,6 +53,7 @@ public final class PrivateSession: Sendable {
         environment["HOME"] = root.appendingPathComponent("home").path
         environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
         environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        environment["XDG_CACHE_HOME"] = root.appendingPathComponent("cache").path
         environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
         environment["XDG_DATA_DIRS"] = "/usr/share"  // the MIME database, and nothing of the machine's apps
         environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path

@@ -112,6 +112,11 @@ enum FileSystem {
     }
 
     /// The user's home from the password database, for when `HOME` is unset. `getpwuid_r`.
+    /// A variable of this process's environment. `getenv`.
+    static func environmentValue(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
     static func homeFromPasswordDatabase() -> String? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?

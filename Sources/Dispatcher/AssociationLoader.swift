@@ -1,0 +1,165 @@
+public import AssociationSources
+public import Associations
+import Desktop
+import FoundationEssentials
+public import Logging
+
+/// Keeps the dispatcher's `WebLinkTable` in step with what decides web links: the domains opted-in
+/// entries claim, the installed association files, the user's rules and the verification cache.
+///
+/// An actor off the bus connection's thread: reading files and fetching never delay a link, which
+/// is decided against the last table built. Each rebuild re-reads only files whose stamp changed
+/// and parses only bytes it has not parsed before. Verification runs in the background, for claimed
+/// domains with no installed file whose cache record is due.
+public actor AssociationLoader {
+    let table: WebLinkTable
+    let directory: any ApplicationDirectory
+    let directories: AssociationDirectories
+    let verifier: Verifier
+    let logger: Logger
+    private var installed: AssociationFileSet
+    private var user: AssociationFileSet
+    /// Parsed files by their bytes' source and content, so that unchanged files are not parsed again.
+    private var parsed: [String: (bytes: [UInt8], file: AssociationFile)] = [:]
+    /// What the rebuild in progress parsed or reused: `parsed` for the next one.
+    private var used: [String: (bytes: [UInt8], file: AssociationFile)] = [:]
+    private var verifying = false
+
+    public init(
+        table: WebLinkTable, directory: any ApplicationDirectory, directories: AssociationDirectories,
+        verifier: Verifier, logger: Logger
+    ) {
+        self.table = table
+        self.directory = directory
+        self.directories = directories
+        self.verifier = verifier
+        self.logger = logger
+        installed = .installed(directories)
+        user = .user(directories)
+    }
+
+    /// Every directory whose changes call for a rebuild (to watch with `DirectoryChanges`).
+    public nonisolated var watchedDirectories: [String] {
+        directories.installed + [directories.user, directories.cache]
+    }
+
+    /// Builds the table anew from what is on disk now, and replaces the dispatcher's.
+    /// - Returns: the table now in use.
+    @discardableResult
+    public func reload() -> LinkOwnership {
+        for problem in installed.refresh().problems + user.refresh().problems {
+            logger.warning("association file not read: \(problem.path): \(problem.reason)")
+        }
+        let claims = currentClaims()
+        var associations: [String: AssociationFile] = [:]
+        let now = Date()
+        for domain in Set(claims.values.joined().map(\.associationDomain)) {
+            if let file = installed.files[domain] {
+                if let association = parse(file.bytes, source: file.path) { associations[domain] = association }
+            } else if let name = try? AssociatedDomain(domain),
+                      let record = try? verifier.cache.record(for: name),
+                      let bytes = record.servedFile(at: now, policy: verifier.policy),
+                      let association = parse(bytes, source: verifier.cache.path(for: name)) {
+                associations[domain] = association
+            }
+        }
+        var rules: [UserRule] = []
+        for name in user.files.keys.sorted() {
+            let file = user.files[name]!
+            guard let hosts = try? DomainClaim(name) else {
+                logger.warning("user rule \(file.path) ignored: its name is not a domain (shop.example.json, *.shop.example.json)")
+                continue
+            }
+            if let association = parse(file.bytes, source: file.path) {
+                rules.append(UserRule(hosts: hosts, file: association, source: file.path))
+            }
+        }
+        parsed = used
+        used = [:]
+        let ownership = LinkOwnership(userRules: rules, associations: associations, claims: claims)
+        table.replace(with: ownership)
+        return ownership
+    }
+
+    /// Fetches the association of every claimed domain that has no installed file and whose record
+    /// is due (never checked, or its next check passed), one at a time, then rebuilds the table.
+    /// A second call while one runs returns at once: the running one sees the same claims.
+    public func verifyDueDomains() async {
+        guard !verifying else { return }
+        verifying = true
+        defer { verifying = false }
+        var changed = false
+        for (domain, claimants) in Self.claimants(of: currentClaims()).sorted(by: { $0.key < $1.key })
+        where installed.files[domain] == nil {
+            guard let name = try? AssociatedDomain(domain), verifier.cache.needsVerification(name, at: Date()) else { continue }
+            do {
+                let record = try await verifier.verify(domain: name) { bytes in try Self.validate(bytes, naming: claimants) }
+                logger.notice("verified \(domain): \(record)")
+                changed = true
+            } catch {
+                logger.warning("the verification record of \(domain) could not be stored: \(error)")
+            }
+        }
+        if changed { reload() }
+    }
+
+    /// A fetched file is acceptable when it parses and names at least one app that claims the domain.
+    public static func validate(_ bytes: [UInt8], naming claimants: [String]) throws(AssociationValidationError) {
+        let file: AssociationFile
+        do { file = try AssociationFile(json: bytes) } catch { throw .malformed(error) }
+        guard claimants.contains(where: file.appIDs.contains) else {
+            throw .namesOtherApps(named: file.appIDs.sorted(), claimants: claimants)
+        }
+    }
+
+    /// Association domain → the apps whose claims it decides.
+    static func claimants(of claims: [String: [DomainClaim]]) -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for (app, appClaims) in claims {
+            for domain in Set(appClaims.map(\.associationDomain)) { result[domain, default: []].append(app) }
+        }
+        return result.mapValues { $0.sorted() }
+    }
+
+    /// App id → the valid claims of its opted-in entry; an invalid claim is logged and skipped.
+    private func currentClaims() -> [String: [DomainClaim]] {
+        var claims: [String: [DomainClaim]] = [:]
+        for entry in directory.participatingEntries() where !entry.associatedDomains.isEmpty {
+            for text in entry.associatedDomains {
+                do { claims[entry.id, default: []].append(try DomainClaim(text)) } catch {
+                    logger.warning("\(entry.filePath): X-Waypost-Associated-Domains: \(error)")
+                }
+            }
+        }
+        return claims
+    }
+
+    private func parse(_ bytes: [UInt8], source: String) -> AssociationFile? {
+        if let known = parsed[source], known.bytes == bytes {
+            used[source] = known
+            return known.file
+        }
+        do {
+            let file = try AssociationFile(json: bytes)
+            used[source] = (bytes, file)
+            return file
+        } catch {
+            logger.warning("association file \(source) refused: \(error)")
+            return nil
+        }
+    }
+}
+
+/// Why a fetched association file was not accepted.
+public enum AssociationValidationError: Error, Sendable, CustomStringConvertible {
+    case malformed(AssociationFileError)
+    case namesOtherApps(named: [String], claimants: [String])
+
+    public var description: String {
+        switch self {
+        case .malformed(let error): "not an association file: \(error)"
+        case .namesOtherApps(let named, let claimants):
+            "it names \(named.isEmpty ? "no app" : named.joined(separator: ", ")), not \(claimants.joined(separator: ", "))"
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Associations
+import DBus
+import Desktop
+import ExternalEvents
+import Logging
+import WaypostContract
+
+// http and https links (after `waypost install --web`): the app that owns the link by association
+// gets it, routed to a scene like any link; every other web link goes to the user's browser.
+extension Dispatcher {
+    /// Where a web link goes: the owning app when both sides agree (or a user rule names an entry),
+    /// else the browser. An owning app that cannot take it (not installed any more, launch fails,
+    /// every scene refuses) does not lose the link: the browser gets it, since the user clicked a web
+    /// link and must see the page. A timeout is not a refusal (the app may have it), so it is reported.
+    func openWebLink(_ pending: PendingEvent, uri: String, scheme: String) async throws(DispatchError) -> Outcome {
+        let ownership = webLinkOwnership(of: uri)
+        guard case .app(let id) = ownership.owner else {
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: ownership.reason)
+        }
+        let entry: ApplicationEntry
+        do { entry = try directory.entry(id: id) } catch {
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: "\(ownership.reason), but \(error)")
+        }
+        do {
+            var outcome = entry.participates
+                ? try await deliver(pending, to: entry)
+                : try await handOverToNonParticipant(uri, entry, pending.platformData)
+            outcome.preface = [ownership.reason, outcome.preface].compactMap { $0 }.joined(separator: "; ")
+            return outcome
+        } catch {
+            if case .timeout = error { throw error }
+            logger.info("\(id) could not take \(uri) (\(error)); it goes to the browser")
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: "\(ownership.reason), but \(error)")
+        }
+    }
+
+    /// The decision `openWebLink` would take now: the owner and the association (details entry and
+    /// component) that decided, or why none did and which browser would show the page.
+    func explainWebLink(_ uri: String, scheme: String) throws(DispatchError) -> Outcome {
+        let ownership = webLinkOwnership(of: uri)
+        if case .app(let id) = ownership.owner, let entry = try? directory.entry(id: id) {
+            guard entry.participates else {
+                return Outcome(action: .fallback, appID: id, rule: "association",
+                               preface: "\(ownership.reason); \(id) does not take part in Waypost and would be started with the link")
+            }
+            guard registry.isReady(id), let router = registry.router(of: id) else {
+                return Outcome(action: .launch, appID: id, rule: "association",
+                               preface: "\(ownership.reason); it is not running: it would be started and the link routed once it declares its scenes")
+            }
+            var outcome = Outcome(router.route(.url(uri)), app: id, launched: false)
+            outcome.preface = ownership.reason + ";"
+            if outcome.sceneID == nil && outcome.declarationID == nil {
+                let browser = try? self.browser(forScheme: scheme, uri: uri)
+                outcome.preface = "\(ownership.reason); no scene of \(id) takes it, so the browser \(browser?.id ?? "(none installed)") would get it;"
+            }
+            return outcome
+        }
+        let browser = try self.browser(forScheme: scheme, uri: uri)
+        return Outcome(action: .fallback, appID: browser.id, rule: "browser",
+                       preface: "\(ownership.reason); the browser \(browser.id) would get it")
+    }
+
+    /// Who owns a web link now, with the reason `explain` prints. A link that is not a well-formed
+    /// web URL is owned by nobody: the browser shows it, as it would have without Waypost.
+    func webLinkOwnership(of uri: String) -> (owner: WebLinkOwner, reason: String) {
+        let link: WebLink
+        do { link = try WebLink(uri) } catch {
+            return (.browser, "not a universal link: \(error)")
+        }
+        let decision = webLinks.decide(link)
+        switch decision {
+        case .app(let id, _): return (.app(id), decision.description)
+        case .browser: return (.browser, decision.description)
+        }
+    }
+
+    /// Hands a web link to the user's browser: the one `install --web` recorded, else the best
+    /// installed handler of the scheme, never Waypost itself (nor an entry that would hand it back).
+    func openInBrowser(
+        _ uri: String, scheme: String, _ platformData: LaunchPlatformData, because reason: String
+    ) async throws(DispatchError) -> Outcome {
+        let browser = try self.browser(forScheme: scheme, uri: uri)
+        var outcome = try await handOverToNonParticipant(uri, browser, platformData)
+        outcome.rule = "browser"
+        outcome.preface = "\(reason); the browser \(browser.id) gets it"
+        return outcome
+    }
+
+    /// The browser for `scheme`: the default recorded by `install --web`, else the first installed
+    /// handler of the scheme (the user's default first) that is not Waypost in disguise.
+    /// - Throws: `noHandler` naming the recorded browser when none is left.
+    func browser(forScheme scheme: String, uri: String) throws(DispatchError) -> ApplicationEntry {
+        let type = "x-scheme-handler/" + scheme
+        if let recorded = directory.previousDefault(forType: type, excluding: configuration.ownEntryID),
+           !handsLinksBack(recorded) {
+            return recorded
+        }
+        let candidates: [ApplicationEntry]
+        do { candidates = try directory.entries(forScheme: scheme) } catch {
+            throw .invalidURI(uri, reason: error.description)
+        }
+        guard let browser = candidates.first(where: { !handsLinksBack($0) }) else {
+            throw .noHandler(uri, reason: "no browser is installed for \(type) (Waypost never hands a link to itself)")
+        }
+        return browser
+    }
+
+    /// Whether opening a link with `entry` would bring it straight back to Waypost: its own entry, an
+    /// entry that runs this very program, or one that runs a generic opener (`xdg-open %u` as a
+    /// "browser" left in mimeapps.list). Without this guard a link would go round for ever.
+    func handsLinksBack(_ entry: ApplicationEntry) -> Bool {
+        if entry.id == configuration.ownEntryID { return true }
+        if let program = entry.executablePath {
+            if program == configuration.ownExecutable { return true }
+            let name = program.split(separator: "/").last.map(String.init) ?? program
+            if Self.genericOpeners.contains(name) { return true }
+        }
+        return false
+    }
+
+    /// Programs that only ask the desktop's default handler, which for http and https is Waypost.
+    static let genericOpeners: Set<String> = ["xdg-open", "gio", "gvfs-open", "kde-open", "kde-open5", "exo-open", "waypost"]
+}
+
+/// Who a web link belongs to.
+enum WebLinkOwner: Equatable {
+    case app(String)
+    case browser
+}

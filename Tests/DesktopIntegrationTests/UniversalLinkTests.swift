@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Universal links on a throwaway desktop: `waypost install --web` takes http and https, an https
+/// link whose domain both sides agree on opens in its app (routed to a scene), every other web link
+/// opens in the recorded browser, and nothing ever loops back into Waypost.
+@Suite struct UniversalLinkTests {
+    static let shopAssociation = """
+        {"applinks": {"details": [{"appIDs": ["org.example.Shop"], "components": [
+            {"/": "/account/*", "exclude": true, "comment": "signing in stays in the browser"},
+            {"/": "/product/*"},
+            {"/": "/cart"}
+        ]}]}}
+        """
+
+    /// A shop app claiming shop.example with a product window, a browser stand-in that logs what it
+    /// is started with, shop.example's association installed, and `install --web`.
+    func installShop(_ desktop: ThrowawayDesktop, running: Bool, behaviour: [String: String] = [:]) async throws {
+        try await desktop.installApp(
+            "org.example.Shop", mimeTypes: [], declarations: [("main", ["kind": "window-group"])],
+            scenes: [(id: "products", declaration: "main", modifiers: [([], ["*"])])],
+            behaviour: behaviour, associatedDomains: ["shop.example"])
+        try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https"])
+        try Data("[Default Applications]\nx-scheme-handler/https=org.example.Browser.desktop;\nx-scheme-handler/http=org.example.Browser.desktop;\n".utf8)
+            .write(to: desktop.mimeAppsList)
+        try desktop.installAssociation("shop.example", Self.shopAssociation)
+        let install = try await desktop.waypost("install", "--web")
+        try #require(install.status == 0, "\(install.errors)")
+        if running { try await desktop.start("org.example.Shop") }
+    }
+
+    func opened(_ desktop: ThrowawayDesktop, _ app: String) -> [String] {
+        desktop.received(app).map { "\($0["event"] ?? "?") \($0["scene"] ?? "?") \($0["uri"] ?? "?")" }
+    }
+
+    @Test func anOwnedLinkOpensInItsAppAndEveryOtherInTheBrowser() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installShop(desktop, running: true)
+
+        let owned = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/42"])
+        #expect(owned.status == 0, "\(owned.errors)\n\(desktop.busLog)")
+        // xdg-open, generic path (DISPLAY, no desktop): the handler entry's Exec, `waypost open`.
+        let generic = try await desktop.run("/usr/bin/xdg-open", ["https://shop.example/cart"], extra: ["DISPLAY": ":99"])
+        #expect(generic.status == 0, "\(generic.output)\(generic.errors)")
+        let gnome = try await desktop.run("/usr/bin/xdg-open", ["https://SHOP.example./product/7"], extra: ["XDG_CURRENT_DESKTOP": "GNOME"])
+        #expect(gnome.status == 0, "\(gnome.output)\(gnome.errors)")
+        #expect(opened(desktop, "org.example.Shop") == [
+            "OpenURL products https://shop.example/product/42",
+            "OpenURL products https://shop.example/cart",
+            "OpenURL products https://SHOP.example./product/7",
+        ])
+
+        // Not owned: an excluded path, another domain, plain http, user-info. Each reaches the browser.
+        for link in ["https://shop.example/account/login", "https://unowned.example/", "http://shop.example/product/1",
+                     "https://me@shop.example/product/2"] {
+            let result = try await desktop.run("/usr/bin/gio", ["open", link])
+            #expect(result.status == 0, "\(link): \(result.errors)")
+        }
+        try await waitUntil("the browser has the four links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 4 }
+        #expect(Set(desktop.plainLines("org.example.Browser")) == [
+            "https://shop.example/account/login", "https://unowned.example/", "http://shop.example/product/1",
+            "https://me@shop.example/product/2",
+        ])
+        #expect(desktop.received("org.example.Shop").count == 3, "the app got nothing it does not own")
+    }
+
+    @Test func anOwningAppThatIsNotRunningIsStartedAndGetsTheLinkOnce() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installShop(desktop, running: false)
+        let gio = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/9"])
+        #expect(gio.status == 0, "\(gio.errors)\n\(desktop.busLog)")
+        try await waitUntil("the started app has the link", desktop.busLog) { !desktop.received("org.example.Shop").isEmpty }
+        #expect(opened(desktop, "org.example.Shop").count == 1)
+        #expect(desktop.readyCount("org.example.Shop") == 1)
+        #expect(desktop.plainLines("org.example.Browser").isEmpty)
+    }
+
+    @Test func anAppClaimingADomainWhoseAssociationDoesNotNameItGetsNothing() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installShop(desktop, running: true)
+        // The hijack attempt: an app claims the bank's domain; the bank's association names the bank.
+        try await desktop.installApp(
+            "org.example.Evil", mimeTypes: [], declarations: [("main", ["kind": "window-group"])],
+            scenes: [(id: "phish", declaration: "main", modifiers: [([], ["*"])])],
+            associatedDomains: ["bank.example", "*.shop.example"])
+        try desktop.installAssociation("bank.example", #"{"applinks": {"details": [{"appIDs": ["org.example.Bank"], "components": [{"/": "*"}]}]}}"#)
+        try await desktop.start("org.example.Evil")
+        // And an association naming an app whose entry does not claim the domain.
+        try desktop.installAssociation("news.example", #"{"applinks": {"details": [{"appIDs": ["org.example.Evil"], "components": [{"/": "*"}]}]}}"#)
+
+        for link in ["https://bank.example/login", "https://www.shop.example/product/1", "https://news.example/today"] {
+            let result = try await desktop.run("/usr/bin/gio", ["open", link])
+            #expect(result.status == 0, "\(link): \(result.errors)")
+        }
+        try await waitUntil("the browser has the three links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 3 }
+        #expect(desktop.received("org.example.Evil").isEmpty)
+        let explain = try await desktop.waypost("explain", "https://bank.example/login")
+        #expect(explain.output.contains("the association of bank.example names org.example.Bank, not org.example.Evil"), "\(explain.output)\(explain.errors)")
+    }
+
+    @Test func explainNamesTheAssociationTheDetailsEntryAndTheComponent() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installShop(desktop, running: true)
+        let owned = try await desktop.waypost("explain", "https://shop.example/cart")
+        #expect(owned.status == 0, "\(owned.errors)")
+        #expect(owned.output.contains("org.example.Shop"), "\(owned.output)")
+        #expect(owned.output.contains("the association of shop.example"), "\(owned.output)")
+        #expect(owned.output.contains("details[0].components[2]"), "\(owned.output)")
+        let excluded = try await desktop.waypost("explain", "https://shop.example/account/x")
+        #expect(excluded.output.contains("org.example.Browser"), "\(excluded.output)")
+        #expect(excluded.output.contains("exclude"), "\(excluded.output)")
+        #expect(desktop.received("org.example.Shop").isEmpty, "explain delivers nothing")
+    }
+
+    @Test func anOwningAppThatRefusesLeavesTheLinkToTheBrowser() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installShop(desktop, running: true, behaviour: ["OpenURL": "refuse", "CreateScene": "refuse"])
+        let gio = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/5"])
+        #expect(gio.status == 0, "the user sees the page: \(gio.errors)")
+        try await waitUntil("the browser has the link", desktop.busLog) { desktop.plainLines("org.example.Browser") == ["https://shop.example/product/5"] }
+    }
+
+    @Test func anAssociationInstalledWhileTheDaemonRunsIsUsedAtOnce() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installShop(desktop, running: true)
+        try await desktop.installApp(
+            "org.example.News", mimeTypes: [], declarations: [("main", ["kind": "window-group"])],
+            scenes: [(id: "front", declaration: "main", modifiers: [([], ["*"])])],
+            associatedDomains: ["news.example"])
+        try await desktop.start("org.example.News")
+        let before = try await desktop.run("/usr/bin/gio", ["open", "https://news.example/a"])
+        #expect(before.status == 0, "\(before.errors)")
+        try await waitUntil("the browser has the first link", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 1 }
+
+        try desktop.installAssociation("news.example", #"{"applinks": {"details": [{"appIDs": ["org.example.News"], "components": [{"/": "*"}]}]}}"#)
+        try await TestSupport.waitUntil("the daemon routes news.example to its app", context: desktop.busLog) {
+            try await desktop.waypost("explain", "https://news.example/b").output.contains("the association of news.example")
+        }
+        let after = try await desktop.run("/usr/bin/gio", ["open", "https://news.example/b"])
+        #expect(after.status == 0, "\(after.errors)")
+        #expect(opened(desktop, "org.example.News") == ["OpenURL front https://news.example/b"])
+    }
+
+    @Test func theUsersOwnRuleSendsWorkLinksToTheWorkBrowser() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try desktop.writeUserRule("*.corp.example", #"{"applinks": {"details": [{"appIDs": ["org.example.WorkBrowser"], "components": [{"/": "*"}]}]}}"#)
+        try await desktop.installPlainApp("org.example.WorkBrowser", mimeTypes: [])
+        try await installShop(desktop, running: false)
+        let work = try await desktop.run("/usr/bin/gio", ["open", "https://wiki.corp.example/page"])
+        #expect(work.status == 0, "\(work.errors)")
+        let other = try await desktop.run("/usr/bin/gio", ["open", "https://elsewhere.example/"])
+        #expect(other.status == 0, "\(other.errors)")
+        try await waitUntil("both browsers have their link", desktop.busLog) {
+            desktop.plainLines("org.example.WorkBrowser").count == 1 && desktop.plainLines("org.example.Browser").count == 1
+        }
+        #expect(desktop.plainLines("org.example.WorkBrowser") == ["https://wiki.corp.example/page"])
+        #expect(desktop.plainLines("org.example.Browser") == ["https://elsewhere.example/"])
+    }
+
+    @Test func aBrowserEntryThatWouldHandTheLinkBackIsNeverUsed() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installShop(desktop, running: false)
+        // The recorded browser is uninstalled; the only https handler left runs xdg-open, which
+        // would give the link straight back to Waypost.
+        try await desktop.removeEntry("org.example.Browser")
+        try await desktop.installPlainApp("org.example.Opener", mimeTypes: ["x-scheme-handler/https"], exec: "xdg-open %u")
+        let gio = try await desktop.run("/usr/bin/gio", ["open", "https://unowned.example/"])
+        #expect(gio.status != 0)
+        #expect(gio.errors.contains("no browser is installed for x-scheme-handler/https"), "\(gio.errors)")
+        // With a real browser installed again, it gets the link (the best installed https handler).
+        try await desktop.installPlainApp("org.example.OtherBrowser", mimeTypes: ["x-scheme-handler/https"])
+        try await TestSupport.waitUntil("the daemon sees the new browser", context: desktop.busLog) {
+            try await desktop.waypost("explain", "https://unowned.example/").output.contains("org.example.OtherBrowser")
+        }
+        let again = try await desktop.run("/usr/bin/gio", ["open", "https://unowned.example/"])
+        #expect(again.status == 0, "\(again.errors)")
+        try await waitUntil("the other browser has the link", desktop.busLog) { desktop.plainLines("org.example.OtherBrowser").count == 1 }
+    }
+}
