@@ -127,7 +127,7 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "DesktopIntegrationTests", dependencies: ["DBus", "Installation", "TestSupport", "waypost"],
+            name: "DesktopIntegrationTests", dependencies: ["AssociationSources", "DBus", "Installation", "TestSupport", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(

@@ -6,7 +6,7 @@ import FoundationEssentials
 struct Links: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Universal links: https links that open in the app their domain names.",
-        subcommands: [Match.self])
+        subcommands: [Match.self, List.self, Verify.self])
 }
 
 extension Links {

@@ -1,3 +1,4 @@
+import AssociationSources
 import Foundation
 import Testing
 import TestSupport
@@ -184,5 +185,66 @@ import TestSupport
         let again = try await desktop.run("/usr/bin/gio", ["open", "https://unowned.example/"])
         #expect(again.status == 0, "\(again.errors)")
         try await waitUntil("the other browser has the link", desktop.busLog) { desktop.plainLines("org.example.OtherBrowser").count == 1 }
+    }
+}
+
+/// Associations fetched from the domain: the daemon uses a verified copy from the cache, never an
+/// unverified one, and `waypost links list` / `verify` tell where each stands.
+@Suite struct FetchedAssociationTests {
+    func installNews(_ desktop: ThrowawayDesktop) async throws {
+        try await desktop.installApp(
+            "org.example.News", mimeTypes: [], declarations: [("main", ["kind": "window-group"])],
+            scenes: [(id: "front", declaration: "main", modifiers: [([], ["*"])])],
+            associatedDomains: ["news.example", "paper.invalid"])
+        try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/https"])
+        try #require(await desktop.waypost("install", "--web").status == 0)
+        try await desktop.start("org.example.News")
+    }
+
+    /// What a successful verification leaves in the cache (the daemon reads only the cache).
+    func storeVerified(_ desktop: ThrowawayDesktop, _ domain: String, _ json: String) throws {
+        let name = try AssociatedDomain(domain)
+        let record = VerificationRecord(notYet: name).after(.success(FetchedFile(body: Array(json.utf8), maxAge: nil)), at: Date())
+        try AssociationCache(directory: desktop.root.appendingPathComponent("cache/waypost/associations").path).store(record)
+    }
+
+    @Test func aVerifiedFetchedAssociationRoutesAndListShowsIt() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installNews(desktop)
+        let before = try await desktop.waypost("explain", "https://news.example/a")
+        #expect(before.output.contains("no association of news.example is installed or verified"), "\(before.output)\(before.errors)")
+
+        try storeVerified(desktop, "news.example", #"{"applinks": {"details": [{"appIDs": ["org.example.News"], "components": [{"/": "*"}]}]}}"#)
+        try await TestSupport.waitUntil("the daemon reads the verified copy", context: desktop.busLog) {
+            try await desktop.waypost("explain", "https://news.example/a").output.contains("the association of news.example")
+        }
+        let gio = try await desktop.run("/usr/bin/gio", ["open", "https://news.example/a"])
+        #expect(gio.status == 0, "\(gio.errors)")
+        #expect(desktop.received("org.example.News").count == 1)
+
+        let list = try await desktop.waypost("links", "list")
+        #expect(list.status == 0, "\(list.errors)")
+        #expect(list.output.contains("news.example  org.example.News"), "\(list.output)")
+        #expect(list.output.contains("fetched from https://news.example/.well-known/apple-app-site-association"), "\(list.output)")
+        #expect(list.output.contains("state: news.example: verified"), "\(list.output)")
+        #expect(list.output.contains("paper.invalid  org.example.News"), "\(list.output)")
+    }
+
+    @Test func verifyRecordsAFailureAndLinksKeepGoingToTheBrowser() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installNews(desktop)
+        // .invalid never resolves (RFC 2606): the fetch fails, the record says why.
+        let verify = try await desktop.waypost("links", "verify", "paper.invalid")
+        #expect(verify.status == 1)
+        #expect(verify.output.contains("paper.invalid: failed"), "\(verify.output)\(verify.errors)")
+        let unclaimed = try await desktop.waypost("links", "verify", "other.example")
+        #expect(unclaimed.status == 1)
+        #expect(unclaimed.errors.contains("no installed app claims other.example"))
+        let gio = try await desktop.run("/usr/bin/gio", ["open", "https://paper.invalid/story"])
+        #expect(gio.status == 0, "\(gio.errors)")
+        try await waitUntil("the browser has the link", desktop.busLog) { desktop.plainLines("org.example.Browser") == ["https://paper.invalid/story"] }
+        #expect(desktop.received("org.example.News").isEmpty)
     }
 }
