@@ -45,8 +45,25 @@ export GIO_USE_VFS=local
 for entry in "$here"/desktop/io.waypost.example.*.desktop; do
   sed "s|@BINDIR@|$bindir|g" "$entry" > "$XDG_DATA_HOME/applications/$(basename "$entry")"
 done
-# Before Waypost: Notes is the user's Markdown editor (Waypost takes over only such types).
-printf '[Default Applications]\ntext/markdown=io.waypost.example.Notes.desktop\n' > "$XDG_CONFIG_HOME/mimeapps.list"
+# A stand-in browser: it notes each link it is started with (the demo opens no real browser).
+cat > "$XDG_DATA_HOME/applications/io.waypost.example.Browser.desktop" <<ENTRY
+[Desktop Entry]
+Type=Application
+Name=Browser (stand-in)
+Exec=/bin/sh -c 'echo "\$1" >> $root/browser.log' sh %u
+NoDisplay=true
+MimeType=x-scheme-handler/http;x-scheme-handler/https;
+ENTRY
+# photos.example names the Photos sample in its association (universal links), as a package installs it.
+mkdir -p "$XDG_DATA_HOME/waypost/associations"
+cat > "$XDG_DATA_HOME/waypost/associations/photos.example.json" <<'JSON'
+{"applinks": {"details": [{"appIDs": ["io.waypost.example.Photos"],
+  "components": [{"/": "/show", "?": {"photoIdentifier": "?*"}}, {"/": "/show", "?": {"album": "?*"}}]}]}}
+JSON
+# Before Waypost: Notes is the user's Markdown editor (Waypost takes over only such types), and the
+# stand-in is the user's browser.
+printf '[Default Applications]\ntext/markdown=io.waypost.example.Notes.desktop\nx-scheme-handler/https=io.waypost.example.Browser.desktop\nx-scheme-handler/http=io.waypost.example.Browser.desktop\n' \
+  > "$XDG_CONFIG_HOME/mimeapps.list"
 
 # The private session bus. Services are activated from $XDG_DATA_HOME/dbus-1/services.
 dbus-daemon --session --fork --print-address=1 --print-pid=1 > "$root/bus.info" 2>>"$root/bus.log"
@@ -54,8 +71,9 @@ address=$(sed -n 1p "$root/bus.info"); bus_pid=$(sed -n 2p "$root/bus.info")
 export DBUS_SESSION_BUS_ADDRESS=$address
 echo "$bus_pid" >> "$root/pids"
 
-# Install Waypost for this user: handler entry, D-Bus service, defaults in mimeapps.list.
-"$waypost" install --user >"$root/install.log" 2>&1 || { cat "$root/install.log" >&2; exit 1; }
+# Install Waypost for this user: handler entry, D-Bus service, defaults in mimeapps.list; with
+# --web, http and https too (the stand-in browser recorded for every link no app owns).
+"$waypost" install --user --web >"$root/install.log" 2>&1 || { cat "$root/install.log" >&2; exit 1; }
 update-desktop-database "$XDG_DATA_HOME/applications"
 
 # Every routed event, as the dispatcher reports it (its Routed signal), read line by line from a
@@ -99,6 +117,9 @@ links=(
   "myphotos://show?album=Summer"
   "file://$note"
   "tune://play?track=Clair-de-lune"
+  "https://photos.example/show?photoIdentifier=IMG_0042"
+  "https://photos.example/about"
+  "https://news.example/today"
 )
 # What each row shows, for people reading the table.
 notes=(
@@ -112,6 +133,9 @@ notes=(
   "the browser window allows album="
   "a Markdown file: Notes launched"
   "a single-scene app takes every link"
+  "universal link: photos.example names Photos, which claims it"
+  "photos.example's association does not cover /about: the browser"
+  "no app claims news.example: the browser"
 )
 
 # One opener run: its wall time, then the dispatcher's report of the same event.
@@ -144,4 +168,7 @@ daemon_pid=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org
   --method org.freedesktop.DBus.GetConnectionUnixProcessID io.waypost.Dispatcher 2>/dev/null | tr -dc 0-9 || true)
 [ -n "$daemon_pid" ] && echo "$daemon_pid" >> "$root/pids"
 
-python3 "$here/Examples/demo-table.py" "$root/steps.tsv" "$root/routed.txt" "$WAYPOST_SAMPLE_LOG"
+# The stand-in browser writes its line a moment after it was started: wait for the four (bounded).
+touch "$root/browser.log"
+for _ in $(seq 100); do [ "$(wc -l < "$root/browser.log")" -ge 4 ] && break; sleep 0.05; done
+python3 "$here/Examples/demo-table.py" "$root/steps.tsv" "$root/routed.txt" "$WAYPOST_SAMPLE_LOG" "$root/browser.log"

@@ -1,13 +1,14 @@
 """Prints the live demo's table: one row per opener run, joined with the dispatcher's Routed report
 (from `waypost monitor`) and with what the sample app's scene logged as received.
 
-Usage: demo-table.py STEPS.tsv ROUTED.txt SAMPLES.log
+Usage: demo-table.py STEPS.tsv ROUTED.txt SAMPLES.log [BROWSER.log]
 """
 import json
 import re
 import sys
 
 steps_file, routed_file, samples_file = sys.argv[1:4]
+browser_lines = [line.rstrip("\n") for line in open(sys.argv[4])] if len(sys.argv) > 4 else []
 steps = [line.rstrip("\n").split("\t") for line in open(steps_file) if line.strip()]
 routed = [line.rstrip("\n") for line in open(routed_file) if line.strip() and not line.startswith("watching")]
 samples = [json.loads(line) for line in open(samples_file) if line.strip()]
@@ -41,11 +42,14 @@ for index, step in enumerate(steps):
            "opener": f"{int(micros) / 1000:.0f} ms", "dispatcher": "-", "received": "✗", "note": note}
     if (m := delivered.match(report)):
         _, app, scene, declaration, action, rule, dispatcher_micros = m.groups()
-        row.update(app=app.removeprefix("io.waypost.example."), scene=scene or ("new " + (declaration or "?")),
+        row.update(app=app.removeprefix("io.waypost.example."), scene=scene or ("new " + declaration if declaration else "-"),
                    rule=rule, action=action)
         if dispatcher_micros:
             row["dispatcher"] = f"{int(dispatcher_micros) / 1000:.1f} ms"
         if scene and take_received(app, scene, link):
+            row["received"] = "✓"
+        elif rule == "browser" and link in browser_lines:
+            browser_lines.remove(link)
             row["received"] = "✓"
     elif (m := failed.match(report)):
         row.update(action="error", rule=m.group(2).removeprefix("io.waypost.Error."), note=m.group(3)[:90])

@@ -41,22 +41,29 @@ struct LiveDemoTests {
             7: Row(opener: "gio open", app: "Photos", rule: "default", action: "create", received: true),
             8: Row(opener: "gio open", app: "Photos", rule: "allowing", action: "deliver", received: true),
             10: Row(opener: "gio open", app: "Player", rule: "single-scene", action: "deliver", received: true),
-            11: Row(opener: "waypost continue", app: "Contacts", rule: "default", action: "create", received: true),
-            12: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
-            13: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
-            14: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
+            // Universal links: photos.example's association names Photos, whose entry claims the domain.
+            11: Row(opener: "gio open", app: "Photos", rule: "preferring", action: "deliver", received: true),
+            12: Row(opener: "gio open", app: "Browser", rule: "browser", action: "fallback", received: true),
+            13: Row(opener: "gio open", app: "Browser", rule: "browser", action: "fallback", received: true),
+            14: Row(opener: "waypost continue", app: "Contacts", rule: "default", action: "create", received: true),
             15: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
-            16: Row(opener: "xdg-open", app: "Photos", rule: "preferring", action: "deliver", received: true),
-            17: Row(opener: "xdg-open", app: "Photos", rule: "preferring", action: "deliver", received: true),
-            18: Row(opener: "xdg-open", app: "Photos", rule: "allowing", action: "deliver", received: true),
-            19: Row(opener: "xdg-open", app: "Photos", rule: "allowing", action: "deliver", received: true),
-            21: Row(opener: "xdg-open", app: "Player", rule: "single-scene", action: "deliver", received: true),
+            16: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
+            17: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
+            18: Row(opener: "xdg-open", app: "Contacts", rule: "preferring", action: "deliver", received: true),
+            19: Row(opener: "xdg-open", app: "Photos", rule: "preferring", action: "deliver", received: true),
+            20: Row(opener: "xdg-open", app: "Photos", rule: "preferring", action: "deliver", received: true),
+            21: Row(opener: "xdg-open", app: "Photos", rule: "allowing", action: "deliver", received: true),
+            22: Row(opener: "xdg-open", app: "Photos", rule: "allowing", action: "deliver", received: true),
+            24: Row(opener: "xdg-open", app: "Player", rule: "single-scene", action: "deliver", received: true),
+            25: Row(opener: "xdg-open", app: "Photos", rule: "preferring", action: "deliver", received: true),
+            26: Row(opener: "xdg-open", app: "Browser", rule: "browser", action: "fallback", received: true),
+            27: Row(opener: "xdg-open", app: "Browser", rule: "browser", action: "fallback", received: true),
         ]
         for (number, row) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(rows[number] == row, "row \(number)\n\(output)")
         }
         // The Markdown file: Notes launched for it, in a new document scene; then xdg-open finds that scene.
         #expect(rows[9] == Row(opener: "gio open", app: "Notes", rule: "document-type", action: "launch", received: true), "\(output)")
-        #expect(rows[20] == Row(opener: "xdg-open", app: "Notes", rule: "preferring", action: "deliver", received: true), "\(output)")
+        #expect(rows[23] == Row(opener: "xdg-open", app: "Notes", rule: "preferring", action: "deliver", received: true), "\(output)")
     }
 }
