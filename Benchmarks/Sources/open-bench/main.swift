@@ -4,6 +4,10 @@
 //   direct   gio open → org.freedesktop.Application.Open on the same app, its own DBusActivatable entry
 //            (the floor a GIO opener allows)
 //   exec     gio open → spawn of an Exec= entry (a tiny C program: what users get from a plain handler)
+//   owned    gio open https://bench.example/… → the dispatcher → OpenURL in the app whose entry claims
+//            bench.example and whose installed association names it (a universal link)
+//   unowned  gio open https://unowned.example/… → the dispatcher → Application.Open on the browser, the
+//            same DBusActivatable entry as `direct` (the https default before `install --web`)
 //
 //   WAYPOST=/abs/release/waypost open-bench [ROUNDS]
 //   open-bench app FIFO          (internal) the app process, serving both interfaces
@@ -204,16 +208,18 @@ func runBench(rounds: Int) async throws {
     environment["DBUS_SESSION_BUS_ADDRESS"] = String(decoding: address, as: UTF8.self)
 
     let applications = "\(root)/data/applications"
-    try write("[Desktop Entry]\nType=Application\nName=Routed\nExec=\(me) app \(fifo)\nMimeType=x-scheme-handler/benchwp;\nX-Waypost=true\n",
+    try write("[Desktop Entry]\nType=Application\nName=Routed\nExec=\(me) app \(fifo)\nMimeType=x-scheme-handler/benchwp;\nX-Waypost=true\nX-Waypost-Associated-Domains=bench.example;\n",
               to: "\(applications)/io.waypost.bench.Routed.desktop")
-    try write("[Desktop Entry]\nType=Application\nName=Direct\nExec=\(me) app \(fifo)\nDBusActivatable=true\nMimeType=x-scheme-handler/benchdirect;\n",
+    try write("[Desktop Entry]\nType=Application\nName=Direct\nExec=\(me) app \(fifo)\nDBusActivatable=true\nMimeType=x-scheme-handler/benchdirect;x-scheme-handler/https;\n",
               to: "\(applications)/io.waypost.bench.Direct.desktop")
     try write("[Desktop Entry]\nType=Application\nName=Exec\nExec=\(handler) \(fifo) %u\nMimeType=x-scheme-handler/benchexec;\n",
               to: "\(applications)/io.waypost.bench.Exec.desktop")
-    try write("[Default Applications]\nx-scheme-handler/benchdirect=io.waypost.bench.Direct.desktop;\nx-scheme-handler/benchexec=io.waypost.bench.Exec.desktop;\n",
+    try write("[Default Applications]\nx-scheme-handler/benchdirect=io.waypost.bench.Direct.desktop;\nx-scheme-handler/benchexec=io.waypost.bench.Exec.desktop;\nx-scheme-handler/https=io.waypost.bench.Direct.desktop;\n",
               to: "\(root)/config/mimeapps.list")
+    try write(#"{"applinks": {"details": [{"appIDs": ["io.waypost.bench.Routed"], "components": [{"/": "/item/*"}]}]}}"#,
+              to: "\(root)/data/waypost/associations/bench.example.json")
     waitFor(spawn("/usr/bin/update-desktop-database", [applications], environment: environment))
-    guard waitFor(spawn(waypost, ["install", "--user"], environment: environment)) == 0 else { fatalError("waypost install failed") }
+    guard waitFor(spawn(waypost, ["install", "--user", "--web"], environment: environment)) == 0 else { fatalError("waypost install failed") }
 
     // The daemon's own time per link (Open received → app acknowledged), from its Routed signal,
     // which it emits only while someone called MonitorRouted.
@@ -234,17 +240,24 @@ func runBench(rounds: Int) async throws {
     defer { kill(app, SIGKILL); waitFor(app) }
     guard let (ready, _) = reader.next(timeout: 20_000), ready == "ready" else { fatalError("the app did not become ready") }
 
-    let kinds = [("waypost", "benchwp"), ("direct", "benchdirect"), ("exec", "benchexec")]
+    // Path → (the handler that reports it, the link).
+    let kinds: [(String, String, (Int) -> String)] = [
+        ("waypost", "waypost", { "benchwp://item?round=\($0)" }),
+        ("direct", "direct", { "benchdirect://item?round=\($0)" }),
+        ("exec", "exec", { "benchexec://item?round=\($0)" }),
+        ("owned", "waypost", { "https://bench.example/item/\($0)" }),
+        ("unowned", "direct", { "https://unowned.example/item/\($0)" }),
+    ]
     var samples: [String: [Double]] = [:]
     var generator = SystemRandomNumberGenerator()
     let warmup = 5
     for round in 0..<(rounds + warmup) {
-        for (kind, scheme) in kinds.shuffled(using: &generator) {
+        for (kind, handler, link) in kinds.shuffled(using: &generator) {
             let started = monotonicNanoseconds()
-            let gio = spawn("/usr/bin/gio", ["open", "\(scheme)://item?round=\(round)"], environment: environment)
+            let gio = spawn("/usr/bin/gio", ["open", link(round)], environment: environment)
             guard let (seen, at) = reader.next() else { fatalError("\(kind): no handler ran within 10 s") }
             waitFor(gio)
-            guard seen == kind else { fatalError("\(kind): expected its handler, got \(seen)") }
+            guard seen == handler else { fatalError("\(kind): expected its handler \(handler), got \(seen)") }
             if round >= warmup { samples[kind, default: []].append(Double(at - started) / 1e6) }
             usleep(2_000)  // let the exec handler's process and gio's exit settle
         }
@@ -252,13 +265,15 @@ func runBench(rounds: Int) async throws {
 
     print("gio open until a running app's handler runs, \(rounds) rounds interleaved (ms)")
     print("  path      median    p90")
-    for (kind, _) in kinds {
+    for (kind, _, _) in kinds {
         let values = samples[kind]!
         print("  \(kind.padding(toLength: 8, withPad: " ", startingAt: 0))  \(String(format: "%6.2f", median(values)))  \(String(format: "%6.2f", percentile(values, 0.9)))")
     }
     let waypostMedian = median(samples["waypost"]!), direct = median(samples["direct"]!), exec = median(samples["exec"]!)
     print(String(format: "  waypost / direct (target ≤ 1.10): %.2f×", waypostMedian / direct))
     print(String(format: "  exec / direct: %.2f×   waypost / exec: %.2f×", exec / direct, waypostMedian / exec))
+    print(String(format: "  owned https link / direct (target ≤ 1.10): %.2f×", median(samples["owned"]!) / direct))
+    print(String(format: "  unowned https link to the browser / gio open straight to it (target ≤ 1.05): %.2f×", median(samples["unowned"]!) / direct))
     // Then, apart (so that its signals do not weigh on the figures above), the daemon's own share.
     _ = try await observer.call(
         destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
