@@ -61,12 +61,16 @@ public final class Connection: Sendable {
     ///
     /// - Parameter whileAwaiting: runs once the call has been sent, before the caller suspends:
     ///   work that the reply will need, done while the peer answers instead of after.
+    /// - Parameter autoStart: false asks the bus not to start the destination's service: a name
+    ///   without an owner then fails at once with `ServiceUnknown` (one round trip, not two to ask first).
     nonisolated(nonsending) public func call<each Argument: BusValue>(
         destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
-        _ arguments: repeat each Argument, timeout: Duration = .seconds(25), whileAwaiting: () -> Void = {}
+        _ arguments: repeat each Argument, timeout: Duration = .seconds(25), autoStart: Bool = true,
+        whileAwaiting: () -> Void = {}
     ) async throws -> Message {
         let message = try OutgoingMessage.methodCall(
-            destination: destination, path: path, interface: interface, member: member, repeat each arguments)
+            destination: destination, path: path, interface: interface, member: member, autoStart: autoStart,
+            repeat each arguments)
         return try await core.sendWithReply(message, timeout: timeout, whileAwaiting: whileAwaiting)
     }
 

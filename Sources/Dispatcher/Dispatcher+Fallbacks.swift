@@ -52,14 +52,17 @@ extension Dispatcher {
     func handOverToNonParticipant(
         _ uri: String, _ entry: ApplicationEntry, _ platformData: LaunchPlatformData
     ) async throws(DispatchError) -> Outcome {
-        if entry.isDBusActivatable, let name = try? BusName(entry.id),
-           (try? await connection.nameOwner(of: name)) != nil {
+        // A running DBusActivatable app gets Open; not running (the bus knows no owner, and is told not
+        // to start one), it is launched below, which passes the activation token GIO's way.
+        if entry.isDBusActivatable, let name = try? BusName(entry.id) {
             do {
                 _ = try await connection.call(
                     destination: name, path: Contract.FreedesktopApplication.objectPath(forApplicationID: entry.id),
                     interface: Contract.FreedesktopApplication.interface, member: Contract.FreedesktopApplication.open.name,
-                    [uri], platformData.variants, timeout: configuration.deliveryTimeout)
+                    [uri], platformData.variants, timeout: configuration.deliveryTimeout, autoStart: false)
                 return Outcome(action: .fallback, appID: entry.id, rule: "fallback", preface: "\(entry.id) does not take part in Waypost; it was sent org.freedesktop.Application.Open")
+            } catch let error as BusError where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
+                // Not running: launched below.
             } catch {
                 throw .deliveryFailed(uri, attempts: ["\(entry.id) refused org.freedesktop.Application.Open: \(error)"])
             }

@@ -18,6 +18,8 @@ struct OutgoingMessage: Sendable {
         var destination: BusName? = nil
         /// The sender wants no reply (`NO_REPLY_EXPECTED`).
         var noReply = false
+        /// The bus must not start the destination's service for it (`NO_AUTO_START`).
+        var noAutoStart = false
     }
 
     /// libdbus's message, serial 0 until sent.
@@ -43,7 +45,7 @@ struct OutgoingMessage: Sendable {
         var bytes = MessageWriter(capacity: 128 + arguments.count)
         bytes.appendRaw(Wire.hostByteOrder)
         bytes.appendRaw(header.kind.wireCode)
-        bytes.appendRaw(header.noReply ? Wire.noReplyExpected : UInt8(0))
+        bytes.appendRaw((header.noReply ? Wire.noReplyExpected : 0) | (header.noAutoStart ? Wire.noAutoStart : 0))
         bytes.appendRaw(Wire.protocolVersion)
         bytes.appendRaw(UInt32(arguments.count))
         bytes.appendRaw(UInt32(1))  // the serial
@@ -73,10 +75,11 @@ struct OutgoingMessage: Sendable {
     /// A method call carrying `arguments`.
     static func methodCall<each Argument: BusValue>(
         destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName, noReply: Bool = false,
-        _ arguments: repeat each Argument
+        autoStart: Bool = true, _ arguments: repeat each Argument
     ) throws(BusError) -> OutgoingMessage {
         let header = Header(
-            kind: .methodCall, path: path, interface: interface, member: member, destination: destination, noReply: noReply)
+            kind: .methodCall, path: path, interface: interface, member: member, destination: destination, noReply: noReply,
+            noAutoStart: !autoStart)
         return try OutgoingMessage(header, arguments: MessageWriter(writing: repeat each arguments))
     }
 
@@ -119,6 +122,7 @@ private enum Wire {
     static let hostByteOrder = UInt8(ascii: 1.littleEndian == 1 ? "l" : "B")
     static let protocolVersion: UInt8 = 1
     static let noReplyExpected: UInt8 = 0x1
+    static let noAutoStart: UInt8 = 0x2
     /// The specification's limit on a whole message.
     static let maximumMessageLength = 1 << 27
 }
