@@ -32,10 +32,10 @@ enum JSONValue: Decodable, Sendable {
                 return switch expectation {
                 case .string: .string(try container.decode(String.self))
                 case .bool: .bool(try container.decode(Bool.self))
-                case .object: .object(try container.decode(Fields<ByKeyName>.self).fields)
-                case .variables: .object(try container.decode(Fields<AllStringArrays>.self).fields)
-                case .objects: .array(try container.decode([Placed<ObjectExpected>].self).map(\.value))
-                case .strings: .array(try container.decode([Placed<StringExpected>].self).map(\.value))
+                case .object: .object(try container.decode(Fields.self).fields)
+                case .variables: .object(try container.decode(VariableFields.self).fields)
+                case .objects: .array(try container.decode([ExpectedObject].self).map(\.value))
+                case .strings: .array(try container.decode([ExpectedString].self).map(\.value))
                 }
             } catch DecodingError.typeMismatch {
                 return nil
@@ -94,72 +94,114 @@ enum JSONValue: Decodable, Sendable {
     }
 }
 
-/// The place of a value in the document, written as JSONPath: `$.applinks.details[1]["?"]`.
+/// The place of a value in the document, written as JSONPath (`$.applinks.details[1]["?"]`) only
+/// when a refusal reads it: every value of a file has a place, and few are ever refused.
 struct JSONPath: Sendable, CustomStringConvertible {
-    private(set) var description = "$"
+    private enum Step: Sendable {
+        case key(String)
+        case index(Int)
+    }
 
-    func appending(_ key: String) -> JSONPath {
-        var path = self
-        let isIdentifier = !key.isEmpty && key.utf8.allSatisfy { byte in
-            byte == UInt8(ascii: "_") || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-        } && !(key.utf8.first! >= UInt8(ascii: "0") && key.utf8.first! <= UInt8(ascii: "9"))
-        if isIdentifier {
-            path.description += "." + key
-        } else {
-            var quoted = ""
-            for scalar in key.unicodeScalars {
-                switch scalar {
-                case "\"": quoted += "\\\""
-                case "\\": quoted += "\\\\"
-                default: quoted.unicodeScalars.append(scalar)
-                }
-            }
-            path.description += "[\"" + quoted + "\"]"
+    private final class Node: Sendable {
+        let parent: Node?
+        let step: Step
+
+        init(parent: Node?, step: Step) {
+            self.parent = parent
+            self.step = step
         }
-        return path
     }
 
-    func appending(_ index: Int) -> JSONPath {
-        var path = self
-        path.description += "[\(index)]"
-        return path
-    }
+    private let last: Node?
+
+    private init(last: Node?) { self.last = last }
+
+    /// The document itself, `$`.
+    init() { last = nil }
+
+    func appending(_ key: String) -> JSONPath { JSONPath(last: Node(parent: last, step: .key(key))) }
+
+    func appending(_ index: Int) -> JSONPath { JSONPath(last: Node(parent: last, step: .index(index))) }
 
     /// A decoding error's coding path, written the same way.
-    init(_ codingPath: [any CodingKey] = []) {
-        for key in codingPath {
-            self = key.intValue.map { appending($0) } ?? appending(key.stringValue)
+    init(_ codingPath: [any CodingKey]) {
+        var path = JSONPath()
+        for key in codingPath { path = key.intValue.map { path.appending($0) } ?? path.appending(key.stringValue) }
+        self = path
+    }
+
+    var description: String {
+        var steps: [Step] = []
+        var node = last
+        while let current = node {
+            steps.append(current.step)
+            node = current.parent
+        }
+        var text = "$"
+        for step in steps.reversed() {
+            switch step {
+            case .index(let index): text += "[\(index)]"
+            case .key(let key) where Self.isIdentifier(key): text += "." + key
+            case .key(let key):
+                var quoted = ""
+                for scalar in key.unicodeScalars {
+                    switch scalar {
+                    case "\"": quoted += "\\\""
+                    case "\\": quoted += "\\\\"
+                    default: quoted.unicodeScalars.append(scalar)
+                    }
+                }
+                text += "[\"" + quoted + "\"]"
+            }
+        }
+        return text
+    }
+
+    private static func isIdentifier(_ key: String) -> Bool {
+        guard let first = key.utf8.first, !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return false }
+        return key.utf8.allSatisfy { byte in
+            byte == UInt8(ascii: "_") || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
         }
     }
 }
 
-/// An expectation as a type, so that JSONDecoder can be asked for a value expected to be one.
-protocol ExpectedKind { static var expectation: JSONValue.Expectation { get } }
-enum StringExpected: ExpectedKind { static var expectation: JSONValue.Expectation { .string } }
-enum BoolExpected: ExpectedKind { static var expectation: JSONValue.Expectation { .bool } }
-enum ObjectExpected: ExpectedKind { static var expectation: JSONValue.Expectation { .object } }
-enum VariablesExpected: ExpectedKind { static var expectation: JSONValue.Expectation { .variables } }
-enum ObjectArraysExpected: ExpectedKind { static var expectation: JSONValue.Expectation { .objects } }
-enum StringArraysExpected: ExpectedKind { static var expectation: JSONValue.Expectation { .strings } }
+// Each expectation as a concrete type, so that JSONDecoder can be asked for a value expected to be
+// one; concrete rather than generic, whose metadata the runtime would look up on every value.
 
-/// A value decoded with what its place leads to expect.
-struct Placed<Expected: ExpectedKind>: Decodable {
+struct ExpectedString: Decodable {
     let value: JSONValue
-
-    init(from decoder: any Decoder) throws {
-        value = try JSONValue(decoder, expecting: Expected.expectation)
-    }
+    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .string) }
 }
 
-/// How an object's members are expected: by their key, or all alike.
-protocol MemberExpectation { static func expectation(under key: String) -> JSONValue.Expectation }
-enum ByKeyName: MemberExpectation { static func expectation(under key: String) -> JSONValue.Expectation { .under(key) } }
-enum AllStringArrays: MemberExpectation { static func expectation(under key: String) -> JSONValue.Expectation { .strings } }
+struct ExpectedBool: Decodable {
+    let value: JSONValue
+    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .bool) }
+}
+
+struct ExpectedObject: Decodable {
+    let value: JSONValue
+    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .object) }
+}
+
+struct ExpectedVariables: Decodable {
+    let value: JSONValue
+    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .variables) }
+}
+
+struct ExpectedObjects: Decodable {
+    let value: JSONValue
+    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .objects) }
+}
+
+struct ExpectedStrings: Decodable {
+    let value: JSONValue
+    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .strings) }
+}
 
 /// An object's members, each decoded with what its key leads to expect.
-struct Fields<Members: MemberExpectation>: Decodable {
-    private(set) var fields: [String: JSONValue] = [:]
+struct Fields: Decodable {
+    let fields: [String: JSONValue]
 
     struct Key: CodingKey {
         let stringValue: String
@@ -169,18 +211,36 @@ struct Fields<Members: MemberExpectation>: Decodable {
     }
 
     init(from decoder: any Decoder) throws {
+        fields = try Self.members(of: decoder) { .under($0) }
+    }
+
+    /// The members of the object `decoder` holds, each decoded as `expectation` says for its key.
+    static func members(
+        of decoder: any Decoder, _ expectation: (String) -> JSONValue.Expectation
+    ) throws -> [String: JSONValue] {
         let container = try decoder.container(keyedBy: Key.self)
+        var fields: [String: JSONValue] = [:]
         fields.reserveCapacity(container.allKeys.count)
         for key in container.allKeys {
             fields[key.stringValue] =
-                switch Members.expectation(under: key.stringValue) {
-                case .string: try container.decode(Placed<StringExpected>.self, forKey: key).value
-                case .bool: try container.decode(Placed<BoolExpected>.self, forKey: key).value
-                case .object: try container.decode(Placed<ObjectExpected>.self, forKey: key).value
-                case .variables: try container.decode(Placed<VariablesExpected>.self, forKey: key).value
-                case .objects: try container.decode(Placed<ObjectArraysExpected>.self, forKey: key).value
-                case .strings: try container.decode(Placed<StringArraysExpected>.self, forKey: key).value
+                switch expectation(key.stringValue) {
+                case .string: try container.decode(ExpectedString.self, forKey: key).value
+                case .bool: try container.decode(ExpectedBool.self, forKey: key).value
+                case .object: try container.decode(ExpectedObject.self, forKey: key).value
+                case .variables: try container.decode(ExpectedVariables.self, forKey: key).value
+                case .objects: try container.decode(ExpectedObjects.self, forKey: key).value
+                case .strings: try container.decode(ExpectedStrings.self, forKey: key).value
                 }
         }
+        return fields
+    }
+}
+
+/// `substitutionVariables`: every member an array of strings.
+struct VariableFields: Decodable {
+    let fields: [String: JSONValue]
+
+    init(from decoder: any Decoder) throws {
+        fields = try Fields.members(of: decoder) { _ in .strings }
     }
 }
