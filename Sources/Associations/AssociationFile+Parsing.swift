@@ -135,7 +135,7 @@ extension AssociationFile {
             return Component(
                 path: pattern(merged.path, key: "/") { $0.path != nil }, query: query,
                 fragment: pattern(merged.fragment, key: "#") { $0.fragment != nil },
-                exclude: merged.exclude ?? false, spelling: spelling, summary: levels[0].settings.summary)
+                exclude: merged.exclude ?? false, spelling: spelling, own: levels[0].settings)
         }
 
         /// A components object (or defaults): the keys Apple defines, typed; others ignored.

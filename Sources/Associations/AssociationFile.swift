@@ -64,7 +64,7 @@ public struct AssociationFile: Sendable {
                     guard component.matches(&subject) else { continue }
                     return AssociationMatch(
                         entry: entry, details: entryIndex, component: index, excluded: component.exclude,
-                        rule: .component(component.summary))
+                        rule: .component(component.own))
                 }
                 tried += components.count
             case .paths(let paths):
@@ -96,16 +96,16 @@ public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
     /// writing the text costs more than the matching.
     private let why: Why
 
-    enum Why: Sendable, Equatable {
+    enum Why: Sendable {
         case matched(Rule, entryApps: [String])
         case noMatch(tried: Int, entries: Int)
         case noAppLinks
         case given(String)
     }
 
-    enum Rule: Sendable, Equatable {
-        /// A component, by its own keys as JSON.
-        case component(String)
+    enum Rule: Sendable {
+        /// A component, by its own keys.
+        case component(ComponentSettings)
         /// A legacy path, as written after any `NOT `.
         case path(String)
     }
@@ -122,7 +122,7 @@ public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
         case .matched(let rule, let entryApps):
             let place =
                 switch rule {
-                case .component(let summary): "details[\(details ?? 0)].components[\(component ?? 0)] \(summary)"
+                case .component(let own): "details[\(details ?? 0)].components[\(component ?? 0)] \(own.summary)"
                 case .path(let source): "details[\(details ?? 0)].paths[\(component ?? 0)] \(ComponentSettings.quoted(source))"
                 }
             return excluded ? "\(place) excludes the link"

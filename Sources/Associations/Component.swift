@@ -8,19 +8,19 @@ final class Component: Sendable {
     let fragment: Pattern?
     let exclude: Bool
     let spelling: PatternCompiler.Spelling
-    /// The component's own keys, for reasons: `{"/": "/buy/*"}`.
-    let summary: String
+    /// The component's own keys, written into a reason when one is read: `{"/": "/buy/*"}`.
+    let own: ComponentSettings
 
     init(
         path: Pattern?, query: QueryRule?, fragment: Pattern?, exclude: Bool, spelling: PatternCompiler.Spelling,
-        summary: String
+        own: ComponentSettings
     ) {
         self.path = path
         self.query = query
         self.fragment = fragment
         self.exclude = exclude
         self.spelling = spelling
-        self.summary = summary
+        self.own = own
     }
 
     /// A component matches when each of its parts does (Apple: "all the components that a

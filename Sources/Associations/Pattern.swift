@@ -13,6 +13,8 @@
 final class Pattern: Sendable {
     /// The pattern as the file wrote it.
     let source: String
+    /// What it was compiled to (kept for variables' values, which are patterns of their own).
+    let elements: [Element]
     private let form: Form
     /// The literal text every match starts with (empty when the pattern starts with a wildcard).
     let literalPrefix: [UInt8]
@@ -34,6 +36,7 @@ final class Pattern: Sendable {
     /// position-set matcher (tests compare the two).
     init(source: String, elements: [Element], forceGeneral: Bool = false) {
         self.source = source
+        self.elements = elements
         if case .literal(let bytes)? = elements.first { literalPrefix = bytes } else { literalPrefix = [] }
         let hasChoice = elements.contains { if case .choice = $0 { true } else { false } }
         if hasChoice || forceGeneral {
@@ -57,6 +60,7 @@ final class Pattern: Sendable {
     /// A pattern that matches nothing (it names an undefined variable).
     init(unmatchable source: String) {
         self.source = source
+        elements = []
         form = .nothing
         literalPrefix = []
     }

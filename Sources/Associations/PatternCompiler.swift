@@ -56,34 +56,40 @@ struct PatternCompiler {
 
     /// - Throws: `UndefinedVariable` for a `$(name)` defined nowhere.
     mutating func compile(_ source: String, _ spelling: Spelling) throws(UndefinedVariable) -> Pattern {
+        // Wildcards and `$(`…`)` are ASCII, so the text is scanned as bytes; runs between them are literal.
+        let bytes = source.utf8.span
         var elements: [Element] = []
-        var literal = ""
-        let scalars = Array(source.unicodeScalars)
+        var literalStart = 0
         var index = 0
-        while index < scalars.count {
-            let scalar = scalars[index]
-            if expandsVariables, scalar == "$", index + 1 < scalars.count, scalars[index + 1] == "(",
-                let close = scalars[(index + 2)...].firstIndex(of: ")")
-            {
-                let name = String(String.UnicodeScalarView(scalars[(index + 2)..<close]))
-                Self.flush(&literal, into: &elements, spelling)
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "$") where expandsVariables && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "("):
+                var close = index + 2
+                while close < bytes.count, bytes[close] != UInt8(ascii: ")") { close += 1 }
+                guard close < bytes.count else {
+                    index += 1
+                    continue
+                }
+                Self.literal(source, literalStart, index, into: &elements, spelling)
+                let name = String(decoding: source.utf8.dropFirst(index + 2).prefix(close - index - 2), as: UTF8.self)
                 elements.append(.choice(try choice(name, spelling)))
                 index = close + 1
-                continue
-            }
-            switch scalar {
-            case "*":
-                Self.flush(&literal, into: &elements, spelling)
+                literalStart = index
+            case UInt8(ascii: "*"):
+                Self.literal(source, literalStart, index, into: &elements, spelling)
                 if elements.last != .star { elements.append(.star) }
-            case "?":
-                Self.flush(&literal, into: &elements, spelling)
+                index += 1
+                literalStart = index
+            case UInt8(ascii: "?"):
+                Self.literal(source, literalStart, index, into: &elements, spelling)
                 elements.append(.any)
+                index += 1
+                literalStart = index
             default:
-                literal.unicodeScalars.append(scalar)
+                index += 1
             }
-            index += 1
         }
-        Self.flush(&literal, into: &elements, spelling)
+        Self.literal(source, literalStart, bytes.count, into: &elements, spelling)
         return Pattern(source: source, elements: elements)
     }
 
@@ -100,36 +106,31 @@ struct PatternCompiler {
         return compiled
     }
 
+    /// A value of a variable: wildcards and literal text, no variables (Apple's rule).
     private static func alternative(_ value: String, _ spelling: Spelling) -> [Element] {
-        var elements: [Element] = []
-        var literal = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "*":
-                flush(&literal, into: &elements, spelling)
-                if elements.last != .star { elements.append(.star) }
-            case "?":
-                flush(&literal, into: &elements, spelling)
-                elements.append(.any)
-            default:
-                literal.unicodeScalars.append(scalar)
-            }
-        }
-        flush(&literal, into: &elements, spelling)
-        return elements
+        var plain = PatternCompiler(fileVariables: [:], expandsVariables: false)
+        return (try? plain.compile(value, spelling))?.elements ?? []
     }
 
-    /// Literal text in the link's spelling: encoded as a link is (so `/café` finds `/caf%C3%A9`),
-    /// then lower-cased when folded (the link's part is lower-cased alike).
-    private static func flush(_ literal: inout String, into elements: inout [Element], _ spelling: Spelling) {
-        guard !literal.isEmpty else { return }
-        var text = spelling.percentEncoded ? PercentEncoding.normalized(literal) : literal
-        if !spelling.caseSensitive { text = text.lowercased() }
-        if case .literal(let previous)? = elements.last {
-            elements[elements.count - 1] = .literal(previous + Array(text.utf8))
+    /// The literal bytes from `start` to `end` of the source, in the link's spelling: encoded as
+    /// a link is (so `/café` finds `/caf%C3%A9`), then lower-cased when folded (the link's part is
+    /// lower-cased alike); merged into a literal before them.
+    private static func literal(_ source: String, _ start: Int, _ end: Int, into elements: inout [Element], _ spelling: Spelling) {
+        guard start < end else { return }
+        let slice = source.utf8.dropFirst(start).prefix(end - start)
+        var bytes: [UInt8]
+        if spelling.caseSensitive && slice.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }) {
+            bytes = Array(slice)  // nothing to encode or fold: most patterns
         } else {
-            elements.append(.literal(Array(text.utf8)))
+            let text = String(decoding: slice, as: UTF8.self)
+            let spelled = spelling.percentEncoded ? PercentEncoding.normalized(text) : text
+            bytes = Array((spelling.caseSensitive ? spelled : spelled.lowercased()).utf8)
         }
-        literal = ""
+        if case .literal(let previous)? = elements.last {
+            bytes = previous + bytes
+            elements[elements.count - 1] = .literal(bytes)
+        } else {
+            elements.append(.literal(bytes))
+        }
     }
 }

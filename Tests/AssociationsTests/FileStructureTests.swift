@@ -62,6 +62,17 @@ struct FileStructureTests {
         #expect(refusal(#"{"applinks": {"details": [{"appID": 1e400}]}}"#) != nil)
     }
 
+    /// Each level could be read two ways (as expected, then as anything); a bad value deep inside
+    /// must be refused once, not retried at every level, which would be 2^200 reads here.
+    @Test("a value that cannot be read, 200 levels deep, is refused at once")
+    func deepBadValue() {
+        let depth = 200
+        let json = String(repeating: #"{"details": ["#, count: depth) + "1e400" + String(repeating: "]}", count: depth)
+        #expect(refusal(json) != nil)
+        let unicode = String(repeating: #"{"details": ["#, count: depth) + #""\ud800""# + String(repeating: "]}", count: depth)
+        #expect(refusal(unicode) != nil)
+    }
+
     @Test("nesting deeper than the decoder allows is refused, without exhausting the stack")
     func deepNesting() {
         let deep = #"{"applinks": "# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
