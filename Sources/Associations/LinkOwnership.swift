@@ -30,7 +30,7 @@ public struct UserRule: Sendable {
 ///   association domain's file must name it; the most specific domains are tried first.
 public struct LinkOwnership: Sendable {
     private let userRules: [UserRule]
-    private let associations: [String: AssociationFile]
+    private let associations: [String: DeferredAssociation]
     private let claims: [String: [DomainClaim]]
     /// Host → apps claiming exactly it; domain → apps claiming `*.domain`.
     private let exactClaims: [String: [String]]
@@ -40,6 +40,12 @@ public struct LinkOwnership: Sendable {
     ///   - associations: association domain → its usable file (installed, or fetched and verified).
     ///   - claims: app id → the claims of its installed, opted-in entry.
     public init(userRules: [UserRule], associations: [String: AssociationFile], claims: [String: [DomainClaim]]) {
+        self.init(userRules: userRules, deferredAssociations: associations.mapValues { DeferredAssociation($0) }, claims: claims)
+    }
+
+    /// - Parameter deferredAssociations: association domain → its usable file, compiled when a link
+    ///   first needs it (a malformed one names no app: its links go to the browser).
+    public init(userRules: [UserRule], deferredAssociations associations: [String: DeferredAssociation], claims: [String: [DomainClaim]]) {
         self.userRules = userRules
         self.associations = associations
         self.claims = claims
@@ -76,7 +82,7 @@ public struct LinkOwnership: Sendable {
         guard !candidates.isEmpty else { return .browser(because: .notClaimed(host: link.host)) }
         var reason: BrowserReason?
         for (domain, apps) in candidates {
-            guard let file = associations[domain] else {
+            guard let file = associations[domain]?.file else {
                 reason = reason ?? .noAssociation(domain: domain, claimants: apps)
                 continue
             }
@@ -137,7 +143,7 @@ public struct LinkOwnership: Sendable {
         for (app, appClaims) in claims {
             for claim in Set(appClaims) {
                 let agreement: ClaimedDomain.Agreement =
-                    switch associations[claim.associationDomain] {
+                    switch associations[claim.associationDomain]?.file {
                     case nil: .noAssociation
                     case let file? where file.appIDs.contains(app): .named
                     case _?: .notNamed

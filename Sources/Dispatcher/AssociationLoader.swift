@@ -19,10 +19,10 @@ public actor AssociationLoader {
     let logger: Logger
     private var installed: AssociationFileSet
     private var user: AssociationFileSet
-    /// Parsed files by their bytes' source and content, so that unchanged files are not parsed again.
-    private var parsed: [String: (bytes: [UInt8], file: AssociationFile)] = [:]
-    /// What the rebuild in progress parsed or reused: `parsed` for the next one.
-    private var used: [String: (bytes: [UInt8], file: AssociationFile)] = [:]
+    /// Associations by source, so that a file whose bytes did not change is not compiled again.
+    private var parsed: [String: DeferredAssociation] = [:]
+    /// What the rebuild in progress used: `parsed` for the next one.
+    private var used: [String: DeferredAssociation] = [:]
     private var verifying = false
 
     public init(
@@ -43,7 +43,9 @@ public actor AssociationLoader {
         directories.installed + [directories.user, directories.cache]
     }
 
-    /// Builds the table anew from what is on disk now, and replaces the dispatcher's.
+    /// Builds the table anew from what is on disk now, and replaces the dispatcher's. Associations
+    /// are read, not compiled: the table is usable at once, and `compileInBackground` (or the first
+    /// link of a domain) compiles each file once.
     /// - Returns: the table now in use.
     @discardableResult
     public func reload() -> LinkOwnership {
@@ -51,16 +53,15 @@ public actor AssociationLoader {
             logger.warning("association file not read: \(problem.path): \(problem.reason)")
         }
         let claims = currentClaims()
-        var associations: [String: AssociationFile] = [:]
+        var associations: [String: DeferredAssociation] = [:]
         let now = Date()
         for domain in Set(claims.values.joined().map(\.associationDomain)) {
             if let file = installed.files[domain] {
-                if let association = parse(file.bytes, source: file.path) { associations[domain] = association }
+                associations[domain] = deferred(file.bytes, source: file.path)
             } else if let name = try? AssociatedDomain(domain),
                       let record = try? verifier.cache.record(for: name),
-                      let bytes = record.servedFile(at: now, policy: verifier.policy),
-                      let association = parse(bytes, source: verifier.cache.path(for: name)) {
-                associations[domain] = association
+                      let bytes = record.servedFile(at: now, policy: verifier.policy) {
+                associations[domain] = deferred(bytes, source: verifier.cache.path(for: name))
             }
         }
         var rules: [UserRule] = []
@@ -70,15 +71,29 @@ public actor AssociationLoader {
                 logger.warning("user rule \(file.path) ignored: its name is not a domain (shop.example.json, *.shop.example.json)")
                 continue
             }
-            if let association = parse(file.bytes, source: file.path) {
-                rules.append(UserRule(hosts: hosts, file: association, source: file.path))
+            // The user's own few files are compiled now, so that a mistake is logged at once.
+            switch deferred(file.bytes, source: file.path).compile() {
+            case .success(let association): rules.append(UserRule(hosts: hosts, file: association, source: file.path))
+            case .failure(let error): logger.warning("user rule \(file.path) refused: \(error)")
             }
         }
         parsed = used
         used = [:]
-        let ownership = LinkOwnership(userRules: rules, associations: associations, claims: claims)
+        let ownership = LinkOwnership(userRules: rules, deferredAssociations: associations, claims: claims)
         table.replace(with: ownership)
+        let pending = Array(associations.values)
+        let logger = logger
+        Task.detached(priority: .utility) { Self.compile(pending, logger: logger) }
         return ownership
+    }
+
+    /// Compiles each association not compiled yet, logging the malformed ones.
+    nonisolated static func compile(_ associations: [DeferredAssociation], logger: Logger) {
+        for association in associations {
+            if case .failure(let error) = association.compile() {
+                logger.warning("association file \(association.source) refused: \(error)")
+            }
+        }
     }
 
     /// Fetches the association of every claimed domain that has no installed file and whose record
@@ -134,19 +149,16 @@ public actor AssociationLoader {
         return claims
     }
 
-    private func parse(_ bytes: [UInt8], source: String) -> AssociationFile? {
+    /// The deferred association for these bytes: the one of the previous rebuild when its source
+    /// still holds the same bytes (compiled already, most likely), else a new one.
+    private func deferred(_ bytes: [UInt8], source: String) -> DeferredAssociation {
         if let known = parsed[source], known.bytes == bytes {
             used[source] = known
-            return known.file
+            return known
         }
-        do {
-            let file = try AssociationFile(json: bytes)
-            used[source] = (bytes, file)
-            return file
-        } catch {
-            logger.warning("association file \(source) refused: \(error)")
-            return nil
-        }
+        let association = DeferredAssociation(bytes: bytes, source: source)
+        used[source] = association
+        return association
     }
 }
 
