@@ -19,7 +19,7 @@ import json
 import os
 import ssl
 import sys
-import time
+import threading
 
 DIRECTORY = sys.argv[1]
 PATH = "/.well-known/apple-app-site-association"
@@ -68,12 +68,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif behaviour == "unavailable":
             self.answer(503, b"busy", content_type="text/plain")
         elif behaviour == "slow":
-            time.sleep(60)
-            self.answer(200, read("valid.json"))
+            NEVER.wait()  # stalls until the client gives up and the test ends the server
         elif behaviour == "drop":
             self.close_connection = True
         else:
             self.answer(404, b"<html><body>Not found</body></html>", content_type="text/html")
+
+
+# Never set: a "slow" site never answers.
+NEVER = threading.Event()
 
 
 def main():
