@@ -95,7 +95,7 @@ demo: deps build
 	@echo
 	@./Examples/demo-live.sh "$$($(SWIFT) build --show-bin-path)"
 
-bench: bench-routing bench-bus bench-dispatch bench-open
+bench: bench-routing bench-bus bench-dispatch bench-open bench-associations
 
 bench-routing: deps
 	cd Benchmarks && $(SWIFT) run -c release routing-bench
