@@ -64,8 +64,7 @@ struct Install: ParsableCommand {
             Writes io.waypost.Dispatcher.desktop, the D-Bus activation file and a systemd user unit \
             (absolute paths to this program), makes Waypost the default in mimeapps.list for every \
             scheme an X-Waypost=true entry declares (and for its file types it is already the default \
-            of), and records the previous defaults. Running it again changes nothing.
-
+            of), and records the previous defaults. Running it again changes nothing. \
             With --web, http and https links go to Waypost too: a link whose domain an installed app \
             owns (its entry claims the domain in X-Waypost-Associated-Domains and the domain's \
             association names the app) opens in that app; every other web link goes at once to the \
