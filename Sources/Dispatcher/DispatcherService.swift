@@ -121,8 +121,8 @@ public final class DispatcherService: Sendable {
                     let (processes, scenes) = await self.dispatcher.status
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
-            ],
-            signals: [Members.routed.signalDeclaration])
+            ] + activityMethods,
+            signals: [Members.routed.signalDeclaration, Members.currentActivityChanged.signalDeclaration])
     }
 
     // MARK: org.freedesktop.Application (how GIO openers reach a DBusActivatable entry)
@@ -178,7 +178,7 @@ public final class DispatcherService: Sendable {
 
     /// The member as the contract declares it, answered by `handler`; a `DispatchError` reaches the
     /// caller under its contract name.
-    private func method(
+    func method(
         _ member: Contract.Member, _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
         member.exported { call in

@@ -27,6 +27,9 @@ public enum Contract {
         case deliveryFailed = "DeliveryFailed"
         case launchFailed = "LaunchFailed"
         case timeout = "Timeout"
+        case unlistedActivityType = "UnlistedActivityType"
+        case userInfoTooLarge = "UserInfoTooLarge"
+        case unknownActivity = "UnknownActivity"
 
         /// The failure an error name stands for; nil for a name outside the contract.
         public init?(_ name: ErrorName) {
