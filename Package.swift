@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Tests only: every program a test starts (close-on-exec pipes, exits seen on a thread of its own).
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // The daemon's store of saved user activities (SQLite, the system's libsqlite3).
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // The pure routing core: events, condition sets, declarations, scenes, the router. No I/O.
@@ -61,6 +63,12 @@ let package = Package(
                 "ExternalEvents", "DBus", "Desktop", "WaypostContract",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict),
+
+        // Saved user activities: SQLite through GRDB, searched with FTS5. Only the daemon uses it;
+        // GRDB brings Foundation into the binary (see the Makefile's release target).
+        .target(
+            name: "ActivityStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
 
         // The client library participating apps use: declarations, scenes, handlers, kept in step
@@ -101,6 +109,7 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
+        .testTarget(name: "ActivityStoreTests", dependencies: ["ActivityStore"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(

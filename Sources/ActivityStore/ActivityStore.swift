@@ -1,0 +1,311 @@
+import FoundationEssentials
+import GRDB
+import Glibc
+import Synchronization
+
+/// The saved (search-eligible) user activities, in SQLite through GRDB: one row per app and
+/// persistent identifier (or app, type and target without one), an FTS5 index over title and
+/// keywords, and the activity's payload kept as the daemon encoded it.
+///
+/// Policy:
+/// - Every access runs on GRDB's own queues and is awaited, so the caller's thread (the daemon's bus
+///   connection) never blocks on the disk. A save has committed when `save` returns: the file is in
+///   WAL mode with `synchronous=NORMAL`, so a committed save survives the daemon being killed (a
+///   power cut may lose the last ones).
+/// - Expired activities are never returned, and are deleted at open and on every save.
+/// - At most `Limits.perApplication` rows per app: a save beyond it drops that app's least recently
+///   used ones. A payload over `Limits.payloadBytes` is refused.
+/// - A file SQLite cannot read (not a database, corrupt) is renamed aside with the reason logged,
+///   and an empty store is made in its place, at open or when a statement finds it corrupt later.
+public final class ActivityStore: Sendable {
+    public struct Limits: Sendable, Hashable {
+        /// Saved activities kept per app; the least recently used go first.
+        public var perApplication: Int
+        /// The largest payload (the activity as the daemon encodes it) kept.
+        public var payloadBytes: Int
+
+        public init(perApplication: Int = 10_000, payloadBytes: Int = 64 * 1024) {
+            self.perApplication = perApplication
+            self.payloadBytes = payloadBytes
+        }
+    }
+
+    /// The current time in Unix seconds.
+    public static let unixTime: @Sendable () -> Int64 = { Int64(time(nil)) }
+
+    public let path: String
+    public let limits: Limits
+    private let clock: @Sendable () -> Int64
+    private let log: @Sendable (String) -> Void
+    private let state: Mutex<(pool: DatabasePool, recency: Int64)>
+
+    /// Opens (or creates) the store at `path`, creating its directory.
+    /// - Parameters:
+    ///   - clock: the current Unix time in seconds (tests move it to expire activities).
+    ///   - log: told, for the daemon's log, when a damaged file is set aside.
+    /// - Throws: `StoreError.unavailable` when neither the file nor a new one in its place can be used.
+    public init(
+        path: String, limits: Limits = Limits(), clock: @escaping @Sendable () -> Int64 = ActivityStore.unixTime,
+        log: @escaping @Sendable (String) -> Void
+    ) throws(StoreError) {
+        self.path = path
+        self.limits = limits
+        self.clock = clock
+        self.log = log
+        state = Mutex(try Self.openOrRebuild(path, log: log, now: clock()))
+    }
+
+    /// The pool and the highest recency in the file; a file that cannot be read is set aside once.
+    private static func openOrRebuild(_ path: String, log: (String) -> Void, now: Int64) throws(StoreError) -> (pool: DatabasePool, recency: Int64) {
+        try Self.makeDirectory(containing: path)
+        do { return try Self.open(path, now: now) } catch {
+            guard Self.exists(path) else { throw .unavailable(path: path, reason: "\(error)") }
+            let aside = try Self.setAside(path, now: now)
+            log("the activity store \(path) could not be read (\(Self.reason(error))); moved it to \(aside) and started an empty one")
+            do { return try Self.open(path, now: now) } catch { throw .unavailable(path: path, reason: Self.reason(error)) }
+        }
+    }
+
+    private static func open(_ path: String, now: Int64) throws -> (pool: DatabasePool, recency: Int64) {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        configuration.busyMode = .timeout(5)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try Schema.migrator.migrate(pool)
+        let recency = try pool.write { db in
+            try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
+            return try Int64.fetchOne(db, sql: "SELECT MAX(recency) FROM activity") ?? 0
+        }
+        return (pool, recency)
+    }
+
+    // MARK: Writing
+
+    /// Saves the activity, replacing the app's row of the same identity (keeping its id), and drops
+    /// the app's least recently used rows beyond the limit.
+    /// - Returns: the saved row's id.
+    /// - Throws: `payloadTooLarge`; `database` when SQLite fails.
+    @discardableResult
+    public func save(_ activity: ActivityToSave) async throws(StoreError) -> Int64 {
+        guard activity.payload.count <= limits.payloadBytes else {
+            throw .payloadTooLarge(appID: activity.appID, bytes: activity.payload.count, limit: limits.payloadBytes)
+        }
+        let now = clock()
+        let cap = limits.perApplication
+        let (pool, recency) = state.withLock { state in
+            state.recency += 1
+            return (state.pool, state.recency)
+        }
+        return try await run(pool) { db in
+            try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
+            let id = try Int64.fetchOne(
+                db,
+                sql: """
+                    INSERT INTO activity (app_id, identity, activity_type, title, keywords, persistent_identifier,
+                                          expires, last_used, recency, payload)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (app_id, identity) DO UPDATE SET
+                      activity_type = excluded.activity_type, title = excluded.title, keywords = excluded.keywords,
+                      persistent_identifier = excluded.persistent_identifier, expires = excluded.expires,
+                      last_used = excluded.last_used, recency = excluded.recency, payload = excluded.payload
+                    RETURNING id
+                    """,
+                arguments: [
+                    activity.appID, activity.identity, activity.activityType, activity.title,
+                    activity.keywords.joined(separator: " "), activity.persistentIdentifier, activity.expirationDate,
+                    now, recency, activity.payload,
+                ])!
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM activity WHERE app_id = ?", arguments: [activity.appID]) ?? 0
+            if count > cap {
+                try db.execute(
+                    sql: """
+                        DELETE FROM activity WHERE id IN (
+                          SELECT id FROM activity WHERE app_id = ? ORDER BY recency LIMIT ?)
+                        """,
+                    arguments: [activity.appID, count - cap])
+            }
+            return id
+        }
+    }
+
+    /// Deletes the app's saved activities with these persistent identifiers; identifiers nobody saved
+    /// are ignored.
+    /// - Returns: how many were deleted.
+    /// - Throws: `notOwner` (and deletes nothing) when one is saved by another app only.
+    @discardableResult
+    public func delete(appID: String, persistentIdentifiers: [String]) async throws(StoreError) -> Int {
+        guard !persistentIdentifiers.isEmpty else { return 0 }
+        let pool = state.withLock { $0.pool }
+        let result: Result<Int, StoreError> = try await run(pool) { db in
+            let placeholders = Array(repeating: "?", count: persistentIdentifiers.count).joined(separator: ", ")
+            let mine = Set(try String.fetchAll(
+                db, sql: "SELECT persistent_identifier FROM activity WHERE app_id = ? AND persistent_identifier IN (\(placeholders))",
+                arguments: StatementArguments([appID] + persistentIdentifiers)))
+            let others = try String.fetchAll(
+                db, sql: "SELECT persistent_identifier FROM activity WHERE app_id != ? AND persistent_identifier IN (\(placeholders))",
+                arguments: StatementArguments([appID] + persistentIdentifiers))
+            if let foreign = others.first(where: { !mine.contains($0) }) {
+                return .failure(.notOwner(persistentIdentifier: foreign, appID: appID))
+            }
+            try db.execute(
+                sql: "DELETE FROM activity WHERE app_id = ? AND persistent_identifier IN (\(placeholders))",
+                arguments: StatementArguments([appID] + persistentIdentifiers))
+            return .success(db.changesCount)
+        }
+        return try result.get()
+    }
+
+    /// Deletes every saved activity of the app.
+    /// - Returns: how many were deleted.
+    @discardableResult
+    public func deleteAll(appID: String) async throws(StoreError) -> Int {
+        let pool = state.withLock { $0.pool }
+        return try await run(pool) { db in
+            try db.execute(sql: "DELETE FROM activity WHERE app_id = ?", arguments: [appID])
+            return db.changesCount
+        }
+    }
+
+    // MARK: Reading (expired rows never come back)
+
+    /// The saved activities whose title or keywords hold a word starting with each word of `terms`,
+    /// best first: FTS5's bm25 (a title word counts twice a keyword), then the most recently used.
+    public func search(_ terms: [String], limit: Int) async throws(StoreError) -> [SavedRecord] {
+        guard let query = SearchQuery.make(terms), limit > 0 else { return [] }
+        let now = clock()
+        let pool = state.withLock { $0.pool }
+        return try await read(pool) { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.columns) FROM activity_text JOIN activity a ON a.id = activity_text.rowid
+                    WHERE activity_text MATCH ? AND (a.expires IS NULL OR a.expires > ?)
+                    ORDER BY bm25(activity_text, 2.0, 1.0), a.recency DESC LIMIT ?
+                    """,
+                arguments: [query, now, limit]
+            ).map(Self.record)
+        }
+    }
+
+    /// The app's saved activities (every app's when nil), most recently used first.
+    public func list(appID: String?) async throws(StoreError) -> [SavedRecord] {
+        let now = clock()
+        let pool = state.withLock { $0.pool }
+        return try await read(pool) { db in
+            let live = "(a.expires IS NULL OR a.expires > ?)"
+            if let appID {
+                return try Row.fetchAll(
+                    db, sql: "SELECT \(Self.columns) FROM activity a WHERE a.app_id = ? AND \(live) ORDER BY a.recency DESC",
+                    arguments: [appID, now]
+                ).map(Self.record)
+            }
+            return try Row.fetchAll(
+                db, sql: "SELECT \(Self.columns) FROM activity a WHERE \(live) ORDER BY a.recency DESC", arguments: [now]
+            ).map(Self.record)
+        }
+    }
+
+    /// The saved activity with this id, unless it was deleted or has expired.
+    public func record(id: Int64) async throws(StoreError) -> SavedRecord? {
+        let now = clock()
+        let pool = state.withLock { $0.pool }
+        return try await read(pool) { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(Self.columns) FROM activity a WHERE a.id = ? AND (a.expires IS NULL OR a.expires > ?)",
+                arguments: [id, now]
+            ).map(Self.record)
+        }
+    }
+
+    /// Deletes the expired activities now.
+    /// - Returns: how many.
+    @discardableResult
+    public func prune() async throws(StoreError) -> Int {
+        let now = clock()
+        let pool = state.withLock { $0.pool }
+        return try await run(pool) { db in
+            try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
+            return db.changesCount
+        }
+    }
+
+    private static let columns =
+        "a.id, a.app_id, a.activity_type, a.title, a.persistent_identifier, a.expires, a.last_used, a.payload"
+
+    private static func record(_ row: Row) -> SavedRecord {
+        SavedRecord(
+            id: row[0], appID: row[1], activityType: row[2], title: row[3], persistentIdentifier: row[4],
+            expirationDate: row[5], lastUsed: row[6], payload: row[7])
+    }
+
+    // MARK: Running statements, and a file found corrupt later
+
+    private func run<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
+        do { return try await pool.write(body) } catch {
+            throw recover(from: error, pool)
+        }
+    }
+
+    private func read<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
+        do { return try await pool.read(body) } catch {
+            throw recover(from: error, pool)
+        }
+    }
+
+    /// A statement that finds the file corrupt sets it aside and starts an empty store (once per
+    /// pool: the first caller to see it does it); the statement itself still fails.
+    private func recover(from error: any Error, _ failed: DatabasePool) -> StoreError {
+        guard let error = error as? DatabaseError, Self.isDamage(error) else { return .database(Self.reason(error)) }
+        let now = clock()
+        let log = log
+        let path = path
+        state.withLock { state in
+            guard state.pool === failed else { return }
+            try? failed.close()
+            do {
+                let aside = try Self.setAside(path, now: now)
+                log("the activity store \(path) is damaged (\(Self.reason(error))); moved it to \(aside) and started an empty one")
+                state = try Self.open(path, now: now)
+            } catch {
+                log("the activity store \(path) could not be rebuilt: \(error)")
+            }
+        }
+        return .database(Self.reason(error))
+    }
+
+    private static func isDamage(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
+        return "\(error)"
+    }
+
+    // MARK: Files
+
+    /// Renames the file (and its WAL and shared-memory files) to `<path>.damaged-<time>`.
+    private static func setAside(_ path: String, now: Int64) throws(StoreError) -> String {
+        let aside = "\(path).damaged-\(now)"
+        for suffix in ["", "-wal", "-shm"] where exists(path + suffix) {
+            guard rename(path + suffix, aside + suffix) == 0 else {
+                throw .unavailable(path: path, reason: "cannot move it aside to \(aside): \(String(cString: strerror(errno)))")
+            }
+        }
+        return aside
+    }
+
+    private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    private static func makeDirectory(containing path: String) throws(StoreError) {
+        var directory = ""
+        for component in path.split(separator: "/", omittingEmptySubsequences: true).dropLast() {
+            directory += "/" + component
+            if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+                throw .unavailable(path: path, reason: "cannot create \(directory): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}
