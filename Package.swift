@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "Dispatcher",
             dependencies: [
-                "ExternalEvents", "DBus", "Desktop", "WaypostContract",
+                "ExternalEvents", "DBus", "Desktop", "WaypostContract", "ActivityStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -82,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "waypost",
             dependencies: [
-                "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
+                "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract", "ActivityStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -197,7 +197,7 @@ public final class DispatcherService: Sendable {
     }
 
     /// Runs one routing and reports it with `Routed` and in the log.
-    nonisolated(nonsending) private func routed(
+    nonisolated(nonsending) func routed(
         _ event: String, _ route: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
     ) async throws -> Outcome {
         let started = ContinuousClock.now

@@ -30,6 +30,7 @@ public enum Contract {
         case unlistedActivityType = "UnlistedActivityType"
         case userInfoTooLarge = "UserInfoTooLarge"
         case unknownActivity = "UnknownActivity"
+        case storeFailed = "StoreFailed"
 
         /// The failure an error name stands for; nil for a name outside the contract.
         public init?(_ name: ErrorName) {

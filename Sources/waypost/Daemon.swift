@@ -1,5 +1,7 @@
+import ActivityStore
 import ArgumentParser
 internal import CMalloc
+import Glibc
 import DBus
 import Desktop
 import Dispatcher
@@ -61,6 +63,7 @@ struct Daemon: AsyncParsableCommand {
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: launcher,
             contentTypes: contentTypes, configuration: configuration, logger: logger)
+        if let store = Self.openActivityStore(logger) { await dispatcher.attach(store: store) }
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         do { try await service.start() } catch {
             printError("waypost daemon: \(error)")
@@ -69,5 +72,21 @@ struct Daemon: AsyncParsableCommand {
         logger.notice("serving \(Contract.busName) as \(connection.uniqueName)")
         let reason = try await connection.waitUntilClosed()
         logger.notice("the bus went away (\(reason)); exiting")
+    }
+
+    /// `$XDG_STATE_HOME/waypost/activities.sqlite` (`~/.local/state` by default). Without it the
+    /// daemon still routes, and activities are current only, not saved: it says so in its log.
+    static func openActivityStore(_ logger: Logger) -> ActivityStore? {
+        let environment = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } }
+        guard let state = environment("XDG_STATE_HOME") ?? environment("HOME").map({ $0 + "/.local/state" }) else {
+            logger.error("neither XDG_STATE_HOME nor HOME is set: activities will not be saved")
+            return nil
+        }
+        do {
+            return try ActivityStore(path: state + "/waypost/activities.sqlite") { line in logger.error("\(line)") }
+        } catch {
+            logger.error("\(error); activities will not be saved")
+            return nil
+        }
     }
 }

@@ -1,0 +1,143 @@
+import DBus
+import FoundationEssentials
+
+/// A published activity as the store keeps it: its type and its dictionary, every value with its
+/// exact D-Bus type (empty containers keep their element types), so that a continued activity
+/// reaches the app as it was published. JSON through `JSONEncoder`, each value an object naming
+/// its type code: `{"s": "text"}`, `{"a": {"t": "i", "v": [...]}}`.
+struct ActivityPayload: Codable, Sendable, Hashable {
+    var type: String
+    var activity: [String: StoredValue]
+
+    init(type: String, activity: [String: Variant]) {
+        self.type = type
+        self.activity = activity.mapValues(StoredValue.init)
+    }
+
+    var variants: [String: Variant] { activity.mapValues(\.variant) }
+
+    func encoded() throws -> Data { try Self.encoder.encode(self) }
+
+    static func decode(_ data: Data) throws -> ActivityPayload { try JSONDecoder().decode(ActivityPayload.self, from: data) }
+
+    /// The bytes `value` takes in the store: what the user-info limit counts.
+    static func storedSize(of value: [String: Variant]) -> Int {
+        (try? encoder.encode(value.mapValues(StoredValue.init)).count) ?? .max
+    }
+
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return encoder
+    }
+}
+
+/// One D-Bus value, tagged with its type code.
+struct StoredValue: Codable, Sendable, Hashable {
+    let variant: Variant
+
+    init(_ variant: Variant) { self.variant = variant }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    private struct Container: Codable, Hashable {
+        /// Element type (arrays) or key type (dictionaries).
+        var t: String
+        /// Value type (dictionaries).
+        var u: String?
+        var v: [StoredValue]
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        switch variant {
+        case .byte(let value): try container.encode(value, forKey: Key("y"))
+        case .boolean(let value): try container.encode(value, forKey: Key("b"))
+        case .int16(let value): try container.encode(value, forKey: Key("n"))
+        case .uint16(let value): try container.encode(value, forKey: Key("q"))
+        case .int32(let value): try container.encode(value, forKey: Key("i"))
+        case .uint32(let value): try container.encode(value, forKey: Key("u"))
+        case .int64(let value): try container.encode(value, forKey: Key("x"))
+        case .uint64(let value): try container.encode(value, forKey: Key("t"))
+        case .double(let value): try container.encode(value, forKey: Key("d"))
+        case .string(let value): try container.encode(value, forKey: Key("s"))
+        case .objectPath(let value): try container.encode(value.rawValue, forKey: Key("o"))
+        case .signature(let value): try container.encode(value.rawValue, forKey: Key("g"))
+        case .array(let element, let elements):
+            try container.encode(Container(t: element.rawValue, v: elements.map(StoredValue.init)), forKey: Key("a"))
+        case .dictionary(let key, let value, let entries):
+            // Entries as key, value, key, value… in a stable order, so equal dictionaries encode equally.
+            let flat = entries.sorted { $0.key.description < $1.key.description }.flatMap { [StoredValue($0.key), StoredValue($0.value)] }
+            try container.encode(Container(t: key.rawValue, u: value.rawValue, v: flat), forKey: Key("e"))
+        case .structure(let fields): try container.encode(fields.map(StoredValue.init), forKey: Key("r"))
+        case .variant(let inner): try container.encode(StoredValue(inner), forKey: Key("v"))
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        guard let key = container.allKeys.first, container.allKeys.count == 1 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "one type code expected"))
+        }
+        func signature(_ text: String) throws -> Signature {
+            do { return try Signature(text) } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "bad signature \(text)")
+            }
+        }
+        switch key.stringValue {
+        case "y": variant = .byte(try container.decode(UInt8.self, forKey: key))
+        case "b": variant = .boolean(try container.decode(Bool.self, forKey: key))
+        case "n": variant = .int16(try container.decode(Int16.self, forKey: key))
+        case "q": variant = .uint16(try container.decode(UInt16.self, forKey: key))
+        case "i": variant = .int32(try container.decode(Int32.self, forKey: key))
+        case "u": variant = .uint32(try container.decode(UInt32.self, forKey: key))
+        case "x": variant = .int64(try container.decode(Int64.self, forKey: key))
+        case "t": variant = .uint64(try container.decode(UInt64.self, forKey: key))
+        case "d": variant = .double(try container.decode(Double.self, forKey: key))
+        case "s": variant = .string(try container.decode(String.self, forKey: key))
+        case "o":
+            let text = try container.decode(String.self, forKey: key)
+            do { variant = .objectPath(try ObjectPath(text)) } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "bad object path \(text)")
+            }
+        case "g": variant = .signature(try signature(try container.decode(String.self, forKey: key)))
+        case "a":
+            let array = try container.decode(Container.self, forKey: key)
+            variant = .array(element: try signature(array.t), array.v.map(\.variant))
+        case "e":
+            let dictionary = try container.decode(Container.self, forKey: key)
+            var entries: [Variant: Variant] = [:]
+            var index = 0
+            while index + 1 < dictionary.v.count {
+                entries[dictionary.v[index].variant] = dictionary.v[index + 1].variant
+                index += 2
+            }
+            variant = .dictionary(key: try signature(dictionary.t), value: try signature(dictionary.u ?? "v"), entries)
+        case "r": variant = .structure(try container.decode([StoredValue].self, forKey: key).map(\.variant))
+        case "v": variant = .variant(try container.decode(StoredValue.self, forKey: key).variant)
+        default:
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "unknown type code \(key.stringValue)")
+        }
+    }
+}
+
+extension Variant {
+    /// How many containers deep the value goes: a string is 0, `as` is 1, `a{sv}` of `as` is 3
+    /// (the dictionary, the variant, the array).
+    var nesting: Int {
+        switch self {
+        case .array(_, let elements): 1 + (elements.map(\.nesting).max() ?? 0)
+        case .dictionary(_, _, let entries): 1 + (entries.values.map(\.nesting).max() ?? 0)
+        case .structure(let fields): 1 + (fields.map(\.nesting).max() ?? 0)
+        case .variant(let inner): 1 + inner.nesting
+        default: 0
+        }
+    }
+}
