@@ -128,6 +128,7 @@ extension ApplicationEntry {
             startupNotify: reference.boolean("StartupNotify"),
             exec: exec,
             tryExec: tryExec,
-            executablePath: program.flatMap(resolveProgram))
+            executablePath: program.flatMap(resolveProgram),
+            icon: reference.string("Icon"))
     }
 }

@@ -17,6 +17,8 @@ public final class DispatcherService: Sendable {
     private let monitors = Mutex<Set<BusName>>([])
     /// Connections watched for leaving the bus: one subscription each, however often they register.
     private let watched = Mutex<Set<BusName>>([])
+    /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
+    let runnerToken = Mutex<String?>(nil)
 
     public init(connection: Connection, dispatcher: Dispatcher, logger: Logger) {
         self.connection = connection
@@ -31,6 +33,7 @@ public final class DispatcherService: Sendable {
         try connection.export(
             Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication],
             executor: connection.executor)
+        try exportSearchProviders()
         let reply = try await connection.requestName(Contract.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner || reply == .alreadyOwner else {
             throw BusError(.failed, "another process owns \(Contract.busName); is a dispatcher already running?")

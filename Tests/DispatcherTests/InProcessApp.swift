@@ -31,6 +31,7 @@ final class InProcessApp: Sendable {
             [Desktop Entry]
             Type=Application
             Name=\(name ?? id)
+            Icon=\(id)
             Exec=\(Self.program)
             X-Waypost=true
             X-Waypost-Activity-Types=\(activityTypes.joined(separator: ";"));
