@@ -83,11 +83,14 @@ test-release: release
 	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build/release-tests --filter DBusTests
 
 # First where example scenarios would go (waypost explain), then the live demo: real gio open and
-# xdg-open calls to the sample apps on a private session bus.
+# xdg-open calls to the sample apps on a private session bus; then saved activities found through
+# GNOME Shell's search provider interface and continued in the right window.
 demo: deps build
 	@./Examples/demo.sh "$$($(SWIFT) build --show-bin-path)/waypost"
 	@echo
 	@./Examples/demo-live.sh "$$($(SWIFT) build --show-bin-path)"
+	@echo
+	@./Examples/demo-search.sh "$$($(SWIFT) build --show-bin-path)"
 
 bench: bench-routing bench-bus bench-dispatch bench-open
 

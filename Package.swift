@@ -102,6 +102,9 @@ let package = Package(
         .executableTarget(
             name: "waypost-player", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Player",
             swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-icecream", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/IceCream",
+            swiftSettings: strict),
 
         // What the integration test targets share (not a test target itself).
         .target(
@@ -118,7 +121,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "WaypostKitTests",
-            dependencies: ["WaypostKit", "DBus", "TestSupport", "waypost", "waypost-contacts", "waypost-photos", "waypost-notes", "waypost-player"],
+            dependencies: ["WaypostKit", "DBus", "TestSupport", "waypost", "waypost-contacts", "waypost-photos", "waypost-notes", "waypost-player",
+                           "waypost-icecream"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
