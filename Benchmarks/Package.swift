@@ -28,6 +28,13 @@ let package = Package(
                 .product(name: "DBus", package: "Waypost"), .product(name: "WaypostContract", package: "Waypost"),
                 "BenchSupport",
             ]),
+        // User activities: a publish beside AddScene, the desktop's search over 100,000, the store's cost.
+        .executableTarget(
+            name: "activity-bench",
+            dependencies: [
+                .product(name: "DBus", package: "Waypost"), .product(name: "WaypostContract", package: "Waypost"),
+                "BenchSupport",
+            ]),
         // gio open → Waypost → a running app, beside gio open straight to it and to an Exec= entry.
         .executableTarget(
             name: "open-bench",

@@ -38,6 +38,9 @@ public final class ActivityStore: Sendable {
     private let clock: @Sendable () -> Int64
     private let log: @Sendable (String) -> Void
     private let state: Mutex<(pool: DatabasePool, recency: Int64)>
+    /// Rows per app, counted once per app and kept by the saves and deletes (the writer's queue
+    /// runs them one at a time); nil after a prune, which may touch any app.
+    private let counts = AppCounts()
 
     /// Opens (or creates) the store at `path`, creating its directory.
     /// - Parameters:
@@ -69,9 +72,14 @@ public final class ActivityStore: Sendable {
     private static func open(_ path: String, now: Int64) throws -> (pool: DatabasePool, recency: Int64) {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Commits reach the OS before returning (enough for a killed daemon); a checkpoint leaves
+            // the WAL file at most 4 MiB.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 4194304; PRAGMA cache_size = -1024")
         }
         configuration.busyMode = .timeout(5)
+        // Searches are short: two readers beside the writer, each with a 1 MiB page cache, keep the
+        // daemon's memory flat however large the store grows.
+        configuration.maximumReaderCount = 2
         let pool = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(pool)
         let recency = try pool.write { db in
@@ -98,26 +106,36 @@ public final class ActivityStore: Sendable {
             state.recency += 1
             return (state.pool, state.recency)
         }
+        let counts = counts
         return try await run(pool) { db in
             try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
-            let id = try Int64.fetchOne(
-                db,
+            if db.changesCount > 0 { counts.withLock { $0 = nil } }
+            let fields: [(any DatabaseValueConvertible)?] = [
+                activity.activityType, activity.title, activity.keywords.joined(separator: " "), activity.persistentIdentifier,
+                activity.expirationDate, now, recency, activity.payload, activity.appID, activity.identity,
+            ]
+            if let id = try Int64.fetchOne(
+                db, sql: "SELECT id FROM activity WHERE app_id = ? AND identity = ?", arguments: [activity.appID, activity.identity])
+            {
+                try db.execute(
+                    sql: """
+                        UPDATE activity SET activity_type = ?, title = ?, keywords = ?, persistent_identifier = ?, expires = ?,
+                          last_used = ?, recency = ?, payload = ? WHERE app_id = ? AND identity = ?
+                        """,
+                    arguments: StatementArguments(fields))
+                return id
+            }
+            try db.execute(
                 sql: """
-                    INSERT INTO activity (app_id, identity, activity_type, title, keywords, persistent_identifier,
-                                          expires, last_used, recency, payload)
+                    INSERT INTO activity (activity_type, title, keywords, persistent_identifier, expires, last_used, recency,
+                                          payload, app_id, identity)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (app_id, identity) DO UPDATE SET
-                      activity_type = excluded.activity_type, title = excluded.title, keywords = excluded.keywords,
-                      persistent_identifier = excluded.persistent_identifier, expires = excluded.expires,
-                      last_used = excluded.last_used, recency = excluded.recency, payload = excluded.payload
-                    RETURNING id
                     """,
-                arguments: [
-                    activity.appID, activity.identity, activity.activityType, activity.title,
-                    activity.keywords.joined(separator: " "), activity.persistentIdentifier, activity.expirationDate,
-                    now, recency, activity.payload,
-                ])!
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM activity WHERE app_id = ?", arguments: [activity.appID]) ?? 0
+                arguments: StatementArguments(fields))
+            let id = db.lastInsertedRowID
+            let known = counts.withLock { $0?[activity.appID] }
+            let count = try known.map { $0 + 1 }
+                ?? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM activity WHERE app_id = ?", arguments: [activity.appID]) ?? 0
             if count > cap {
                 try db.execute(
                     sql: """
@@ -126,6 +144,7 @@ public final class ActivityStore: Sendable {
                         """,
                     arguments: [activity.appID, count - cap])
             }
+            counts.withLock { $0?[activity.appID] = min(count, cap) }
             return id
         }
     }
@@ -138,6 +157,7 @@ public final class ActivityStore: Sendable {
     public func delete(appID: String, persistentIdentifiers: [String]) async throws(StoreError) -> Int {
         guard !persistentIdentifiers.isEmpty else { return 0 }
         let pool = state.withLock { $0.pool }
+        let counts = counts
         let result: Result<Int, StoreError> = try await run(pool) { db in
             let placeholders = Array(repeating: "?", count: persistentIdentifiers.count).joined(separator: ", ")
             let mine = Set(try String.fetchAll(
@@ -152,6 +172,7 @@ public final class ActivityStore: Sendable {
             try db.execute(
                 sql: "DELETE FROM activity WHERE app_id = ? AND persistent_identifier IN (\(placeholders))",
                 arguments: StatementArguments([appID] + persistentIdentifiers))
+            counts.withLock { _ = $0?.removeValue(forKey: appID) }
             return .success(db.changesCount)
         }
         return try result.get()
@@ -162,30 +183,51 @@ public final class ActivityStore: Sendable {
     @discardableResult
     public func deleteAll(appID: String) async throws(StoreError) -> Int {
         let pool = state.withLock { $0.pool }
+        let counts = counts
         return try await run(pool) { db in
             try db.execute(sql: "DELETE FROM activity WHERE app_id = ?", arguments: [appID])
+            counts.withLock { $0?[appID] = 0 }
             return db.changesCount
         }
     }
 
     // MARK: Reading (expired rows never come back)
 
+    /// How many of the most recently used matches a search ranks: its cost stays bounded however
+    /// many activities share a word (100,000 saved, a one-letter prefix).
+    public static let rankedMatches = 1000
+
     /// The saved activities whose title or keywords hold a word starting with each word of `terms`,
-    /// best first: FTS5's bm25 (a title word counts twice a keyword), then the most recently used.
+    /// best first: FTS5's bm25 (a title word counts twice a keyword) over the `rankedMatches` most
+    /// recently used matches, then the most recently used.
     public func search(_ terms: [String], limit: Int) async throws(StoreError) -> [SavedRecord] {
+        try await search(terms, limit: limit, columns: Self.columns, Self.record)
+    }
+
+    /// `search`'s ids alone, in its order (what the desktop's search asks for first).
+    public func searchIDs(_ terms: [String], limit: Int) async throws(StoreError) -> [Int64] {
+        try await search(terms, limit: limit, columns: "a.id") { $0[0] }
+    }
+
+    private func search<Value: Sendable>(
+        _ terms: [String], limit: Int, columns: String, _ read: @escaping @Sendable (Row) -> Value
+    ) async throws(StoreError) -> [Value] {
         guard let query = SearchQuery.make(terms), limit > 0 else { return [] }
         let now = clock()
         let pool = state.withLock { $0.pool }
-        return try await read(pool) { db in
+        return try await self.read(pool) { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT \(Self.columns) FROM activity_text JOIN activity a ON a.id = activity_text.rowid
-                    WHERE activity_text MATCH ? AND (a.expires IS NULL OR a.expires > ?)
-                    ORDER BY bm25(activity_text, 2.0, 1.0), a.recency DESC LIMIT ?
+                    SELECT \(columns) FROM (
+                      SELECT rowid AS recency, bm25(activity_text, 2.0, 1.0) AS score FROM activity_text
+                      WHERE activity_text MATCH ? ORDER BY rowid DESC LIMIT \(Self.rankedMatches)) m
+                    JOIN activity a ON a.recency = m.recency
+                    WHERE a.expires IS NULL OR a.expires > ?
+                    ORDER BY m.score, m.recency DESC LIMIT ?
                     """,
                 arguments: [query, now, limit]
-            ).map(Self.record)
+            ).map(read)
         }
     }
 
@@ -225,8 +267,10 @@ public final class ActivityStore: Sendable {
     public func prune() async throws(StoreError) -> Int {
         let now = clock()
         let pool = state.withLock { $0.pool }
+        let counts = counts
         return try await run(pool) { db in
             try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
+            if db.changesCount > 0 { counts.withLock { $0 = nil } }
             return db.changesCount
         }
     }
@@ -308,4 +352,11 @@ public final class ActivityStore: Sendable {
             }
         }
     }
+}
+
+/// Rows per app (see `ActivityStore.counts`), shared with the closures the writer runs.
+private final class AppCounts: Sendable {
+    private let counts = Mutex<[String: Int]?>([:])
+
+    func withLock<Value>(_ body: (inout [String: Int]?) -> Value) -> Value { counts.withLock { body(&$0) } }
 }

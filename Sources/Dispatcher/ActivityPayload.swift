@@ -1,33 +1,46 @@
 import DBus
 import FoundationEssentials
 
-/// A published activity as the store keeps it: its type and its dictionary, every value with its
-/// exact D-Bus type (empty containers keep their element types), so that a continued activity
-/// reaches the app as it was published. JSON through `JSONEncoder`, each value an object naming
-/// its type code: `{"s": "text"}`, `{"a": {"t": "i", "v": [...]}}`.
-struct ActivityPayload: Codable, Sendable, Hashable {
+/// A published activity's dictionary as the store keeps it (its type is a column of its own):
+/// every value with its exact D-Bus type, so that a continued activity reaches the app as it was
+/// published. JSON through `JSONEncoder`, kept small since it is most of a saved row: the
+/// contract's keys as one letter, strings, booleans and `x` integers bare, any other value as an
+/// object naming its type code (`{"d": 1.5}`, `{"a": {"t": "s", "v": ["a", "b"]}}`).
+struct ActivityPayload: Sendable, Hashable {
     var type: String
-    var activity: [String: StoredValue]
+    var activity: [String: Variant]
+
+    /// The contract's keys as stored; any other key is stored with a leading "+".
+    private static let codes: [String: String] = [
+        "target-content-identifier": "t", "webpage-url": "w", "title": "n", "user-info": "u", "keywords": "k",
+        "eligible-for-search": "s", "eligible-for-handoff": "h", "expiration-date": "x", "persistent-identifier": "p",
+        "required-user-info-keys": "r",
+    ]
+    private static let keys = Dictionary(uniqueKeysWithValues: codes.map { ($1, $0) })
 
     init(type: String, activity: [String: Variant]) {
         self.type = type
-        self.activity = activity.mapValues(StoredValue.init)
+        self.activity = activity
     }
 
-    var variants: [String: Variant] { activity.mapValues(\.variant) }
+    var variants: [String: Variant] { activity }
 
-    func encoded() throws -> Data { try Self.encoder.encode(self) }
+    func encoded() throws -> Data {
+        let stored = Dictionary(uniqueKeysWithValues: activity.map { key, value in (Self.codes[key] ?? "+" + key, StoredValue(value)) })
+        return try Self.encoder.encode(stored)
+    }
 
-    static func decode(_ data: Data) throws -> ActivityPayload { try JSONDecoder().decode(ActivityPayload.self, from: data) }
-
-    /// The bytes `value` takes in the store: what the user-info limit counts.
-    static func storedSize(of value: [String: Variant]) -> Int {
-        (try? encoder.encode(value.mapValues(StoredValue.init)).count) ?? .max
+    static func decode(_ data: Data, type: String) throws -> ActivityPayload {
+        let stored = try JSONDecoder().decode([String: StoredValue].self, from: data)
+        let activity = Dictionary(uniqueKeysWithValues: stored.map { code, value in
+            (keys[code] ?? (code.hasPrefix("+") ? String(code.dropFirst()) : code), value.variant)
+        })
+        return ActivityPayload(type: type, activity: activity)
     }
 
     private static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return encoder
     }
@@ -56,6 +69,18 @@ struct StoredValue: Codable, Sendable, Hashable {
     }
 
     func encode(to encoder: any Encoder) throws {
+        switch variant {
+        case .string(let value):
+            var bare = encoder.singleValueContainer()
+            return try bare.encode(value)
+        case .boolean(let value):
+            var bare = encoder.singleValueContainer()
+            return try bare.encode(value)
+        case .int64(let value):
+            var bare = encoder.singleValueContainer()
+            return try bare.encode(value)
+        default: break
+        }
         var container = encoder.container(keyedBy: Key.self)
         switch variant {
         case .byte(let value): try container.encode(value, forKey: Key("y"))
@@ -82,6 +107,21 @@ struct StoredValue: Codable, Sendable, Hashable {
     }
 
     init(from decoder: any Decoder) throws {
+        // Strings, booleans and `x` integers are bare; JSONDecoder converts none into another.
+        if let bare = try? decoder.singleValueContainer() {
+            if let value = try? bare.decode(String.self) {
+                variant = .string(value)
+                return
+            }
+            if let value = try? bare.decode(Bool.self) {
+                variant = .boolean(value)
+                return
+            }
+            if let value = try? bare.decode(Int64.self) {
+                variant = .int64(value)
+                return
+            }
+        }
         let container = try decoder.container(keyedBy: Key.self)
         guard let key = container.allKeys.first, container.allKeys.count == 1 else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "one type code expected"))
@@ -129,6 +169,19 @@ struct StoredValue: Codable, Sendable, Hashable {
 }
 
 extension Variant {
+    /// What the user-info limit counts: strings' UTF-8 bytes (dictionary keys too), 8 for any other value.
+    var size: Int {
+        switch self {
+        case .string(let text): text.utf8.count
+        case .objectPath(let path): path.rawValue.utf8.count
+        case .signature(let signature): signature.rawValue.utf8.count
+        case .array(_, let elements), .structure(let elements): elements.reduce(0) { $0 + $1.size }
+        case .dictionary(_, _, let entries): entries.reduce(0) { $0 + $1.key.size + $1.value.size }
+        case .variant(let inner): inner.size
+        default: 8
+        }
+    }
+
     /// How many containers deep the value goes: a string is 0, `as` is 1, `a{sv}` of `as` is 3
     /// (the dictionary, the variant, the array).
     var nesting: Int {

@@ -25,11 +25,15 @@ struct ActivityState: Sendable {
     var store: ActivityStore?
     var current: [SceneKey: Current] = [:]
     var announced: Contract.CurrentActivity?
+    /// An announcement is scheduled: it runs after the reply of the change that scheduled it, once
+    /// for every change made until then.
+    var announcing = false
 }
 
 /// Bounds on what a scene may publish, so that no app can grow the daemon or the store without bound.
 enum ActivityLimits {
-    /// User info as stored (Apple recommends staying under 3 KB).
+    /// User info, counting its strings' (and keys') UTF-8 bytes and 8 bytes for any other value
+    /// (Apple recommends staying under 3 KB).
     static let userInfoBytes = 16 * 1024
     /// Containers deep, variants included: `{"a": ["b"]}` is 3 (dictionary, variant, array).
     static let userInfoNesting = 16
@@ -62,9 +66,9 @@ extension Dispatcher {
         let entry: ApplicationEntry
         do { entry = try directory.entry(id: appID) } catch { throw .unknownApplication(appID, reason: error.description) }
         guard entry.activityTypes.contains(type) else { throw .unlistedActivityType(type, app: appID) }
-        try Self.check(details, type: type)
+        try Self.check(details, userInfo: activity[Contract.ActivityDetails.Keys.userInfo.name], type: type)
         activities.current[.init(app: appID, scene: scene)] = .init(type: type, activity: activity, details: details)
-        announceCurrentActivity()
+        scheduleAnnouncement()
         guard details.eligibleForSearch, let store = activities.store, !Self.hasExpired(details.expirationDate) else { return }
         let payload: Data
         do { payload = try ActivityPayload(type: type, activity: activity).encoded() } catch {
@@ -87,7 +91,7 @@ extension Dispatcher {
     func clearCurrentActivity(caller: String, scene: String) throws(DispatchError) {
         let appID = try registry.ownedScene(scene, by: caller)
         activities.current[.init(app: appID, scene: scene)] = nil
-        announceCurrentActivity()
+        scheduleAnnouncement()
     }
 
     /// Deletes the caller's app's saved activities with these persistent identifiers.
@@ -135,10 +139,19 @@ extension Dispatcher {
     func currentActivityMayHaveChanged() {
         guard !activities.current.isEmpty || activities.announced != nil else { return }
         activities.current = activities.current.filter { key, _ in registry.lastActivated(scene: key.scene, in: key.app) != nil }
-        announceCurrentActivity()
+        scheduleAnnouncement()
+    }
+
+    /// Announces after the current call's reply, so that `CurrentActivityChanged` costs the
+    /// publishing app's round trip nothing, and a burst of changes one signal.
+    private func scheduleAnnouncement() {
+        guard !activities.announcing else { return }
+        activities.announcing = true
+        Task { self.announceCurrentActivity() }
     }
 
     private func announceCurrentActivity() {
+        activities.announcing = false
         let now = currentActivity
         guard now != activities.announced else { return }
         activities.announced = now
@@ -160,6 +173,18 @@ extension Dispatcher {
         }
     }
 
+    /// `searchActivities`' ids alone, for the desktop's search (no payload read).
+    func searchActivityIDs(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [String] {
+        guard terms.count <= ActivityLimits.searchTerms else {
+            throw .invalidArgument("\(terms.count) terms", reason: "a search may have at most \(ActivityLimits.searchTerms)")
+        }
+        for term in terms { try Registry.check(id: term.isEmpty ? " " : term, what: "search term") }
+        guard let store = activities.store else { return [] }
+        do { return try await store.searchIDs(terms, limit: Int(min(limit, ActivityLimits.searchResults))).map(String.init) } catch {
+            throw .storeFailed(error.description)
+        }
+    }
+
     /// The app's saved activities (every app's when nil), most recently used first.
     func savedActivities(of appID: String?) async throws(DispatchError) -> [Contract.SavedActivity] {
         guard let store = activities.store else { return [] }
@@ -176,7 +201,7 @@ extension Dispatcher {
         do { record = try await store.record(id: row) } catch { throw .storeFailed(error.description) }
         guard let record else { throw .unknownActivity(id, reason: "it was deleted, or has expired") }
         let payload: ActivityPayload
-        do { payload = try ActivityPayload.decode(record.payload) } catch {
+        do { payload = try ActivityPayload.decode(record.payload, type: record.activityType) } catch {
             throw .storeFailed("saved activity \(id) cannot be read: \(error)")
         }
         let raw = payload.variants
@@ -188,7 +213,7 @@ extension Dispatcher {
     // MARK: Helpers
 
     private func saved(_ record: SavedRecord) -> Contract.SavedActivity? {
-        guard let payload = try? ActivityPayload.decode(record.payload) else {
+        guard let payload = try? ActivityPayload.decode(record.payload, type: record.activityType) else {
             logger.error("saved activity \(record.id) of \(record.appID) cannot be read; skipped")
             return nil
         }
@@ -203,8 +228,8 @@ extension Dispatcher {
         return expiration <= Int64(time(nil))
     }
 
-    /// Each field within its bound; user info by its stored size and nesting.
-    private static func check(_ details: Contract.ActivityDetails, type: String) throws(DispatchError) {
+    /// Each field within its bound; user info (as it came, `userInfo`) by its size and nesting.
+    private static func check(_ details: Contract.ActivityDetails, userInfo: Variant?, type: String) throws(DispatchError) {
         for id in [details.targetContentIdentifier, details.persistentIdentifier].compactMap({ $0 }) {
             try Registry.check(id: id, what: "activity identifier")
         }
@@ -221,14 +246,14 @@ extension Dispatcher {
         if let long = words.first(where: { $0.utf8.count > ActivityLimits.keywordBytes }) {
             throw .invalidArgument(long, reason: "a keyword may be at most \(ActivityLimits.keywordBytes) bytes")
         }
-        guard !details.userInfo.isEmpty else { return }
-        let nesting = Variant(details.userInfo).nesting
+        guard let userInfo else { return }
+        let nesting = userInfo.nesting
         if nesting > ActivityLimits.userInfoNesting {
             throw .userInfoTooLarge(activityType: type, reason: "it is \(nesting) containers deep; at most \(ActivityLimits.userInfoNesting)")
         }
-        let bytes = ActivityPayload.storedSize(of: details.userInfo)
+        let bytes = userInfo.size
         if bytes > ActivityLimits.userInfoBytes {
-            throw .userInfoTooLarge(activityType: type, reason: "it takes \(bytes) bytes stored; at most \(ActivityLimits.userInfoBytes)")
+            throw .userInfoTooLarge(activityType: type, reason: "it holds \(bytes) bytes; at most \(ActivityLimits.userInfoBytes)")
         }
     }
 }

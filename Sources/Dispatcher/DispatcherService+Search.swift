@@ -24,12 +24,12 @@ extension DispatcherService {
             methods: [
                 method(Members.getInitialResultSet) { call in
                     let (terms) = try call.arguments([String].self)
-                    return try call.reply(try await self.dispatcher.searchActivities(terms, limit: Self.desktopResults).map(\.id))
+                    return try call.reply(try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults))
                 },
                 method(Members.getSubsearchResultSet) { call in
                     let (previous, terms) = try call.arguments([String].self, [String].self)
                     let kept = Set(previous)
-                    let results = try await self.dispatcher.searchActivities(terms, limit: Self.desktopResults).map(\.id)
+                    let results = try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)
                     return try call.reply(results.filter(kept.contains))
                 },
                 method(Members.getResultMetas) { call in
