@@ -8,10 +8,11 @@ import Synchronization
 /// keywords, and the activity's payload kept as the daemon encoded it.
 ///
 /// Policy:
-/// - Every access runs on GRDB's own queues and is awaited, so the caller's thread (the daemon's bus
-///   connection) never blocks on the disk. A save has committed when `save` returns: the file is in
-///   WAL mode with `synchronous=NORMAL`, so a committed save survives the daemon being killed (a
-///   power cut may lose the last ones).
+/// - SQLite runs on GRDB's own queues, so the caller's thread (the daemon's bus connection) never
+///   waits for it. `save` returns once the save is appended to the journal beside the file (one
+///   `write`, no sync): a killed daemon loses no save it acknowledged, replaying the journal at its
+///   next start. SQLite has the save a moment later, and every read and write waits for the saves
+///   before it. The file is in WAL mode with `synchronous=NORMAL` (a power cut may lose the last saves).
 /// - Expired activities are never returned, and are deleted at open and on every save.
 /// - At most `Limits.perApplication` rows per app: a save beyond it drops that app's least recently
 ///   used ones. A payload over `Limits.payloadBytes` is refused.
@@ -41,6 +42,11 @@ public final class ActivityStore: Sendable {
     /// Rows per app, counted once per app and kept by the saves and deletes (the writer's queue
     /// runs them one at a time); nil after a prune, which may touch any app.
     private let counts = AppCounts()
+    private let journal: Journal
+    private let writeCount = Mutex(0)
+
+    /// How many writes the store has made: the daemon hands freed memory back after bursts of them.
+    public var writes: Int { writeCount.withLock { $0 } }
 
     /// Opens (or creates) the store at `path`, creating its directory.
     /// - Parameters:
@@ -55,7 +61,30 @@ public final class ActivityStore: Sendable {
         self.limits = limits
         self.clock = clock
         self.log = log
-        state = Mutex(try Self.openOrRebuild(path, log: log, now: clock()))
+        let opened = try Self.openOrRebuild(path, log: log, now: clock())
+        journal = try Journal(path: path + ".pending")
+        state = Mutex(try Self.replay(journal, into: opened, limits: limits, log: log))
+    }
+
+    /// Saves a killed daemon acknowledged and SQLite did not yet have, applied in order.
+    private static func replay(
+        _ journal: Journal, into opened: (pool: DatabasePool, recency: Int64), limits: Limits, log: (String) -> Void
+    ) throws(StoreError) -> (pool: DatabasePool, recency: Int64) {
+        let entries = Journal.entries(at: journal.path)
+        guard !entries.isEmpty else { return opened }
+        var recency = opened.recency
+        let counts = AppCounts()
+        do {
+            try opened.pool.write { db in
+                for entry in entries where entry.activity.payload.count <= limits.payloadBytes {
+                    recency += 1
+                    _ = try Self.write(entry.activity, now: entry.savedAt, recency: recency, cap: limits.perApplication, counts: counts, db)
+                }
+            }
+        } catch { throw .database("replaying \(journal.path): \(Self.reason(error))") }
+        journal.clear()
+        log("replayed \(entries.count) saves from \(journal.path), acknowledged before the daemon stopped")
+        return (opened.pool, recency)
     }
 
     /// The pool and the highest recency in the file; a file that cannot be read is set aside once.
@@ -92,61 +121,95 @@ public final class ActivityStore: Sendable {
     // MARK: Writing
 
     /// Saves the activity, replacing the app's row of the same identity (keeping its id), and drops
-    /// the app's least recently used rows beyond the limit.
+    /// the app's least recently used rows beyond the limit. Returns once the save is journaled.
+    /// - Throws: `payloadTooLarge`; `unavailable` when the journal cannot be written.
+    public func save(_ activity: ActivityToSave) throws(StoreError) {
+        try enqueue(activity, then: nil)
+    }
+
+    /// `save`, returning once SQLite has it.
     /// - Returns: the saved row's id.
-    /// - Throws: `payloadTooLarge`; `database` when SQLite fails.
     @discardableResult
-    public func save(_ activity: ActivityToSave) async throws(StoreError) -> Int64 {
+    public func saveAndWait(_ activity: ActivityToSave) async throws(StoreError) -> Int64 {
+        let result: Result<Int64, StoreError> = await withCheckedContinuation { continuation in
+            do throws(StoreError) { try enqueue(activity) { continuation.resume(returning: $0) } } catch {
+                continuation.resume(returning: .failure(error))
+            }
+        }
+        return try result.get()
+    }
+
+    private func enqueue(_ activity: ActivityToSave, then done: (@Sendable (Result<Int64, StoreError>) -> Void)?) throws(StoreError) {
         guard activity.payload.count <= limits.payloadBytes else {
             throw .payloadTooLarge(appID: activity.appID, bytes: activity.payload.count, limit: limits.payloadBytes)
         }
         let now = clock()
         let cap = limits.perApplication
-        let (pool, recency) = state.withLock { state in
+        let counts = counts
+        let journal = journal
+        // One lock for the recency and the append, so that the journal's order is the saves' order.
+        let (pool, recency) = try state.withLock { state throws(StoreError) in
+            try journal.append(activity, savedAt: now)
             state.recency += 1
             return (state.pool, state.recency)
         }
-        let counts = counts
-        return try await run(pool) { db in
-            try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
-            if db.changesCount > 0 { counts.withLock { $0 = nil } }
-            let fields: [(any DatabaseValueConvertible)?] = [
-                activity.activityType, activity.title, activity.keywords.joined(separator: " "), activity.persistentIdentifier,
-                activity.expirationDate, now, recency, activity.payload, activity.appID, activity.identity,
-            ]
-            if let id = try Int64.fetchOne(
-                db, sql: "SELECT id FROM activity WHERE app_id = ? AND identity = ?", arguments: [activity.appID, activity.identity])
-            {
-                try db.execute(
-                    sql: """
-                        UPDATE activity SET activity_type = ?, title = ?, keywords = ?, persistent_identifier = ?, expires = ?,
-                          last_used = ?, recency = ?, payload = ? WHERE app_id = ? AND identity = ?
-                        """,
-                    arguments: StatementArguments(fields))
-                return id
+        writeCount.withLock { $0 += 1 }
+        pool.asyncWrite({ db in
+            try Self.write(activity, now: now, recency: recency, cap: cap, counts: counts, db)
+        }, completion: { [self] _, result in
+            switch result {
+            case .success(let id):
+                journal.settled(stored: true)
+                done?(.success(id))
+            case .failure(let error):
+                journal.settled(stored: false)
+                let failure = recover(from: error, pool)
+                log("a save of \(activity.appID) failed, kept in \(journal.path) for the next start: \(failure)")
+                done?(.failure(failure))
             }
+        })
+    }
+
+    /// One save in SQLite: prunes what expired, updates the row of the same identity or inserts one,
+    /// and keeps the app within `cap`.
+    private static func write(
+        _ activity: ActivityToSave, now: Int64, recency: Int64, cap: Int, counts: AppCounts, _ db: Database
+    ) throws -> Int64 {
+        try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
+        if db.changesCount > 0 { counts.withLock { $0 = nil } }
+        let fields: [(any DatabaseValueConvertible)?] = [
+            activity.activityType, activity.title, activity.keywords.joined(separator: " "), activity.persistentIdentifier,
+            activity.expirationDate, now, recency, activity.payload, activity.appID, activity.identity,
+        ]
+        if let id = try Int64.fetchOne(
+            db, sql: "SELECT id FROM activity WHERE app_id = ? AND identity = ?", arguments: [activity.appID, activity.identity])
+        {
             try db.execute(
                 sql: """
-                    INSERT INTO activity (activity_type, title, keywords, persistent_identifier, expires, last_used, recency,
-                                          payload, app_id, identity)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    UPDATE activity SET activity_type = ?, title = ?, keywords = ?, persistent_identifier = ?, expires = ?,
+                      last_used = ?, recency = ?, payload = ? WHERE app_id = ? AND identity = ?
                     """,
                 arguments: StatementArguments(fields))
-            let id = db.lastInsertedRowID
-            let known = counts.withLock { $0?[activity.appID] }
-            let count = try known.map { $0 + 1 }
-                ?? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM activity WHERE app_id = ?", arguments: [activity.appID]) ?? 0
-            if count > cap {
-                try db.execute(
-                    sql: """
-                        DELETE FROM activity WHERE id IN (
-                          SELECT id FROM activity WHERE app_id = ? ORDER BY recency LIMIT ?)
-                        """,
-                    arguments: [activity.appID, count - cap])
-            }
-            counts.withLock { $0?[activity.appID] = min(count, cap) }
             return id
         }
+        try db.execute(
+            sql: """
+                INSERT INTO activity (activity_type, title, keywords, persistent_identifier, expires, last_used, recency,
+                                      payload, app_id, identity)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: StatementArguments(fields))
+        let id = db.lastInsertedRowID
+        let known = counts.withLock { $0?[activity.appID] }
+        let count = try known.map { $0 + 1 }
+            ?? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM activity WHERE app_id = ?", arguments: [activity.appID]) ?? 0
+        if count > cap {
+            try db.execute(
+                sql: "DELETE FROM activity WHERE id IN (SELECT id FROM activity WHERE app_id = ? ORDER BY recency LIMIT ?)",
+                arguments: [activity.appID, count - cap])
+        }
+        counts.withLock { $0?[activity.appID] = min(count, cap) }
+        return id
     }
 
     /// Deletes the app's saved activities with these persistent identifiers; identifiers nobody saved
@@ -287,13 +350,18 @@ public final class ActivityStore: Sendable {
     // MARK: Running statements, and a file found corrupt later
 
     private func run<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
+        writeCount.withLock { $0 += 1 }
         do { return try await pool.write(body) } catch {
             throw recover(from: error, pool)
         }
     }
 
+    /// Reads once SQLite has every save made before.
     private func read<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
-        do { return try await pool.read(body) } catch {
+        do {
+            if journal.pending > 0 { try await pool.writeWithoutTransaction { _ in } }
+            return try await pool.read(body)
+        } catch {
             throw recover(from: error, pool)
         }
     }

@@ -1,7 +1,7 @@
 public import FoundationEssentials
 
 /// An activity to save: what the store indexes beside the payload it keeps untouched.
-public struct ActivityToSave: Sendable, Hashable {
+public struct ActivityToSave: Sendable, Hashable, Codable {
     public var appID: String
     public var activityType: String
     public var title: String

@@ -78,7 +78,7 @@ extension Dispatcher {
             appID: appID, activityType: type, title: details.title ?? "", keywords: details.keywords,
             persistentIdentifier: details.persistentIdentifier, target: details.targetContentIdentifier ?? details.webpageURL,
             expirationDate: details.expirationDate, payload: payload)
-        do { try await store.save(saved) } catch {
+        do { try store.save(saved) } catch {
             if case .payloadTooLarge(_, let bytes, let limit) = error {
                 throw .userInfoTooLarge(activityType: type, reason: "the activity takes \(bytes) bytes stored; at most \(limit)")
             }

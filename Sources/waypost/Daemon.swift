@@ -63,7 +63,10 @@ struct Daemon: AsyncParsableCommand {
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: launcher,
             contentTypes: contentTypes, configuration: configuration, logger: logger)
-        if let store = Self.openActivityStore(logger) { await dispatcher.attach(store: store) }
+        if let store = Self.openActivityStore(logger) {
+            await dispatcher.attach(store: store)
+            Self.trimMemory(after: store)
+        }
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         do { try await service.start() } catch {
             printError("waypost daemon: \(error)")
@@ -72,6 +75,23 @@ struct Daemon: AsyncParsableCommand {
         logger.notice("serving \(Contract.busName) as \(connection.uniqueName)")
         let reason = try await connection.waitUntilClosed()
         logger.notice("the bus went away (\(reason)); exiting")
+    }
+
+    /// Hands the heap's free pages back to the system a few seconds after the store wrote: SQLite's
+    /// and FTS5's buffers, freed on the store's threads, otherwise stay resident (activity-bench:
+    /// 41 MiB anonymous after 100,000 saves, 6 MiB once trimmed).
+    static func trimMemory(after store: ActivityStore) {
+        Task.detached(priority: .background) {
+            var trimmedAt = store.writes
+            while true {
+                try? await Task.sleep(for: .seconds(5))
+                let writes = store.writes
+                if writes != trimmedAt {
+                    trimmedAt = writes
+                    _ = malloc_trim(0)
+                }
+            }
+        }
     }
 
     /// `$XDG_STATE_HOME/waypost/activities.sqlite` (`~/.local/state` by default). Without it the

@@ -131,6 +131,7 @@ func main() async throws {
     print("  SetCurrentActivity, current only            \(format(current.median)) / \(format(current.p99))")
     print("  publish (saved) / AddScene, median of rounds: \(String(format: "%.2f", median(ratios)))×")
     _ = try await app.call(Contract.Dispatcher1.deleteAllSavedActivities)
+    let rssAfterRoundTrips = statusKiB("RssAnon", of: daemonPID)
 
     // B. 100,000 saved activities: 10 apps of 10,000, the apps publishing side by side.
     let fillStart = ContinuousClock.now
@@ -149,6 +150,7 @@ func main() async throws {
         destination: dispatcher, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
         member: Contract.Dispatcher1.listSavedActivities.name, "io.waypost.bench.App3").decode([[String: Variant]].self).count
     print("")
+    let rssAfterFill = statusKiB("RssAnon", of: daemonPID)
     print("filled \(apps * perApp) saved activities in \(String(format: "%.1f", fillSeconds)) s (\(String(format: "%.0f", Double(apps * perApp) / fillSeconds))/s); App3 lists \(saved)")
 
     // C. The desktop's search, called as GNOME Shell calls it, with prefixes of every length.
@@ -193,7 +195,8 @@ func main() async throws {
     }
     print("GetSubsearchResultSet (2 letters, then 3): \(format(sub.median)) / \(format(sub.p99))")
 
-    // D. What it costs to keep them.
+    // D. What it costs to keep them, once the daemon has handed freed memory back (5 s after writes).
+    try await Task.sleep(for: .seconds(6))
     let state = root.appendingPathComponent("state/waypost")
     let files = (try? FileManager.default.contentsOfDirectory(atPath: state.path)) ?? []
     let bytes = files.reduce(0) { total, file in
@@ -203,6 +206,7 @@ func main() async throws {
     print("")
     print("store on disk: \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB (\(files.sorted().joined(separator: ", ")))")
     print("daemon RSS: \(rssBefore / 1024) MiB before, \(rssAfter / 1024) MiB after (+\(String(format: "%.1f", Double(rssAfter - rssBefore) / 1024)) MiB; anonymous \(statusKiB("RssAnon", of: daemonPID) / 1024) MiB)")
+    print("daemon anonymous RSS: \(rssAfterRoundTrips / 1024) MiB after the round trips, \(rssAfterFill / 1024) MiB after filling")
     if ProcessInfo.processInfo.environment["ACTIVITY_BENCH_KEEP"] != nil { print("kept \(root.path)") }
 }
 
