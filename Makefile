@@ -20,7 +20,7 @@ DEB_PACKAGES += libsystemd-dev
 endif
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test test-release demo bench bench-routing bench-bus bench-dispatch bench-instructions bench-message-building bench-open dist install uninstall check-install clean
+.PHONY: all deps build release test test-release demo bench bench-activities bench-routing bench-bus bench-dispatch bench-instructions bench-message-building bench-open dist install uninstall check-install clean
 
 all: build
 
@@ -121,6 +121,11 @@ bench-instructions: release
 bench-message-building: deps
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	Benchmarks/message-building.sh
+
+# User activities: a publish beside AddScene, the desktop's search over 100,000 saved activities,
+# and what keeping them costs on disk and in the daemon (issue 17's figures).
+bench-activities: release
+	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench
 
 # gio open → the daemon → a running app, beside gio open straight to the app and to an Exec= entry.
 bench-open: deps release

@@ -45,8 +45,8 @@ public final class ActivityStore: Sendable {
     private let journal: Journal
     private let writeCount = Mutex(0)
 
-    /// How many writes the store has made: the daemon hands freed memory back after bursts of them.
-    public var writes: Int { writeCount.withLock { $0 } }
+    /// How many reads and writes the store has made: the daemon hands freed memory back after bursts of them.
+    public var accesses: Int { writeCount.withLock { $0 } }
 
     /// Opens (or creates) the store at `path`, creating its directory.
     /// - Parameters:
@@ -120,11 +120,25 @@ public final class ActivityStore: Sendable {
 
     // MARK: Writing
 
+    /// Saves not yet in SQLite beyond which `save` waits for SQLite: a flood of saves costs the
+    /// daemon at most this many queued, whatever the disk's pace.
+    public static let backlog = 500
+
     /// Saves the activity, replacing the app's row of the same identity (keeping its id), and drops
-    /// the app's least recently used rows beyond the limit. Returns once the save is journaled.
+    /// the app's least recently used rows beyond the limit. Returns once the save is journaled;
+    /// when `isBehind`, the caller should await `catchUp()` before saving more.
     /// - Throws: `payloadTooLarge`; `unavailable` when the journal cannot be written.
     public func save(_ activity: ActivityToSave) throws(StoreError) {
         try enqueue(activity, then: nil)
+    }
+
+    /// More than `backlog` saves wait for SQLite.
+    public var isBehind: Bool { journal.pending > Self.backlog }
+
+    /// Returns once SQLite has every save made so far.
+    public func catchUp() async throws(StoreError) {
+        let pool = state.withLock { $0.pool }
+        do { try await pool.writeWithoutTransaction { _ in } } catch { throw recover(from: error, pool) }
     }
 
     /// `save`, returning once SQLite has it.
@@ -358,6 +372,7 @@ public final class ActivityStore: Sendable {
 
     /// Reads once SQLite has every save made before.
     private func read<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
+        writeCount.withLock { $0 += 1 }
         do {
             if journal.pending > 0 { try await pool.writeWithoutTransaction { _ in } }
             return try await pool.read(body)

@@ -78,7 +78,11 @@ extension Dispatcher {
             appID: appID, activityType: type, title: details.title ?? "", keywords: details.keywords,
             persistentIdentifier: details.persistentIdentifier, target: details.targetContentIdentifier ?? details.webpageURL,
             expirationDate: details.expirationDate, payload: payload)
-        do { try store.save(saved) } catch {
+        do {
+            try store.save(saved)
+            // A flood waits for the disk here, so that what waits for SQLite stays bounded.
+            if store.isBehind { try await store.catchUp() }
+        } catch {
             if case .payloadTooLarge(_, let bytes, let limit) = error {
                 throw .userInfoTooLarge(activityType: type, reason: "the activity takes \(bytes) bytes stored; at most \(limit)")
             }

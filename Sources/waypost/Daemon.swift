@@ -77,17 +77,17 @@ struct Daemon: AsyncParsableCommand {
         logger.notice("the bus went away (\(reason)); exiting")
     }
 
-    /// Hands the heap's free pages back to the system a few seconds after the store wrote: SQLite's
+    /// Hands the heap's free pages back to the system a few seconds after the store was used: SQLite's
     /// and FTS5's buffers, freed on the store's threads, otherwise stay resident (activity-bench:
     /// 41 MiB anonymous after 100,000 saves, 6 MiB once trimmed).
     static func trimMemory(after store: ActivityStore) {
         Task.detached(priority: .background) {
-            var trimmedAt = store.writes
+            var trimmedAt = store.accesses
             while true {
                 try? await Task.sleep(for: .seconds(5))
-                let writes = store.writes
-                if writes != trimmedAt {
-                    trimmedAt = writes
+                let accesses = store.accesses
+                if accesses != trimmedAt {
+                    trimmedAt = accesses
                     _ = malloc_trim(0)
                 }
             }

@@ -131,6 +131,7 @@ func main() async throws {
     print("  SetCurrentActivity, current only            \(format(current.median)) / \(format(current.p99))")
     print("  publish (saved) / AddScene, median of rounds: \(String(format: "%.2f", median(ratios)))×")
     _ = try await app.call(Contract.Dispatcher1.deleteAllSavedActivities)
+    if ProcessInfo.processInfo.environment["ACTIVITY_BENCH_ROUND_TRIPS_ONLY"] != nil { return }
     let rssAfterRoundTrips = statusKiB("RssAnon", of: daemonPID)
 
     // B. 100,000 saved activities: 10 apps of 10,000, the apps publishing side by side.
@@ -196,6 +197,7 @@ func main() async throws {
     print("GetSubsearchResultSet (2 letters, then 3): \(format(sub.median)) / \(format(sub.p99))")
 
     // D. What it costs to keep them, once the daemon has handed freed memory back (5 s after writes).
+    let rssAfterQueries = statusKiB("RssAnon", of: daemonPID)
     try await Task.sleep(for: .seconds(6))
     let state = root.appendingPathComponent("state/waypost")
     let files = (try? FileManager.default.contentsOfDirectory(atPath: state.path)) ?? []
@@ -206,7 +208,7 @@ func main() async throws {
     print("")
     print("store on disk: \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB (\(files.sorted().joined(separator: ", ")))")
     print("daemon RSS: \(rssBefore / 1024) MiB before, \(rssAfter / 1024) MiB after (+\(String(format: "%.1f", Double(rssAfter - rssBefore) / 1024)) MiB; anonymous \(statusKiB("RssAnon", of: daemonPID) / 1024) MiB)")
-    print("daemon anonymous RSS: \(rssAfterRoundTrips / 1024) MiB after the round trips, \(rssAfterFill / 1024) MiB after filling")
+    print("daemon anonymous RSS: \(rssAfterRoundTrips / 1024) MiB after the round trips, \(rssAfterFill / 1024) MiB after filling, \(rssAfterQueries / 1024) MiB after the searches")
     if ProcessInfo.processInfo.environment["ACTIVITY_BENCH_KEEP"] != nil { print("kept \(root.path)") }
 }
 
