@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GRDB
 import Glibc
+import Dispatch
 import Synchronization
 
 /// The saved (search-eligible) user activities, in SQLite through GRDB: one row per app and
@@ -38,7 +39,26 @@ public final class ActivityStore: Sendable {
     public let limits: Limits
     private let clock: @Sendable () -> Int64
     private let log: @Sendable (String) -> Void
-    private let state: Mutex<(pool: DatabasePool, recency: Int64)>
+    private let state: Mutex<Storage>
+
+    /// The open file, and the saves journaled but not yet handed to SQLite.
+    private struct Storage {
+        var pool: DatabasePool
+        var recency: Int64
+        /// Handed to SQLite together, in one transaction, `batchDelay` after the first of them.
+        var batch: [QueuedSave] = []
+    }
+
+    private struct QueuedSave {
+        var activity: ActivityToSave
+        var savedAt: Int64
+        var recency: Int64
+        var done: (@Sendable (Result<Int64, StoreError>) -> Void)?
+    }
+
+    /// How long a save waits for others to share its transaction: off the reply's way, and one
+    /// commit for a burst.
+    static let batchDelay: DispatchTimeInterval = .milliseconds(2)
     /// Rows per app, counted once per app and kept by the saves and deletes (the writer's queue
     /// runs them one at a time); nil after a prune, which may touch any app.
     private let counts = AppCounts()
@@ -63,7 +83,8 @@ public final class ActivityStore: Sendable {
         self.log = log
         let opened = try Self.openOrRebuild(path, log: log, now: clock())
         journal = try Journal(path: path + ".pending")
-        state = Mutex(try Self.replay(journal, into: opened, limits: limits, log: log))
+        let replayed = try Self.replay(journal, into: opened, limits: limits, log: log)
+        state = Mutex(Storage(pool: replayed.pool, recency: replayed.recency))
     }
 
     /// Saves a killed daemon acknowledged and SQLite did not yet have, applied in order.
@@ -137,6 +158,7 @@ public final class ActivityStore: Sendable {
 
     /// Returns once SQLite has every save made so far.
     public func catchUp() async throws(StoreError) {
+        flush()
         let pool = state.withLock { $0.pool }
         do { try await pool.writeWithoutTransaction { _ in } } catch { throw recover(from: error, pool) }
     }
@@ -158,30 +180,50 @@ public final class ActivityStore: Sendable {
             throw .payloadTooLarge(appID: activity.appID, bytes: activity.payload.count, limit: limits.payloadBytes)
         }
         let now = clock()
+        let journal = journal
+        // One lock for the recency, the journal and the batch: their orders are the saves' order.
+        let first = try state.withLock { state throws(StoreError) in
+            try journal.append(activity, savedAt: now)
+            state.recency += 1
+            state.batch.append(QueuedSave(activity: activity, savedAt: now, recency: state.recency, done: done))
+            return state.batch.count == 1
+        }
+        writeCount.withLock { $0 += 1 }
+        if first { DispatchQueue.global().asyncAfter(deadline: .now() + Self.batchDelay) { [self] in flush() } }
+    }
+
+    /// Hands the batch to SQLite's writer now (before a read or write that must follow it).
+    private func flush() {
         let cap = limits.perApplication
         let counts = counts
         let journal = journal
-        // One lock for the recency and the append, so that the journal's order is the saves' order.
-        let (pool, recency) = try state.withLock { state throws(StoreError) in
-            try journal.append(activity, savedAt: now)
-            state.recency += 1
-            return (state.pool, state.recency)
+        // Under the lock: batches reach the writer's queue in the order they were made.
+        state.withLock { state in
+            let saves = state.batch
+            guard !saves.isEmpty else { return }
+            state.batch = []
+            let pool = state.pool
+            pool.asyncWrite({ db in
+                try saves.map { save in
+                    try Self.write(save.activity, now: save.savedAt, recency: save.recency, cap: cap, counts: counts, db)
+                }
+            }, completion: { [self] _, result in
+                switch result {
+                case .success(let ids):
+                    for (save, id) in zip(saves, ids) {
+                        journal.settled(stored: true)
+                        save.done?(.success(id))
+                    }
+                case .failure(let error):
+                    let failure = recover(from: error, pool)
+                    log("\(saves.count) saves failed, kept in \(journal.path) for the next start: \(failure)")
+                    for save in saves {
+                        journal.settled(stored: false)
+                        save.done?(.failure(failure))
+                    }
+                }
+            })
         }
-        writeCount.withLock { $0 += 1 }
-        pool.asyncWrite({ db in
-            try Self.write(activity, now: now, recency: recency, cap: cap, counts: counts, db)
-        }, completion: { [self] _, result in
-            switch result {
-            case .success(let id):
-                journal.settled(stored: true)
-                done?(.success(id))
-            case .failure(let error):
-                journal.settled(stored: false)
-                let failure = recover(from: error, pool)
-                log("a save of \(activity.appID) failed, kept in \(journal.path) for the next start: \(failure)")
-                done?(.failure(failure))
-            }
-        })
     }
 
     /// One save in SQLite: prunes what expired, updates the row of the same identity or inserts one,
@@ -365,6 +407,7 @@ public final class ActivityStore: Sendable {
 
     private func run<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
         writeCount.withLock { $0 += 1 }
+        flush()
         do { return try await pool.write(body) } catch {
             throw recover(from: error, pool)
         }
@@ -374,7 +417,10 @@ public final class ActivityStore: Sendable {
     private func read<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
         writeCount.withLock { $0 += 1 }
         do {
-            if journal.pending > 0 { try await pool.writeWithoutTransaction { _ in } }
+            if journal.pending > 0 {
+                flush()
+                try await pool.writeWithoutTransaction { _ in }
+            }
             return try await pool.read(body)
         } catch {
             throw recover(from: error, pool)
@@ -394,7 +440,8 @@ public final class ActivityStore: Sendable {
             do {
                 let aside = try Self.setAside(path, now: now)
                 log("the activity store \(path) is damaged (\(Self.reason(error))); moved it to \(aside) and started an empty one")
-                state = try Self.open(path, now: now)
+                let opened = try Self.open(path, now: now)
+                (state.pool, state.recency) = (opened.pool, opened.recency)
             } catch {
                 log("the activity store \(path) could not be rebuilt: \(error)")
             }
