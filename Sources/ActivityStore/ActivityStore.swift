@@ -122,9 +122,11 @@ public final class ActivityStore: Sendable {
     private static func open(_ path: String, now: Int64) throws -> (pool: DatabasePool, recency: Int64) {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
-            // Commits reach the OS before returning (enough for a killed daemon); a checkpoint leaves
-            // the WAL file at most 4 MiB.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 4194304; PRAGMA cache_size = -1024")
+            // Commits reach the OS before returning; checkpoints every 1 MiB of WAL leave it at most 1 MiB.
+            try db.execute(sql: """
+                PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 256; PRAGMA journal_size_limit = 1048576;
+                PRAGMA cache_size = -1024
+                """)
         }
         configuration.busyMode = .timeout(5)
         // Searches are short: two readers beside the writer, each with a 1 MiB page cache, keep the
@@ -234,7 +236,8 @@ public final class ActivityStore: Sendable {
         try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
         if db.changesCount > 0 { counts.withLock { $0 = nil } }
         let fields: [(any DatabaseValueConvertible)?] = [
-            activity.activityType, activity.title, activity.keywords.joined(separator: " "), activity.persistentIdentifier,
+            activity.activityType, activity.title, activity.keywords.joined(separator: SavedRecord.keywordSeparator),
+            activity.persistentIdentifier,
             activity.expirationDate, now, recency, activity.payload, activity.appID, activity.identity,
         ]
         if let id = try Int64.fetchOne(
@@ -395,12 +398,13 @@ public final class ActivityStore: Sendable {
     }
 
     private static let columns =
-        "a.id, a.app_id, a.activity_type, a.title, a.persistent_identifier, a.expires, a.last_used, a.payload"
+        "a.id, a.app_id, a.activity_type, a.title, a.persistent_identifier, a.expires, a.last_used, a.payload, a.keywords"
 
     private static func record(_ row: Row) -> SavedRecord {
         SavedRecord(
             id: row[0], appID: row[1], activityType: row[2], title: row[3], persistentIdentifier: row[4],
-            expirationDate: row[5], lastUsed: row[6], payload: row[7])
+            expirationDate: row[5], lastUsed: row[6], payload: row[7],
+            keywords: (row[8] as String).split(separator: SavedRecord.keywordSeparator).map(String.init))
     }
 
     // MARK: Running statements, and a file found corrupt later

@@ -44,6 +44,10 @@ public struct SavedRecord: Sendable, Hashable {
     /// Unix seconds of the last save.
     public var lastUsed: Int64
     public var payload: Data
+    public var keywords: [String]
+
+    /// Between keywords in their column: a character no word holds, which FTS5 splits words at.
+    public static let keywordSeparator = "\u{1F}"
 }
 
 /// Why the store refused or failed; each case carries the offending value.

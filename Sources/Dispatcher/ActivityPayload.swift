@@ -1,3 +1,4 @@
+import ActivityStore
 import DBus
 import FoundationEssentials
 
@@ -25,17 +26,29 @@ struct ActivityPayload: Sendable, Hashable {
 
     var variants: [String: Variant] { activity }
 
-    func encoded() throws -> Data {
-        let stored = Dictionary(uniqueKeysWithValues: activity.map { key, value in (Self.codes[key] ?? "+" + key, StoredValue(value)) })
+    /// The stored form, without the title and keywords when the store's columns hold them as they
+    /// are (`title`, `keywords`: what the row was saved with).
+    func encoded(title: String, keywords: [String]) throws -> Data {
+        var stored = Dictionary(uniqueKeysWithValues: activity.map { key, value in (Self.codes[key] ?? "+" + key, StoredValue(value)) })
+        if !title.isEmpty, stored["n"]?.variant == .string(title) { stored["n"] = nil }
+        if Self.keywordsFitColumn(keywords), stored["k"]?.variant == Variant(keywords) { stored["k"] = nil }
         return try Self.encoder.encode(stored)
     }
 
-    static func decode(_ data: Data, type: String) throws -> ActivityPayload {
+    /// The activity as saved: the stored form, with the title and keywords its row's columns hold.
+    static func decode(_ data: Data, type: String, title: String, keywords: [String]) throws -> ActivityPayload {
         let stored = try JSONDecoder().decode([String: StoredValue].self, from: data)
-        let activity = Dictionary(uniqueKeysWithValues: stored.map { code, value in
+        var activity = Dictionary(uniqueKeysWithValues: stored.map { code, value in
             (keys[code] ?? (code.hasPrefix("+") ? String(code.dropFirst()) : code), value.variant)
         })
+        if stored["n"] == nil, !title.isEmpty { activity["title"] = .string(title) }
+        if stored["k"] == nil, keywordsFitColumn(keywords) { activity["keywords"] = Variant(keywords) }
         return ActivityPayload(type: type, activity: activity)
+    }
+
+    /// Keywords the store's column gives back as they were (none empty, none holding its separator).
+    private static func keywordsFitColumn(_ keywords: [String]) -> Bool {
+        !keywords.isEmpty && !keywords.contains { $0.isEmpty || $0.contains(SavedRecord.keywordSeparator) }
     }
 
     private static var encoder: JSONEncoder {

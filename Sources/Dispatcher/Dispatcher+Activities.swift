@@ -71,7 +71,7 @@ extension Dispatcher {
         scheduleAnnouncement()
         guard details.eligibleForSearch, let store = activities.store, !Self.hasExpired(details.expirationDate) else { return }
         let payload: Data
-        do { payload = try ActivityPayload(type: type, activity: activity).encoded() } catch {
+        do { payload = try ActivityPayload(type: type, activity: activity).encoded(title: details.title ?? "", keywords: details.keywords) } catch {
             throw .invalidArgument(type, reason: "the activity cannot be stored: \(error)")
         }
         let saved = ActivityToSave(
@@ -205,7 +205,7 @@ extension Dispatcher {
         do { record = try await store.record(id: row) } catch { throw .storeFailed(error.description) }
         guard let record else { throw .unknownActivity(id, reason: "it was deleted, or has expired") }
         let payload: ActivityPayload
-        do { payload = try ActivityPayload.decode(record.payload, type: record.activityType) } catch {
+        do { payload = try ActivityPayload.decode(record.payload, type: record.activityType, title: record.title, keywords: record.keywords) } catch {
             throw .storeFailed("saved activity \(id) cannot be read: \(error)")
         }
         let raw = payload.variants
@@ -217,7 +217,7 @@ extension Dispatcher {
     // MARK: Helpers
 
     private func saved(_ record: SavedRecord) -> Contract.SavedActivity? {
-        guard let payload = try? ActivityPayload.decode(record.payload, type: record.activityType) else {
+        guard let payload = try? ActivityPayload.decode(record.payload, type: record.activityType, title: record.title, keywords: record.keywords) else {
             logger.error("saved activity \(record.id) of \(record.appID) cannot be read; skipped")
             return nil
         }
