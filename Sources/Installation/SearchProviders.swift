@@ -1,4 +1,4 @@
-public import Desktop
+import Desktop
 
 /// The files that put saved user activities into the desktops' searches: GNOME Shell's search
 /// provider key file, KRunner's D-Bus plugin, and the visible entry GNOME requires the provider to

@@ -1,4 +1,4 @@
-public import ExternalEvents
+import ExternalEvents
 import Synchronization
 
 /// An open scene (a window) of an `Application`: a handle to set its modifiers and handlers.
