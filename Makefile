@@ -44,8 +44,8 @@ build: deps
 # through its dlopen'd table (Sources/Desktop/Internals/GIOLibrary.swift), and libsqlite3. Checked
 # after the build: no GLib/GIO function referenced directly, and no source of ours importing
 # Foundation (FoundationEssentials is what our code may use). Foundation itself is linked in, by
-# GRDB (the daemon's activity store): measured, it costs `waypost open` 0.8 ms (4.7 → 5.5 ms
-# median against a running daemon; ld.so relocating libsqlite3 and a larger image, and the Swift
+# GRDB (the daemon's activity store): measured, it costs `waypost open` about 1 ms (median 5.0 →
+# 6.0 ms against a running daemon; ld.so relocating libsqlite3 and a larger image, and the Swift
 # runtime's conformance scans over it), inside a click-to-window path of 100–250 ms.
 #
 # STATIC_LIBDBUS=1 (opt-in) links libdbus-1.a from libdbus-1-dev into the binary, with the
