@@ -1,7 +1,6 @@
 import FoundationEssentials
 import GRDB
 import Glibc
-import Dispatch
 import Synchronization
 
 /// The saved (search-eligible) user activities, in SQLite through GRDB: one row per app and
@@ -9,11 +8,11 @@ import Synchronization
 /// keywords, and the activity's payload kept as the daemon encoded it.
 ///
 /// Policy:
-/// - SQLite runs on GRDB's own queues, so the caller's thread (the daemon's bus connection) never
-///   waits for it. `save` returns once the save is appended to the journal beside the file (one
-///   `write`, no sync): a killed daemon loses no save it acknowledged, replaying the journal at its
-///   next start. SQLite has the save a moment later, and every read and write waits for the saves
-///   before it. The file is in WAL mode with `synchronous=NORMAL` (a power cut may lose the last saves).
+/// - SQLite runs on GRDB's own queues (one writer, saves in the order they were asked), and callers
+///   await it, so no thread (the daemon's bus connection) is blocked on the disk. `save` returns once
+///   its transaction committed. The file is in WAL mode with `synchronous = NORMAL`: a commit is in
+///   the WAL file (the kernel has it) before `save` returns, so a killed process loses no save it was
+///   told of; the WAL is not synced on each commit, so a power loss may lose the last saves.
 /// - Expired activities are never returned, and are deleted at open and on every save.
 /// - At most `Limits.perApplication` rows per app: a save beyond it drops that app's least recently
 ///   used ones. A payload over `Limits.payloadBytes` is refused.
@@ -41,28 +40,14 @@ public final class ActivityStore: Sendable {
     let log: @Sendable (String) -> Void
     let state: Mutex<Storage>
 
-    /// The open file, and the saves journaled but not yet handed to SQLite.
+    /// The open file: replaced when a damaged one is set aside.
     struct Storage {
         var pool: DatabasePool
-        var recency: Int64
-        /// Handed to SQLite together, in one transaction, `batchDelay` after the first of them.
-        var batch: [QueuedSave] = []
     }
 
-    struct QueuedSave {
-        var activity: ActivityToSave
-        var savedAt: Int64
-        var recency: Int64
-        var done: (@Sendable (Result<Int64, StoreError>) -> Void)?
-    }
-
-    /// How long a save waits for others to share its transaction: off the reply's way, and one
-    /// commit for a burst.
-    static let batchDelay: DispatchTimeInterval = .milliseconds(2)
     /// Rows per app, counted once per app and kept by the saves and deletes (the writer's queue
     /// runs them one at a time); nil after a prune, which may touch any app.
     let counts = AppCounts()
-    let journal: Journal
     let writeCount = Mutex(0)
 
     /// How many reads and writes the store has made: the daemon hands freed memory back after bursts of them.
@@ -81,35 +66,11 @@ public final class ActivityStore: Sendable {
         self.limits = limits
         self.clock = clock
         self.log = log
-        let opened = try Self.openOrRebuild(path, log: log, now: clock())
-        journal = try Journal(path: path + ".pending")
-        let replayed = try Self.replay(journal, into: opened, limits: limits, log: log)
-        state = Mutex(Storage(pool: replayed.pool, recency: replayed.recency))
+        state = Mutex(Storage(pool: try Self.openOrRebuild(path, log: log, now: clock())))
     }
 
-    /// Saves a killed daemon acknowledged and SQLite did not yet have, applied in order.
-    private static func replay(
-        _ journal: Journal, into opened: (pool: DatabasePool, recency: Int64), limits: Limits, log: (String) -> Void
-    ) throws(StoreError) -> (pool: DatabasePool, recency: Int64) {
-        let entries = Journal.entries(at: journal.path)
-        guard !entries.isEmpty else { return opened }
-        var recency = opened.recency
-        let counts = AppCounts()
-        do {
-            try opened.pool.write { db in
-                for entry in entries where entry.activity.payload.count <= limits.payloadBytes {
-                    recency += 1
-                    _ = try Self.write(entry.activity, now: entry.savedAt, recency: recency, cap: limits.perApplication, counts: counts, db)
-                }
-            }
-        } catch { throw .database("replaying \(journal.path): \(Self.reason(error))") }
-        journal.clear()
-        log("replayed \(entries.count) saves from \(journal.path), acknowledged before the daemon stopped")
-        return (opened.pool, recency)
-    }
-
-    /// The pool and the highest recency in the file; a file that cannot be read is set aside once.
-    private static func openOrRebuild(_ path: String, log: (String) -> Void, now: Int64) throws(StoreError) -> (pool: DatabasePool, recency: Int64) {
+    /// The pool; a file that cannot be read is set aside once.
+    private static func openOrRebuild(_ path: String, log: (String) -> Void, now: Int64) throws(StoreError) -> DatabasePool {
         try Self.makeDirectory(containing: path)
         do { return try Self.open(path, now: now) } catch {
             guard Self.exists(path) else { throw .unavailable(path: path, reason: "\(error)") }
@@ -119,10 +80,11 @@ public final class ActivityStore: Sendable {
         }
     }
 
-    private static func open(_ path: String, now: Int64) throws -> (pool: DatabasePool, recency: Int64) {
+    private static func open(_ path: String, now: Int64) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
-            // Commits reach the OS before returning; checkpoints every 1 MiB of WAL leave it at most 1 MiB.
+            // Commits reach the OS (not the disk) before returning: they survive the process, not a
+            // power loss. Checkpoints every 1 MiB of WAL leave it at most 1 MiB.
             try db.execute(sql: """
                 PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 256; PRAGMA journal_size_limit = 1048576;
                 PRAGMA cache_size = -1024
@@ -134,33 +96,25 @@ public final class ActivityStore: Sendable {
         configuration.maximumReaderCount = 2
         let pool = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(pool)
-        let recency = try pool.write { db in
+        try pool.write { db in
             try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
-            return try Int64.fetchOne(db, sql: "SELECT MAX(recency) FROM activity") ?? 0
         }
-        return (pool, recency)
+        return pool
     }
 
     // MARK: Running statements, and a file found corrupt later
 
     func run<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
         writeCount.withLock { $0 += 1 }
-        flush()
         do { return try await pool.write(body) } catch {
             throw recover(from: error, pool)
         }
     }
 
-    /// Reads once SQLite has every save made before.
+    /// Reads what was committed (every save that returned) on one of the pool's readers.
     func read<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
         writeCount.withLock { $0 += 1 }
-        do {
-            if journal.pending > 0 {
-                flush()
-                try await pool.writeWithoutTransaction { _ in }
-            }
-            return try await pool.read(body)
-        } catch {
+        do { return try await pool.read(body) } catch {
             throw recover(from: error, pool)
         }
     }
@@ -178,8 +132,7 @@ public final class ActivityStore: Sendable {
             do {
                 let aside = try Self.setAside(path, now: now)
                 log("the activity store \(path) is damaged (\(Self.reason(error))); moved it to \(aside) and started an empty one")
-                let opened = try Self.open(path, now: now)
-                (state.pool, state.recency) = (opened.pool, opened.recency)
+                state.pool = try Self.open(path, now: now)
             } catch {
                 log("the activity store \(path) could not be rebuilt: \(error)")
             }

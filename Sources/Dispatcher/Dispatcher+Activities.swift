@@ -55,7 +55,7 @@ extension Dispatcher {
 
     // MARK: What scenes publish
 
-    /// Makes `activity` the scene's current one; a search-eligible one is saved before this returns.
+    /// Makes `activity` the scene's current one; a search-eligible one is committed to the store before this returns.
     /// - Throws: `notRegistered`, `notOwner`, `unknownScene`, `unlistedActivityType`,
     ///   `userInfoTooLarge`, `invalidArgument`; `storeFailed` when it could not be saved.
     func setCurrentActivity(
@@ -78,11 +78,9 @@ extension Dispatcher {
             appID: appID, activityType: type, title: details.title ?? "", keywords: details.keywords,
             persistentIdentifier: details.persistentIdentifier, target: details.targetContentIdentifier ?? details.webpageURL,
             expirationDate: details.expirationDate, payload: payload)
-        do {
-            try store.save(saved)
-            // A flood waits for the disk here, so that what waits for SQLite stays bounded.
-            if store.isBehind { try await store.catchUp() }
-        } catch {
+        // Suspends (the bus connection's thread goes on) until SQLite committed it: the reply then
+        // means a killed daemon still has it.
+        do { try await store.save(saved) } catch {
             if case .payloadTooLarge(_, let bytes, let limit) = error {
                 throw .userInfoTooLarge(activityType: type, reason: "the activity takes \(bytes) bytes stored; at most \(limit)")
             }

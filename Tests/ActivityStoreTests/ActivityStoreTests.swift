@@ -36,10 +36,10 @@ struct ActivityStoreTests {
     func ranking() async throws {
         let place = try Place()
         let store = try place.open()
-        try await store.saveAndWait(Self.activity("org.example.IceCream", "Small Ice Cream", keywords: ["dessert"], id: "1"))
-        try await store.saveAndWait(Self.activity("org.example.IceCream", "Large Ice Cream", keywords: ["dessert"], id: "3"))
-        try await store.saveAndWait(Self.activity("org.example.Recipes", "Sorbet", keywords: ["ice", "dessert"], id: "9"))
-        try await store.saveAndWait(Self.activity("org.example.Contacts", "Crème Brûlée Shop", id: "c"))
+        try await store.save(Self.activity("org.example.IceCream", "Small Ice Cream", keywords: ["dessert"], id: "1"))
+        try await store.save(Self.activity("org.example.IceCream", "Large Ice Cream", keywords: ["dessert"], id: "3"))
+        try await store.save(Self.activity("org.example.Recipes", "Sorbet", keywords: ["ice", "dessert"], id: "9"))
+        try await store.save(Self.activity("org.example.Contacts", "Crème Brûlée Shop", id: "c"))
 
         #expect(try await store.search(["ice"], limit: 10).map(\.title) == ["Large Ice Cream", "Small Ice Cream", "Sorbet"])
         let cre = try await store.search(["CRE"], limit: 10).map(\.title)
@@ -56,7 +56,7 @@ struct ActivityStoreTests {
     func termsAreData() async throws {
         let place = try Place()
         let store = try place.open()
-        try await store.saveAndWait(Self.activity("org.example.Notes", "Drop table notes OR NEAR title", id: "n"))
+        try await store.save(Self.activity("org.example.Notes", "Drop table notes OR NEAR title", id: "n"))
         for term in ["\"", "*", "OR", "NOT", "NEAR(", "title:drop", "'; DROP TABLE activity; --", "^drop", "(", "-", "\u{0}", ""] {
             _ = try await store.search([term], limit: 10)
         }
@@ -71,18 +71,18 @@ struct ActivityStoreTests {
     func identity() async throws {
         let place = try Place()
         let store = try place.open()
-        let first = try await store.saveAndWait(Self.activity("org.example.A", "Old title", id: "x"))
-        let again = try await store.saveAndWait(Self.activity("org.example.A", "New title", id: "x"))
-        let otherApp = try await store.saveAndWait(Self.activity("org.example.B", "New title", id: "x"))
+        let first = try await store.save(Self.activity("org.example.A", "Old title", id: "x"))
+        let again = try await store.save(Self.activity("org.example.A", "New title", id: "x"))
+        let otherApp = try await store.save(Self.activity("org.example.B", "New title", id: "x"))
         #expect(first == again)
         #expect(otherApp != first)
         #expect(try await store.search(["old"], limit: 10).isEmpty)
         #expect(try await store.record(id: first)?.title == "New title")
 
-        let byTarget = try await store.saveAndWait(Self.activity("org.example.A", "Contact", target: "contact/1"))
-        #expect(try await store.saveAndWait(Self.activity("org.example.A", "Contact again", target: "contact/1")) == byTarget)
-        #expect(try await store.saveAndWait(Self.activity("org.example.A", "Contact", target: "contact/2")) != byTarget)
-        #expect(try await store.saveAndWait(Self.activity("org.example.A", "Contact", type: "org.example.edit", target: "contact/1")) != byTarget)
+        let byTarget = try await store.save(Self.activity("org.example.A", "Contact", target: "contact/1"))
+        #expect(try await store.save(Self.activity("org.example.A", "Contact again", target: "contact/1")) == byTarget)
+        #expect(try await store.save(Self.activity("org.example.A", "Contact", target: "contact/2")) != byTarget)
+        #expect(try await store.save(Self.activity("org.example.A", "Contact", type: "org.example.edit", target: "contact/1")) != byTarget)
         #expect(try await store.list(appID: "org.example.A").count == 4)
     }
 
@@ -91,8 +91,8 @@ struct ActivityStoreTests {
         let place = try Place()
         let store = try place.open()
         let now = place.now.withLock { $0 }
-        let soon = try await store.saveAndWait(Self.activity("org.example.A", "Soon gone", id: "s", expires: now + 60))
-        try await store.saveAndWait(Self.activity("org.example.A", "Staying", id: "t"))
+        let soon = try await store.save(Self.activity("org.example.A", "Soon gone", id: "s", expires: now + 60))
+        try await store.save(Self.activity("org.example.A", "Staying", id: "t"))
         #expect(try await store.search(["gone"], limit: 5).count == 1)
         place.now.withLock { $0 += 60 }
         #expect(try await store.search(["gone"], limit: 5).isEmpty)
@@ -106,12 +106,12 @@ struct ActivityStoreTests {
     func caps() async throws {
         let place = try Place()
         let store = try place.open(.init(perApplication: 3))
-        try await store.saveAndWait(Self.activity("org.example.B", "B one", id: "b1"))
-        for n in 1...4 { try await store.saveAndWait(Self.activity("org.example.A", "A \(n)", id: "a\(n)")) }
+        try await store.save(Self.activity("org.example.B", "B one", id: "b1"))
+        for n in 1...4 { try await store.save(Self.activity("org.example.A", "A \(n)", id: "a\(n)")) }
         #expect(try await store.list(appID: "org.example.A").map(\.title) == ["A 4", "A 3", "A 2"])
         // Using one again makes it recent: the next save drops another.
-        try await store.saveAndWait(Self.activity("org.example.A", "A 2", id: "a2"))
-        try await store.saveAndWait(Self.activity("org.example.A", "A 5", id: "a5"))
+        try await store.save(Self.activity("org.example.A", "A 2", id: "a2"))
+        try await store.save(Self.activity("org.example.A", "A 5", id: "a5"))
         #expect(try await store.list(appID: "org.example.A").map(\.title) == ["A 5", "A 2", "A 4"])
         #expect(try await store.list(appID: "org.example.B").map(\.title) == ["B one"])
     }
@@ -121,7 +121,7 @@ struct ActivityStoreTests {
         let place = try Place()
         let store = try place.open(.init(payloadBytes: 100))
         await #expect(throws: StoreError.payloadTooLarge(appID: "org.example.A", bytes: 101, limit: 100)) {
-            try await store.saveAndWait(Self.activity("org.example.A", "Big", payload: String(repeating: "x", count: 101)))
+            try await store.save(Self.activity("org.example.A", "Big", payload: String(repeating: "x", count: 101)))
         }
         #expect(try await store.list(appID: nil).isEmpty)
     }
@@ -131,10 +131,10 @@ struct ActivityStoreTests {
         let place = try Place()
         let store = try place.open()
         for app in ["org.example.A", "org.example.B"] {
-            try await store.saveAndWait(Self.activity(app, "\(app) one", id: "1"))
-            try await store.saveAndWait(Self.activity(app, "\(app) two", id: "2"))
+            try await store.save(Self.activity(app, "\(app) one", id: "1"))
+            try await store.save(Self.activity(app, "\(app) two", id: "2"))
         }
-        try await store.saveAndWait(Self.activity("org.example.B", "B only", id: "b"))
+        try await store.save(Self.activity("org.example.B", "B only", id: "b"))
         await #expect(throws: StoreError.notOwner(persistentIdentifier: "b", appID: "org.example.A")) {
             try await store.delete(appID: "org.example.A", persistentIdentifiers: ["1", "b"])
         }
@@ -149,11 +149,11 @@ struct ActivityStoreTests {
     @Test("what was saved is there when the file is opened again")
     func reopening() async throws {
         let place = try Place()
-        let id = try await place.open().saveAndWait(Self.activity("org.example.A", "Kept", id: "k", payload: "{\"n\":1}"))
+        let id = try await place.open().save(Self.activity("org.example.A", "Kept", id: "k", payload: "{\"n\":1}"))
         let reopened = try place.open()
         #expect(try await reopened.record(id: id)?.payload == Data("{\"n\":1}".utf8))
         // New saves are more recent than those of the earlier run.
-        try await reopened.saveAndWait(Self.activity("org.example.A", "Kept later", id: "l"))
+        try await reopened.save(Self.activity("org.example.A", "Kept later", id: "l"))
         #expect(try await reopened.list(appID: nil).map(\.title) == ["Kept later", "Kept"])
     }
 
@@ -165,7 +165,7 @@ struct ActivityStoreTests {
         let garbage = Data(repeating: 0x5A, count: 8192)
         try garbage.write(to: URL(fileURLWithPath: place.path))
         let store = try place.open()
-        try await store.saveAndWait(Self.activity("org.example.A", "After", id: "a"))
+        try await store.save(Self.activity("org.example.A", "After", id: "a"))
         #expect(try await store.search(["after"], limit: 5).count == 1)
         let logged = place.logged.withLock { $0 }
         #expect(logged.count == 1)
@@ -174,35 +174,5 @@ struct ActivityStoreTests {
             .filter { $0.hasPrefix("activities.sqlite.damaged-") }
         #expect(aside.count == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: (place.path as NSString).deletingLastPathComponent + "/" + aside[0])) == garbage)
-    }
-}
-
-/// The journal: what a killed daemon acknowledged and SQLite did not yet have.
-@Suite("the activity store's journal")
-struct JournalTests {
-    @Test("a save is journaled when save returns, and the journal is empty once SQLite has it")
-    func journaled() async throws {
-        let place = try ActivityStoreTests.Place()
-        let store = try place.open()
-        try store.save(ActivityStoreTests.activity("org.example.A", "Quick", id: "q"))
-        // A read waits for the saves made before it.
-        #expect(try await store.search(["quick"], limit: 5).count == 1)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: place.path + ".pending")).isEmpty)
-    }
-
-    @Test("saves left in the journal by a killed daemon are replayed, in order, at the next open")
-    func replay() async throws {
-        let place = try ActivityStoreTests.Place()
-        _ = try place.open()  // creates the file and its directory
-        let lines = try [("Left behind", "x"), ("Left behind again", "x"), ("Another", "y")].map { title, id in
-            try JSONEncoder().encode(Journal.Entry(activity: ActivityStoreTests.activity("org.example.A", title, id: id), savedAt: 1_800_000_000))
-                + Data("\n".utf8)
-        }
-        // The last line was cut short by the kill: skipped.
-        try (lines.reduce(Data(), +) + Data("{\"activity\":".utf8)).write(to: URL(fileURLWithPath: place.path + ".pending"))
-        let store = try place.open()
-        #expect(try await store.list(appID: nil).map(\.title) == ["Another", "Left behind again"])
-        #expect(place.logged.withLock { $0 }.contains { $0.hasPrefix("replayed 3 saves from ") })
-        #expect(try Data(contentsOf: URL(fileURLWithPath: place.path + ".pending")).isEmpty)
     }
 }
