@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Tests only: every program a test starts (close-on-exec pipes, exits seen on a thread of its own).
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // The daemon's store of saved user activities (SQLite, the system's libsqlite3).
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // The pure routing core: events, condition sets, declarations, scenes, the router. No I/O.
@@ -62,9 +64,15 @@ let package = Package(
         .target(
             name: "Dispatcher",
             dependencies: [
-                "ExternalEvents", "DBus", "Desktop", "WaypostContract", "Associations", "AssociationSources",
+                "ExternalEvents", "DBus", "Desktop", "WaypostContract", "Associations", "AssociationSources", "ActivityStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict),
+
+        // Saved user activities: SQLite through GRDB, searched with FTS5. Only the daemon uses it;
+        // GRDB brings Foundation into the binary (see the Makefile's release target).
+        .target(
+            name: "ActivityStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
 
         // The client library participating apps use: declarations, scenes, handlers, kept in step
@@ -87,7 +95,7 @@ let package = Package(
             name: "waypost",
             dependencies: [
                 "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
-                "Associations", "AssociationSources",
+                "Associations", "AssociationSources", "ActivityStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -107,6 +115,9 @@ let package = Package(
         .executableTarget(
             name: "waypost-player", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/Player",
             swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-icecream", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/IceCream",
+            swiftSettings: strict),
 
         // What the integration test targets share (not a test target itself).
         .target(
@@ -115,6 +126,7 @@ let package = Package(
 
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "AssociationsTests", dependencies: ["Associations"], swiftSettings: strict),
+        .testTarget(name: "ActivityStoreTests", dependencies: ["ActivityStore"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(
@@ -123,7 +135,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "WaypostKitTests",
-            dependencies: ["WaypostKit", "DBus", "TestSupport", "waypost", "waypost-contacts", "waypost-photos", "waypost-notes", "waypost-player"],
+            dependencies: ["WaypostKit", "DBus", "TestSupport", "waypost", "waypost-contacts", "waypost-photos", "waypost-notes", "waypost-player",
+                           "waypost-icecream"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(

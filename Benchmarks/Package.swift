@@ -32,6 +32,13 @@ let package = Package(
         .executableTarget(
             name: "association-bench",
             dependencies: [.product(name: "Associations", package: "Waypost"), .product(name: "ExternalEvents", package: "Waypost")]),
+        // User activities: a publish beside AddScene, the desktop's search over 100,000, the store's cost.
+        .executableTarget(
+            name: "activity-bench",
+            dependencies: [
+                .product(name: "DBus", package: "Waypost"), .product(name: "WaypostContract", package: "Waypost"),
+                "BenchSupport",
+            ]),
         // gio open → Waypost → a running app, beside gio open straight to it and to an Exec= entry.
         .executableTarget(
             name: "open-bench",

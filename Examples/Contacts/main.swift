@@ -36,8 +36,12 @@ final class ContactList: Sendable {
         selection.withLock { $0 = id }
         scene.handlesExternalEvents(preferring: id.map { [$0] } ?? [], allowing: id == nil ? ["*"] : [])
         scene.userActivity(activityType, isActive: id != nil) { activity in
-            activity.title = "Contact"
+            // Found by the desktop's search under the contact's name.
+            activity.title = id.map { contacts[$0] ?? $0 } ?? "Contact"
             activity.targetContentIdentifier = id
+            activity.keywords = ["contact"]
+            activity.isEligibleForSearch = true
+            activity.persistentIdentifier = id
             activity.isEligibleForHandoff = true
         }
         console.show("window \(scene.id): " + (id.map { "\(contacts[$0] ?? $0) (\($0)); prefers [\($0)]" } ?? "Select a contact; allows [*]"))

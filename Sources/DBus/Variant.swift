@@ -100,6 +100,14 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
         case .double(let value): value as? Value
         case .objectPath(let value): value as? Value
         case .byte(let value): value as? Value
+        // `as` and `a{sv}`, which the contract's dictionaries carry on every published activity.
+        case .array(let element, let elements) where element == .string && Value.self == [String].self:
+            elements.map { if case .string(let text) = $0 { text } else { "" } } as? Value
+        case .dictionary(let key, let value, let entries)
+        where key == .string && value == .variant && Value.self == [String: Variant].self:
+            entries.reduce(into: [String: Variant]()) { map, entry in
+                if case .string(let name) = entry.key, case .variant(let inner) = entry.value { map[name] = inner }
+            } as? Value
         default: nil
         }
     }

@@ -136,6 +136,7 @@ extension ApplicationEntry {
             exec: exec,
             tryExec: tryExec,
             executablePath: program.flatMap(resolveProgram),
-            associatedDomains: reference.stringList("X-Waypost-Associated-Domains"))
+            associatedDomains: reference.stringList("X-Waypost-Associated-Domains"),
+            icon: reference.string("Icon"))
     }
 }

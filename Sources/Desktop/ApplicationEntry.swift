@@ -33,6 +33,8 @@ public struct ApplicationEntry: Sendable, Hashable {
     /// (double-quote rules of the Desktop Entry spec) looked up in `PATH`, or `TryExec`'s when there
     /// is no `Exec`. Comparable with `RunningProgram.executable(ofProcess:)`; nil when not found.
     public let executablePath: String?
+    /// The `Icon=` value: a themed icon name or an absolute path (search results show it).
+    public let icon: String?
 
     /// The desktop-file id with `.desktop`, as GIO and mimeapps.list spell it.
     public var desktopFileID: String { id + ".desktop" }
@@ -43,7 +45,8 @@ public struct ApplicationEntry: Sendable, Hashable {
     public init(
         id: String, filePath: String, name: String, participates: Bool, schemes: [String],
         contentTypes: [String], activityTypes: [String], isDBusActivatable: Bool, startupNotify: Bool,
-        exec: String?, tryExec: String?, executablePath: String?, associatedDomains: [String] = []
+        exec: String?, tryExec: String?, executablePath: String?, associatedDomains: [String] = [],
+        icon: String? = nil
     ) {
         self.id = id
         self.filePath = filePath
@@ -58,6 +61,7 @@ public struct ApplicationEntry: Sendable, Hashable {
         self.exec = exec
         self.tryExec = tryExec
         self.executablePath = executablePath
+        self.icon = icon
     }
 }
 

@@ -17,6 +17,16 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case deliveryFailed(String, attempts: [String])
     case launchFailed(app: String, reason: String)
     case timeout(app: String, waitedFor: String, seconds: Double)
+    /// The app's installed entry does not list the activity type in `X-Waypost-Activity-Types`.
+    case unlistedActivityType(String, app: String)
+    /// An activity's user info is over the size or nesting limit.
+    case userInfoTooLarge(activityType: String, reason: String)
+    /// No saved activity has this id (any more).
+    case unknownActivity(String, reason: String)
+    /// A saved activity's persistent identifier belongs to another app only.
+    case notYours(persistentIdentifier: String, app: String)
+    /// The activity store failed (SQLite's reason).
+    case storeFailed(String)
 
     /// The contract's name for this failure, `io.waypost.Error.<Name>` on the bus.
     public var failure: Contract.Failure {
@@ -34,6 +44,11 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .deliveryFailed: .deliveryFailed
         case .launchFailed: .launchFailed
         case .timeout: .timeout
+        case .unlistedActivityType: .unlistedActivityType
+        case .userInfoTooLarge: .userInfoTooLarge
+        case .unknownActivity: .unknownActivity
+        case .notYours: .notOwner
+        case .storeFailed: .storeFailed
         }
     }
 
@@ -61,6 +76,13 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .launchFailed(let app, let reason): "could not start \(app): \(reason)"
         case .timeout(let app, let what, let seconds):
             "\(app) did not \(what) within \(Self.seconds(seconds)) s"
+        case .unlistedActivityType(let type, let app):
+            "the desktop entry of \(app) does not list \(Self.abbreviated(type)) in X-Waypost-Activity-Types"
+        case .userInfoTooLarge(let type, let reason): "the user info of \(Self.abbreviated(type)) is too large: \(reason)"
+        case .unknownActivity(let id, let reason): "no saved activity \(Self.abbreviated(id)): \(reason)"
+        case .notYours(let identifier, let app):
+            "the saved activity \(Self.abbreviated(identifier)) is another application's, not \(app)'s; nothing was deleted"
+        case .storeFailed(let reason): "the activity store failed: \(reason)"
         }
     }
 

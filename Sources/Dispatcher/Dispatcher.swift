@@ -41,6 +41,8 @@ public actor Dispatcher {
     var readyWaiters: [String: [Int: CheckedContinuation<Void, any Error>]] = [:]
     var nextWaiter = 0
     var launching: Set<String> = []
+    // Current activities and the store of saved ones (Dispatcher+Activities.swift).
+    var activities = ActivityState()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -106,14 +108,17 @@ public actor Dispatcher {
 
     func addScene(caller: String, scene: String, declaration: String) throws(DispatchError) {
         try registry.addScene(owner: caller, scene: scene, declaration: declaration)
+        currentActivityMayHaveChanged()
     }
 
     func removeScene(caller: String, scene: String) throws(DispatchError) {
         try registry.removeScene(owner: caller, scene: scene)
+        currentActivityMayHaveChanged()
     }
 
     func activateScene(caller: String, scene: String) throws(DispatchError) {
         try registry.activateScene(owner: caller, scene: scene)
+        currentActivityMayHaveChanged()
     }
 
     func setModifiers(caller: String, scene: String, _ modifiers: [EventPreference]) throws(DispatchError) {
@@ -124,6 +129,7 @@ public actor Dispatcher {
     func connectionVanished(_ owner: String) {
         if let process = registry.removeProcess(owner) {
             logger.info("\(process.appID) (\(owner)) went away")
+            currentActivityMayHaveChanged()
         }
     }
 

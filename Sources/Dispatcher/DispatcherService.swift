@@ -17,6 +17,8 @@ public final class DispatcherService: Sendable {
     private let monitors = Mutex<Set<BusName>>([])
     /// Connections watched for leaving the bus: one subscription each, however often they register.
     private let watched = Mutex<Set<BusName>>([])
+    /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
+    let runnerToken = Mutex<String?>(nil)
 
     public init(connection: Connection, dispatcher: Dispatcher, logger: Logger) {
         self.connection = connection
@@ -31,6 +33,7 @@ public final class DispatcherService: Sendable {
         try connection.export(
             Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication],
             executor: connection.executor)
+        try exportSearchProviders()
         let reply = try await connection.requestName(Contract.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner || reply == .alreadyOwner else {
             throw BusError(.failed, "another process owns \(Contract.busName); is a dispatcher already running?")
@@ -121,8 +124,8 @@ public final class DispatcherService: Sendable {
                     let (processes, scenes) = await self.dispatcher.status
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
-            ],
-            signals: [Members.routed.signalDeclaration])
+            ] + activityMethods,
+            signals: [Members.routed.signalDeclaration, Members.currentActivityChanged.signalDeclaration])
     }
 
     // MARK: org.freedesktop.Application (how GIO openers reach a DBusActivatable entry)
@@ -178,7 +181,7 @@ public final class DispatcherService: Sendable {
 
     /// The member as the contract declares it, answered by `handler`; a `DispatchError` reaches the
     /// caller under its contract name.
-    private func method(
+    func method(
         _ member: Contract.Member, _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
         member.exported { call in
@@ -197,7 +200,7 @@ public final class DispatcherService: Sendable {
     }
 
     /// Runs one routing and reports it with `Routed` and in the log.
-    nonisolated(nonsending) private func routed(
+    nonisolated(nonsending) func routed(
         _ event: String, _ route: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
     ) async throws -> Outcome {
         let started = ContinuousClock.now

@@ -47,6 +47,8 @@ struct Registry: Sendable {
     private struct AppScenes: Sendable {
         var router: SceneRouter
         var owners: [String: String] = [:]
+        /// When each scene was last added or activated, on the registry's clock (which spans apps).
+        var activated: [String: UInt64] = [:]
     }
 
     private(set) var processes: [String: AppProcess] = [:]
@@ -124,14 +126,16 @@ struct Registry: Sendable {
             throw .unknownDeclaration(declaration, app: process.appID)
         }
         app.owners[scene] = owner
-        apps[process.appID] = app
         process.lastActive = tick()
+        app.activated[scene] = process.lastActive
+        apps[process.appID] = app
         processes[owner] = process
     }
 
     mutating func removeScene(owner: String, scene: String) throws(DispatchError) {
         let appID = try ownedScene(scene, by: owner)
         apps[appID]!.owners[scene] = nil
+        apps[appID]!.activated[scene] = nil
         try? apps[appID]!.router.removeScene(scene)
     }
 
@@ -139,6 +143,7 @@ struct Registry: Sendable {
         let appID = try ownedScene(scene, by: owner)
         try? apps[appID]!.router.activateScene(scene)
         processes[owner]!.lastActive = tick()
+        apps[appID]!.activated[scene] = processes[owner]!.lastActive
     }
 
     mutating func setModifiers(owner: String, scene: String, _ modifiers: [EventPreference]) throws(DispatchError) {
@@ -162,6 +167,7 @@ struct Registry: Sendable {
         if !processes.values.contains(where: { $0.appID == process.appID }) { return process }
         for (scene, sceneOwner) in app.owners where sceneOwner == owner {
             app.owners[scene] = nil
+            app.activated[scene] = nil
             try? app.router.removeScene(scene)
         }
         apps[process.appID] = app
@@ -176,6 +182,12 @@ struct Registry: Sendable {
     /// The process that owns an open scene of the app.
     func owner(ofScene scene: String, in appID: String) -> AppProcess? {
         apps[appID]?.owners[scene].flatMap { processes[$0] }
+    }
+
+    /// When the app's open scene was last added or activated (larger is more recent, across apps);
+    /// nil when no such scene is open.
+    func lastActivated(scene: String, in appID: String) -> UInt64? {
+        apps[appID]?.activated[scene]
     }
 
     /// The app's live processes, most recently active first.
@@ -204,13 +216,13 @@ struct Registry: Sendable {
         return clock
     }
 
-    private func registered(_ owner: String) throws(DispatchError) -> AppProcess {
+    func registered(_ owner: String) throws(DispatchError) -> AppProcess {
         guard let process = processes[owner] else { throw .notRegistered(caller: owner) }
         return process
     }
 
     /// The app id of `scene` when `owner` may change it.
-    private func ownedScene(_ scene: String, by owner: String) throws(DispatchError) -> String {
+    func ownedScene(_ scene: String, by owner: String) throws(DispatchError) -> String {
         let process = try registered(owner)
         if let sceneOwner = apps[process.appID]?.owners[scene] {
             guard sceneOwner == owner else { throw .notOwner(scene: scene, app: process.appID) }

@@ -46,6 +46,7 @@ public struct Doctor: Sendable {
             findings.append(Finding(.problem, "\(error)", fix: "correct that line, then run `waypost refresh`"))
         }
         findings += routingFindings(record: record)
+        findings += searchFindings()
         for case .unreadable(_, let file, let reason) in catalog.unreadableEntries() {
             var summary = "\(file) is ignored by the desktop: \(reason)"
             if let bytes = (try? Files.read(file)) ?? nil {

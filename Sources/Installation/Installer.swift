@@ -125,6 +125,7 @@ public struct Installer: Sendable {
             try write(HandlerFiles.desktopEntry(program: program, mimeTypes: wanted.keys.sorted()), to: layout.handlerEntry, report: &report)
             try write(HandlerFiles.dbusService(program: program), to: layout.serviceFile, report: &report)
             try write(HandlerFiles.systemdUnit(program: program), to: layout.systemdUnit, report: &report)
+            try writeSearchProviders(&report)
             // The record first: a crash between the two writes must not lose a previous default.
             if existing != record || existing == nil {
                 try Files.write(record.bytes, to: layout.record)
@@ -168,7 +169,7 @@ public struct Installer: Sendable {
                 try Files.remove(layout.record)
                 report.changes.append("removed \(layout.record)")
             }
-            for file in [layout.handlerEntry, layout.serviceFile, layout.systemdUnit] where Files.exists(file) {
+            for file in [layout.handlerEntry, layout.serviceFile, layout.systemdUnit] + layout.searchFiles where Files.exists(file) {
                 try Files.remove(file)
                 report.changes.append("removed \(file)")
             }

@@ -27,6 +27,10 @@ public enum Contract {
         case deliveryFailed = "DeliveryFailed"
         case launchFailed = "LaunchFailed"
         case timeout = "Timeout"
+        case unlistedActivityType = "UnlistedActivityType"
+        case userInfoTooLarge = "UserInfoTooLarge"
+        case unknownActivity = "UnknownActivity"
+        case storeFailed = "StoreFailed"
 
         /// The failure an error name stands for; nil for a name outside the contract.
         public init?(_ name: ErrorName) {

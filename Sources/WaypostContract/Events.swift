@@ -38,15 +38,25 @@ extension Contract {
     }
 
     /// `activity`: a user activity's details (its type travels beside them), as
-    /// `ContinueActivity`, `ContinueUserActivity` and `CreateScene` carry them.
+    /// `SetCurrentActivity` takes them and `ContinueActivity`, `ContinueUserActivity` and
+    /// `CreateScene` carry them (the daemon forwards the dictionary itself, unchanged).
     public struct ActivityDetails: Sendable, Hashable {
         public enum Keys {
             public static let targetContentIdentifier = Key<String>("target-content-identifier")
             public static let webpageURL = Key<String>("webpage-url")
             public static let title = Key<String>("title")
             public static let userInfo = Key<[String: Variant]>("user-info")
+            public static let keywords = Key<[String]>("keywords")
+            public static let eligibleForSearch = Key<Bool>("eligible-for-search")
+            public static let eligibleForHandoff = Key<Bool>("eligible-for-handoff")
+            /// Unix seconds.
+            public static let expirationDate = Key<Int64>("expiration-date")
+            public static let persistentIdentifier = Key<String>("persistent-identifier")
+            public static let requiredUserInfoKeys = Key<[String]>("required-user-info-keys")
             public static let all = [
                 targetContentIdentifier.declaration, webpageURL.declaration, title.declaration, userInfo.declaration,
+                keywords.declaration, eligibleForSearch.declaration, eligibleForHandoff.declaration,
+                expirationDate.declaration, persistentIdentifier.declaration, requiredUserInfoKeys.declaration,
             ]
         }
 
@@ -54,15 +64,27 @@ extension Contract {
         public var webpageURL: String?
         public var title: String?
         public var userInfo: [String: Variant]
+        public var keywords: [String]
+        /// Saved, and found by the desktop's search, until deleted or expired.
+        public var eligibleForSearch: Bool
+        /// Offered as the current activity to openers (`GetCurrentActivity`); true when absent.
+        public var eligibleForHandoff: Bool
+        /// Unix seconds after which the activity is never returned.
+        public var expirationDate: Int64?
+        public var persistentIdentifier: String?
+        public var requiredUserInfoKeys: [String]
 
         public init(
             targetContentIdentifier: String? = nil, webpageURL: String? = nil, title: String? = nil,
-            userInfo: [String: Variant] = [:]
+            userInfo: [String: Variant] = [:], keywords: [String] = [], eligibleForSearch: Bool = false,
+            eligibleForHandoff: Bool = true, expirationDate: Int64? = nil, persistentIdentifier: String? = nil,
+            requiredUserInfoKeys: [String] = []
         ) {
-            self.targetContentIdentifier = targetContentIdentifier
-            self.webpageURL = webpageURL
-            self.title = title
-            self.userInfo = userInfo
+            (self.targetContentIdentifier, self.webpageURL, self.title, self.userInfo) =
+                (targetContentIdentifier, webpageURL, title, userInfo)
+            (self.keywords, self.eligibleForSearch, self.eligibleForHandoff) = (keywords, eligibleForSearch, eligibleForHandoff)
+            (self.expirationDate, self.persistentIdentifier, self.requiredUserInfoKeys) =
+                (expirationDate, persistentIdentifier, requiredUserInfoKeys)
         }
 
         /// - Throws: `KeyError.wrongType` for a value of the wrong type.
@@ -71,14 +93,27 @@ extension Contract {
             webpageURL = try activity.value(Keys.webpageURL)
             title = try activity.value(Keys.title)
             userInfo = try activity.value(Keys.userInfo) ?? [:]
+            keywords = try activity.value(Keys.keywords) ?? []
+            eligibleForSearch = try activity.value(Keys.eligibleForSearch) ?? false
+            eligibleForHandoff = try activity.value(Keys.eligibleForHandoff) ?? true
+            expirationDate = try activity.value(Keys.expirationDate)
+            persistentIdentifier = try activity.value(Keys.persistentIdentifier)
+            requiredUserInfoKeys = try activity.value(Keys.requiredUserInfoKeys) ?? []
         }
 
+        /// Defaults (no keywords, not for search, for handoff) are left out, as absent keys mean them.
         public var variants: [String: Variant] {
             var activity: [String: Variant] = [:]
             activity.insert(Keys.targetContentIdentifier, targetContentIdentifier)
             activity.insert(Keys.webpageURL, webpageURL)
             activity.insert(Keys.title, title)
             if !userInfo.isEmpty { activity.insert(Keys.userInfo, userInfo) }
+            if !keywords.isEmpty { activity.insert(Keys.keywords, keywords) }
+            if eligibleForSearch { activity.insert(Keys.eligibleForSearch, true) }
+            if !eligibleForHandoff { activity.insert(Keys.eligibleForHandoff, false) }
+            activity.insert(Keys.expirationDate, expirationDate)
+            activity.insert(Keys.persistentIdentifier, persistentIdentifier)
+            if !requiredUserInfoKeys.isEmpty { activity.insert(Keys.requiredUserInfoKeys, requiredUserInfoKeys) }
             return activity
         }
 

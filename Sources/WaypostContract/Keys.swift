@@ -18,6 +18,7 @@ extension Contract {
             case let value as Bool: .boolean(value)
             case let value as UInt32: .uint32(value)
             case let value as UInt64: .uint64(value)
+            case let value as Int64: .int64(value)
             case let value as ObjectPath: .objectPath(value)
             default: Variant(value)
             }

@@ -71,6 +71,27 @@ extension Contract {
             "ContinueActivity",
             in: [.init("activity_type", "s"), .init("activity", "a{sv}", keys: ActivityDetails.Keys.all), platformData],
             out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
+        public static let setCurrentActivity = Member.method(
+            "SetCurrentActivity",
+            in: [.init("scene_id", "s"), .init("activity_type", "s"), .init("activity", "a{sv}", keys: ActivityDetails.Keys.all)])
+        public static let clearCurrentActivity = Member.method("ClearCurrentActivity", in: [.init("scene_id", "s")])
+        public static let deleteSavedActivities = Member.method(
+            "DeleteSavedActivities", in: [.init("persistent_identifiers", "as")])
+        public static let deleteAllSavedActivities = Member.method("DeleteAllSavedActivities")
+        public static let getCurrentActivity = Member.method(
+            "GetCurrentActivity", out: [.init("current", "a{sv}", keys: CurrentActivity.Keys.all)])
+        public static let currentActivityChanged = Member.signal(
+            "CurrentActivityChanged", [.init("current", "a{sv}", keys: CurrentActivity.Keys.all)])
+        public static let searchActivities = Member.method(
+            "SearchActivities", in: [.init("terms", "as"), .init("limit", "u")],
+            out: [.init("results", "aa{sv}", keys: SavedActivity.Keys.all)])
+        public static let listSavedActivities = Member.method(
+            "ListSavedActivities", in: [.init("app_id", "s")], out: [.init("results", "aa{sv}", keys: SavedActivity.Keys.all)])
+        public static let continueSavedActivity = Member.method(
+            "ContinueSavedActivity", in: [.init("id", "s"), platformData],
+            out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
+        public static let forgetSavedActivities = Member.method(
+            "ForgetSavedActivities", in: [.init("app_id", "s"), .init("persistent_identifiers", "as")])
         public static let explain = Member.method(
             "Explain", in: [.init("uri", "s")], out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
         public static let status = Member.method(
@@ -86,6 +107,9 @@ extension Contract {
         public static let members = [
             registerApplication, declareScenes, ready, addScene, removeScene, activateScene, setExternalEvents,
             open, continueActivity, explain, status, monitorRouted, routed,
+            setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
+            getCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
+            forgetSavedActivities,
         ]
         /// Every error of the contract comes from the dispatcher.
         public static let errors = Failure.allCases

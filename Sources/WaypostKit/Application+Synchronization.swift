@@ -76,8 +76,13 @@ extension Application {
                 if failures > 0 { try? await Task.sleep(for: .milliseconds(min(50 << min(failures, 7), 5_000))) }
                 try await register()
             }
+            var refusal: WaypostError?
             while let step = state.withLock({ $0.nextStep(singleScene: isSingleScene) }) {
-                try await send(step)
+                do { try await send(step) } catch where step.isActivity && !Self.isGone(error) {
+                    // The app's own mistake (an unlisted type, say): reported, and not sent again
+                    // until the activity changes, so that the scenes' other changes still go.
+                    refusal = error
+                }
                 state.withLock { $0.acknowledge(step) }
             }
             // The scenes opened so far are known: a link held for this launch may take one of them.
@@ -88,7 +93,7 @@ extension Application {
             state.withLock { state in
                 state.syncedGeneration = max(state.syncedGeneration, target)
                 state.registrationFailures = 0
-                state.finishWaiters(upTo: target, error: nil)
+                state.finishWaiters(upTo: target, error: refusal)
             }
         } catch {
             let retry = state.withLock { state in
@@ -143,11 +148,14 @@ extension Application {
         case .activate(let scene, _): try await call(Contract.Dispatcher1.activateScene, scene)
         case .setModifiers(let scene, let modifiers):
             try await call(Contract.Dispatcher1.setExternalEvents, scene, modifiers.map { Contract.Modifier($0).structure })
+        case .setActivity(let scene, let activity):
+            try await call(Contract.Dispatcher1.setCurrentActivity, scene, activity.type, activity.variants)
+        case .clearActivity(let scene): try await call(Contract.Dispatcher1.clearCurrentActivity, scene)
         }
     }
 
     /// Every call to the dispatcher goes through here, to the instance registered with.
-    private func call<each Argument: BusValue>(_ member: Contract.Member, _ arguments: repeat each Argument) async throws(WaypostError) {
+    func call<each Argument: BusValue>(_ member: Contract.Member, _ arguments: repeat each Argument) async throws(WaypostError) {
         guard let (connection, owner) = state.withLock({ state in state.connection.flatMap { c in state.dispatcher.map { (c, $0) } } })
         else { throw .notStarted(appID: id) }
         do {

@@ -1,4 +1,6 @@
 public import ExternalEvents
+import DBus
+import WaypostContract
 
 /// What the opener told about an event, so that the receiving window can raise itself.
 public struct EventContext: Sendable, Hashable {
@@ -29,24 +31,79 @@ public struct PublishedActivity: Sendable, Hashable {
     /// The scene publishing it.
     public var sceneID: String
     public var type: String
+    /// What the desktop's search shows, and matches with the keywords.
     public var title: String?
     /// What the activity is about; routing compares it first when the activity is continued.
     public var targetContentIdentifier: String?
     public var webpageURL: String?
-    public var userInfo: [String: String] = [:]
+    /// Travels with the activity, unchanged, to the scene that continues it (keep it small: the
+    /// dispatcher refuses more than 16 KiB).
+    public var userInfo: [String: UserInfoValue] = [:]
+    /// Words beside the title that find it in the desktop's search.
+    public var keywords: Set<String> = []
+    /// Saved, and found by GNOME Shell's and KRunner's search, until deleted or expired.
     public var isEligibleForSearch = false
+    /// Offered to openers as the current activity (`GetCurrentActivity`).
     public var isEligibleForHandoff = true
+    /// Unix seconds after which it is never shown again.
+    public var expirationDate: Int64?
+    /// What `Application.deleteSavedActivities(withPersistentIdentifiers:)` names it by.
+    public var persistentIdentifier: String?
+    public var requiredUserInfoKeys: Set<String> = []
 
     public init(sceneID: String, type: String) {
         self.sceneID = sceneID
         self.type = type
     }
 
-    /// As routing and a receiving scene see it when it is continued.
+    /// As routing sees it when it is continued (user info as text).
     public var userActivity: UserActivity {
         UserActivity(
             type: type, targetContentIdentifier: targetContentIdentifier, webpageURL: webpageURL, title: title,
-            userInfo: userInfo)
+            userInfo: userInfo.mapValues { $0.stringValue ?? "\($0)" })
+    }
+
+    /// The dictionary `SetCurrentActivity` takes.
+    var variants: [String: Variant] {
+        Contract.ActivityDetails(
+            targetContentIdentifier: targetContentIdentifier, webpageURL: webpageURL, title: title,
+            userInfo: UserInfoValue.variants(userInfo), keywords: keywords.sorted(), eligibleForSearch: isEligibleForSearch,
+            eligibleForHandoff: isEligibleForHandoff, expirationDate: expirationDate, persistentIdentifier: persistentIdentifier,
+            requiredUserInfoKeys: requiredUserInfoKeys.sorted()
+        ).variants
+    }
+}
+
+/// A user activity handed to a scene (`onContinueUserActivity`): every field it was published or
+/// sent with, user info as Swift values.
+public struct ContinuedActivity: Sendable, Hashable {
+    public var type: String
+    public var title: String?
+    public var targetContentIdentifier: String?
+    public var webpageURL: String?
+    public var userInfo: [String: UserInfoValue]
+    public var keywords: Set<String>
+    public var persistentIdentifier: String?
+    /// Unix seconds.
+    public var expirationDate: Int64?
+    public var requiredUserInfoKeys: Set<String>
+
+    public init(
+        type: String, title: String? = nil, targetContentIdentifier: String? = nil, webpageURL: String? = nil,
+        userInfo: [String: UserInfoValue] = [:], keywords: Set<String> = [], persistentIdentifier: String? = nil,
+        expirationDate: Int64? = nil, requiredUserInfoKeys: Set<String> = []
+    ) {
+        (self.type, self.title, self.targetContentIdentifier, self.webpageURL) = (type, title, targetContentIdentifier, webpageURL)
+        (self.userInfo, self.keywords, self.persistentIdentifier) = (userInfo, keywords, persistentIdentifier)
+        (self.expirationDate, self.requiredUserInfoKeys) = (expirationDate, requiredUserInfoKeys)
+    }
+
+    init(type: String, _ details: Contract.ActivityDetails) {
+        self.init(
+            type: type, title: details.title, targetContentIdentifier: details.targetContentIdentifier,
+            webpageURL: details.webpageURL, userInfo: details.userInfo.mapValues(UserInfoValue.init),
+            keywords: Set(details.keywords), persistentIdentifier: details.persistentIdentifier,
+            expirationDate: details.expirationDate, requiredUserInfoKeys: Set(details.requiredUserInfoKeys))
     }
 }
 

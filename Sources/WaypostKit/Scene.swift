@@ -1,4 +1,4 @@
-public import ExternalEvents
+import ExternalEvents
 import Synchronization
 
 /// An open scene (a window) of an `Application`: a handle to set its modifiers and handlers.
@@ -65,17 +65,22 @@ public struct Scene: Sendable, Hashable, Identifiable {
     /// Sets the handler of user activities of `type` continued in this scene
     /// (`onContinueUserActivity`). Activities of types without a handler are refused.
     public func onContinueUserActivity(
-        _ type: String, perform handler: @escaping @Sendable (_ activity: UserActivity, _ context: EventContext) async throws -> Void
+        _ type: String, perform handler: @escaping @Sendable (_ activity: ContinuedActivity, _ context: EventContext) async throws -> Void
     ) {
         application.state.withLock { $0.scenes[id]?.continueActivity[type] = handler }
     }
 
     /// Publishes (or, with `isActive` false, withdraws) the scene's activity of `type`
     /// (`userActivity(_:isActive:_:)`): what the scene is showing, for others to continue.
-    /// - Parameter update: fills in title, identifiers and eligibility; it runs now, on the
-    ///   activity as last published.
+    ///
+    /// The scene's current activity is the one of the type made active most recently; the
+    /// dispatcher hears of it only when what it would send changed (coalesced with every other
+    /// change), and offers the current activity of the most recently activated scene to openers.
+    /// Types the app's desktop entry does not list are refused: `synchronize()` throws the refusal.
+    /// - Parameter update: fills in title, identifiers, user info and eligibility; it runs now, on
+    ///   the activity as last published.
     public func userActivity(_ type: String, isActive: Bool = true, _ update: (inout PublishedActivity) -> Void = { _ in }) {
-        application.state.withLock { state in
+        application.changed { state in
             guard state.scenes[id] != nil else { return }
             guard isActive else {
                 state.scenes[id]?.activities[type] = nil
@@ -85,6 +90,10 @@ public struct Scene: Sendable, Hashable, Identifiable {
             update(&activity)
             activity.sceneID = id
             activity.type = type
+            if state.scenes[id]?.activities[type] == nil {
+                state.scenes[id]?.activationOrder.removeAll { $0 == type }
+                state.scenes[id]?.activationOrder.append(type)
+            }
             state.scenes[id]?.activities[type] = activity
         }
     }

@@ -2,7 +2,7 @@ import DBus
 import ExternalEvents
 
 typealias URLHandler = @Sendable (String, EventContext) async throws -> Void
-typealias ActivityHandler = @Sendable (UserActivity, EventContext) async throws -> Void
+typealias ActivityHandler = @Sendable (ContinuedActivity, EventContext) async throws -> Void
 typealias SceneFactory = @Sendable (SceneRequest) async throws -> Scene
 
 /// An open scene as the app holds it: its handlers, its views' modifiers, what it publishes.
@@ -16,6 +16,14 @@ struct SceneState: Sendable {
     var continueActivity: [String: ActivityHandler] = [:]
     /// Active published activities, by type.
     var activities: [String: PublishedActivity] = [:]
+    /// The types made active, least recently first: the last one still active is the scene's
+    /// current activity, the one the dispatcher is told of.
+    var activationOrder: [String] = []
+
+    /// The activity the dispatcher should have as the scene's current one.
+    var currentActivity: PublishedActivity? {
+        activationOrder.last { activities[$0] != nil }.flatMap { activities[$0] }
+    }
 
     /// What the dispatcher gets: every view's modifier, in view-name order (it unites them).
     var modifiers: [EventPreference] {
@@ -28,6 +36,13 @@ struct SentScene: Sendable, Hashable {
     var declaration: String
     var modifiers: [EventPreference]
     var recency: UInt64
+    /// The current activity's type and dictionary; nil when it has none.
+    var activity: SentActivity? = nil
+}
+
+struct SentActivity: Sendable, Hashable {
+    var type: String
+    var variants: [String: Variant]
 }
 
 /// One call that brings the dispatcher closer to the app's state.
@@ -36,6 +51,17 @@ enum SyncStep: Sendable {
     case add(String, declaration: String, recency: UInt64)
     case activate(String, recency: UInt64)
     case setModifiers(String, [EventPreference])
+    case setActivity(String, SentActivity)
+    case clearActivity(String)
+
+    /// A step the dispatcher may refuse for the app's own reasons (an unlisted type, oversized user
+    /// info): the refusal is reported, and does not hold back the steps after it.
+    var isActivity: Bool {
+        switch self {
+        case .setActivity, .clearActivity: true
+        default: false
+        }
+    }
 }
 
 /// Everything an `Application` keeps, behind one lock.
@@ -86,10 +112,16 @@ struct ApplicationState: Sendable {
                 : .activate(id, recency: scene.recency)
         }
         // A single-scene app's modifiers are ignored by the rules: sending them would cost for nothing.
-        if singleScene { return nil }
+        if !singleScene {
+            for (id, scene) in scenes.sorted(by: { $0.key < $1.key }) {
+                let modifiers = scene.modifiers
+                if let sentScene = sent[id], sentScene.modifiers != modifiers { return .setModifiers(id, modifiers) }
+            }
+        }
         for (id, scene) in scenes.sorted(by: { $0.key < $1.key }) {
-            let modifiers = scene.modifiers
-            if let sentScene = sent[id], sentScene.modifiers != modifiers { return .setModifiers(id, modifiers) }
+            guard let sentScene = sent[id] else { continue }
+            let wanted = scene.currentActivity.map { SentActivity(type: $0.type, variants: $0.variants) }
+            if wanted != sentScene.activity { return wanted.map { .setActivity(id, $0) } ?? .clearActivity(id) }
         }
         return nil
     }
@@ -101,6 +133,8 @@ struct ApplicationState: Sendable {
         case .add(let id, let declaration, let recency): sent[id] = SentScene(declaration: declaration, modifiers: [], recency: recency)
         case .activate(let id, let recency): sent[id]?.recency = recency
         case .setModifiers(let id, let modifiers): sent[id]?.modifiers = modifiers
+        case .setActivity(let id, let activity): sent[id]?.activity = activity
+        case .clearActivity(let id): sent[id]?.activity = nil
         }
     }
 

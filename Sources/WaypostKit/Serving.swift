@@ -52,8 +52,14 @@ extension Application {
         }
     }
 
+    /// What a scene's handler gets: a URL, or an activity with every field it travelled with.
+    enum Delivery {
+        case url(String)
+        case activity(ContinuedActivity)
+    }
+
     /// Hands `event` to the scene's handler, if the scene is open and has one.
-    private func deliver(_ event: ExternalEvent, toScene sceneID: String, context: EventContext) async throws {
+    private func deliver(_ event: Delivery, toScene sceneID: String, context: EventContext) async throws {
         enum Found { case url(URLHandler), activity(ActivityHandler) }
         let found: Found? = try state.withLock { state in
             guard let scene = state.scenes[sceneID] else {
@@ -77,14 +83,21 @@ extension Application {
 
     /// Asks the app for a scene of `declarationID`, hands it the event, and waits until the
     /// dispatcher knows the scene (and whatever sets its handler set) before answering.
-    private func createScene(_ declarationID: String, for event: ExternalEvent, context: EventContext) async throws -> String {
+    private func createScene(_ declarationID: String, for event: Delivery, context: EventContext) async throws -> String {
         guard let declaration = declarations.first(where: { $0.id == declarationID }) else {
             throw BusError(Contract.Failure.unknownDeclaration.errorName, "\(id) declares no scene \"\(declarationID)\"")
         }
         guard let factory = state.withLock({ $0.createScene }) else {
             throw BusError(Contract.Failure.noHandler.errorName, "\(id) opens no new scenes (it set no onCreateScene handler)")
         }
-        let scene = try await factory(SceneRequest(declaration: declaration, event: event, context: context))
+        let routed: ExternalEvent = switch event {
+        case .url(let url): .url(url)
+        case .activity(let activity):
+            .activity(UserActivity(
+                type: activity.type, targetContentIdentifier: activity.targetContentIdentifier, webpageURL: activity.webpageURL,
+                title: activity.title, userInfo: activity.userInfo.mapValues { $0.stringValue ?? "\($0)" }))
+        }
+        let scene = try await factory(SceneRequest(declaration: declaration, event: routed, context: context))
         guard scene.application === self, scene.declaration == declarationID, scene.isOpen else {
             throw BusError(
                 .failed, "the onCreateScene handler of \(id) returned scene \"\(scene.id)\" of \"\(scene.declaration)\", "
@@ -101,15 +114,15 @@ extension Application {
     }
 
     /// A `CreateScene` event: `uri`, or `activity-type` with the activity keys.
-    static func event(_ event: [String: Variant]) throws(BusError) -> ExternalEvent {
+    static func event(_ event: [String: Variant]) throws(BusError) -> Delivery {
         switch try readable({ () throws(Contract.KeyError) in try Contract.SceneEvent(event) }) {
         case .url(let uri): .url(uri)
         case .activity(let type, let activity): .activity(try Self.activity(type, activity))
         }
     }
 
-    static func activity(_ type: String, _ activity: [String: Variant]) throws(BusError) -> UserActivity {
-        UserActivity(type: type, try readable { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) })
+    static func activity(_ type: String, _ activity: [String: Variant]) throws(BusError) -> ContinuedActivity {
+        ContinuedActivity(type: type, try readable { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) })
     }
 
     /// A dictionary from the dispatcher that breaks the contract is refused as `InvalidArgument`.

@@ -1,3 +1,4 @@
+import ActivityStore
 import ArgumentParser
 import AssociationSources
 internal import CMalloc
@@ -91,6 +92,10 @@ struct Daemon: AsyncParsableCommand {
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: launcher,
             contentTypes: contentTypes, webLinks: webLinks, configuration: configuration, logger: logger)
+        if let store = Self.openActivityStore(logger) {
+            await dispatcher.attach(store: store)
+            Self.trimMemory(after: store)
+        }
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         do { try await service.start() } catch {
             printError("waypost daemon: \(error)")
@@ -99,5 +104,38 @@ struct Daemon: AsyncParsableCommand {
         logger.notice("serving \(Contract.busName) as \(connection.uniqueName)")
         let reason = try await connection.waitUntilClosed()
         logger.notice("the bus went away (\(reason)); exiting")
+    }
+
+    /// Hands the heap's free pages back to the system a few seconds after the store was used: SQLite's
+    /// and FTS5's buffers, freed on the store's threads, otherwise stay resident (activity-bench:
+    /// 41 MiB anonymous after 100,000 saves, 6 MiB once trimmed).
+    static func trimMemory(after store: ActivityStore) {
+        Task.detached(priority: .background) {
+            var trimmedAt = store.accesses
+            while true {
+                try? await Task.sleep(for: .seconds(5))
+                let accesses = store.accesses
+                if accesses != trimmedAt {
+                    trimmedAt = accesses
+                    _ = malloc_trim(0)
+                }
+            }
+        }
+    }
+
+    /// `$XDG_STATE_HOME/waypost/activities.sqlite` (`~/.local/state` by default). Without it the
+    /// daemon still routes, and activities are current only, not saved: it says so in its log.
+    static func openActivityStore(_ logger: Logger) -> ActivityStore? {
+        let environment = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } }
+        guard let state = environment("XDG_STATE_HOME") ?? environment("HOME").map({ $0 + "/.local/state" }) else {
+            logger.error("neither XDG_STATE_HOME nor HOME is set: activities will not be saved")
+            return nil
+        }
+        do {
+            return try ActivityStore(path: state + "/waypost/activities.sqlite") { line in logger.error("\(line)") }
+        } catch {
+            logger.error("\(error); activities will not be saved")
+            return nil
+        }
     }
 }

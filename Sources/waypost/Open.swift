@@ -119,14 +119,39 @@ struct Continue: AsyncParsableCommand {
     @Option(help: "The activity's title.")
     var title: String?
 
+    @Option(help: "The activity's user info, a JSON object: {\"sizeId\": 2}.")
+    var userInfo: String?
+
     @Flag(name: .shortAndLong, help: "Print where the activity went.")
     var verbose = false
 
+    func validate() throws {
+        _ = try parsedUserInfo()
+    }
+
+    /// `--user-info` as the contract's a{sv}; integers travel as `x`, other numbers as `d`.
+    func parsedUserInfo() throws -> [String: Variant] {
+        guard let userInfo else { return [:] }
+        guard let info = JSONValue.userInfo(userInfo) else {
+            throw ValidationError("--user-info must be a JSON object without null values, not \(userInfo)")
+        }
+        return info
+    }
+
+    /// The opener's activation token and startup id, from the environment as openers pass them.
+    static var platformData: [String: Variant] {
+        Contract.PlatformData(
+            activationToken: getenv("XDG_ACTIVATION_TOKEN").map { String(cString: $0) },
+            desktopStartupID: getenv("DESKTOP_STARTUP_ID").map { String(cString: $0) }
+        ).variants
+    }
+
     func run() async throws {
         let connection = try await BusClient.connect()
-        let activity = Contract.ActivityDetails(targetContentIdentifier: target, webpageURL: webpageURL, title: title)
+        let activity = Contract.ActivityDetails(
+            targetContentIdentifier: target, webpageURL: webpageURL, title: title, userInfo: try parsedUserInfo())
         let reply = try await BusClient.callDispatcher(
-            connection, Contract.Dispatcher1.continueActivity, type, activity.variants, [String: Variant](),
+            connection, Contract.Dispatcher1.continueActivity, type, activity.variants, Self.platformData,
             timeout: BusClient.routingTimeout, failing: "cannot continue \(type)")
         if verbose { print(BusClient.outcome(try reply.decode([String: Variant].self)).line(for: type)) }
     }

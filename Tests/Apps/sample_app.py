@@ -187,6 +187,11 @@ class SampleApp(dbus.service.Object):
     def Focus(self, scene_id):
         self.dispatcher.ActivateScene(scene_id)
 
+    @dbus.service.method(CONTROL_IFACE, in_signature="ssa{sv}", out_signature="")
+    def Publish(self, scene_id, activity_type, activity):
+        """The scene shows something the user may come back to (SetCurrentActivity)."""
+        self.dispatcher.SetCurrentActivity(scene_id, activity_type, activity)
+
     @dbus.service.method(CONTROL_IFACE, in_signature="s", out_signature="")
     def SetBehaviour(self, spec):
         member, how = str(spec).split("=", 1)

@@ -27,7 +27,7 @@ struct ContractTests {
         #expect(Self.lines(Contract.Dispatcher1.members) == dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1"))
         #expect(Self.lines(Contract.Application1.members) == application.membersWithKeys(of: "io.waypost.Application1"))
         // Not vacuous: the files were read, keys and all.
-        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 13)
+        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 23)
         #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").contains {
             $0.hasPrefix("method RegisterApplication(") && $0.contains("[announces-ready b, single-scene b]")
         })
@@ -39,9 +39,23 @@ struct ContractTests {
         let application = try Self.contract("io.waypost.Application1.xml")
         #expect(dispatcher.errors(of: "io.waypost.Dispatcher1") == Contract.Dispatcher1.errors.map(\.errorName.rawValue).sorted())
         #expect(application.errors(of: "io.waypost.Application1") == Contract.Application1.errors.map(\.errorName.rawValue).sorted())
-        #expect(dispatcher.errors(of: "io.waypost.Dispatcher1").count == 13)
+        #expect(dispatcher.errors(of: "io.waypost.Dispatcher1").count == 17)
         for failure in Contract.Failure.allCases { #expect(Contract.Failure(failure.errorName) == failure) }
         #expect(Contract.Failure("org.freedesktop.DBus.Error.Failed") == nil)
+    }
+
+    @Test("an activity carries the same keys everywhere: published, continued, delivered, created")
+    func activityKeys() throws {
+        let published = Set(Contract.Dispatcher1.setCurrentActivity.arguments[2].keys)
+        #expect(published.count == 10)
+        #expect(Set(Contract.Dispatcher1.continueActivity.arguments[1].keys) == published)
+        #expect(Set(Contract.Application1.continueUserActivity.arguments[2].keys) == published)
+        #expect(Set(Contract.Application1.createScene.arguments[1].keys) == published.union([
+            Contract.KeyDeclaration("uri", "s"), Contract.KeyDeclaration("activity-type", "s"),
+        ]))
+        // And the XML says so too.
+        let application = try Self.contract("io.waypost.Application1.xml").membersWithKeys(of: "io.waypost.Application1")
+        #expect(application.contains { $0.contains("ContinueUserActivity(") && $0.contains("expiration-date x") && $0.contains("keywords as") })
     }
 
     @Test("the bus name and object path are those of dbus/: the XML's node and the activation file's Name=")
@@ -102,6 +116,25 @@ struct ContractTests {
         #expect(try Contract.ActivityDetails(activity.variants) == activity)
         #expect(activity.userInfoText == ["n": "1"])
         #expect(Contract.ActivityDetails(userInfo: ["s": "text"]).userInfoText == ["s": "text"])
+
+        let full = Contract.ActivityDetails(
+            targetContentIdentifier: "size/2", webpageURL: "https://example.org/2", title: "Medium", userInfo: ["sizeId": 2],
+            keywords: ["ice", "cream"], eligibleForSearch: true, eligibleForHandoff: false, expirationDate: 1_900_000_000,
+            persistentIdentifier: "size-2", requiredUserInfoKeys: ["sizeId"])
+        check(full.variants, declared: Contract.Dispatcher1.setCurrentActivity.arguments[2].keys, "SetCurrentActivity's activity")
+        #expect(full.variants.count == 10)
+        #expect(try Contract.ActivityDetails(full.variants) == full)
+        #expect(try Contract.ActivityDetails([:]) == Contract.ActivityDetails())
+
+        let current = Contract.CurrentActivity(appID: "org.example.App", sceneID: "s1", activityType: "org.example.show", activity: full.variants)
+        check(Contract.CurrentActivity.variants(current), declared: Contract.Dispatcher1.getCurrentActivity.results[0].keys, "current")
+        #expect(try Contract.CurrentActivity.decode(Contract.CurrentActivity.variants(current)) == current)
+        #expect(try Contract.CurrentActivity.decode([:]) == nil)
+        let saved = Contract.SavedActivity(
+            id: "7", appID: "org.example.App", appName: "App", activityType: "org.example.show", lastUsed: 1_800_000_000,
+            activity: full.variants)
+        check(saved.variants, declared: Contract.Dispatcher1.searchActivities.results[0].keys, "results")
+        #expect(try Contract.SavedActivity(saved.variants) == saved)
 
         let events: [Contract.SceneEvent] = [.url("contacts://42"), .activity(type: "org.example.show", activity: activity.variants)]
         for event in events {

@@ -1,0 +1,73 @@
+public import FoundationEssentials
+
+/// An activity to save: what the store indexes beside the payload it keeps untouched.
+public struct ActivityToSave: Sendable, Hashable, Codable {
+    public var appID: String
+    public var activityType: String
+    public var title: String
+    public var keywords: [String]
+    /// With it, the saved activity is the app's one with this identifier; without it, the app's one
+    /// of this type and `target`.
+    public var persistentIdentifier: String?
+    /// The target content identifier, else the webpage URL: what identifies it without a persistent one.
+    public var target: String?
+    /// Unix seconds; nil never expires.
+    public var expirationDate: Int64?
+    /// The activity as it will be handed back (the daemon's encoding of its dictionary).
+    public var payload: Data
+
+    public init(
+        appID: String, activityType: String, title: String, keywords: [String], persistentIdentifier: String?,
+        target: String?, expirationDate: Int64?, payload: Data
+    ) {
+        (self.appID, self.activityType, self.title, self.keywords) = (appID, activityType, title, keywords)
+        (self.persistentIdentifier, self.target, self.expirationDate, self.payload) =
+            (persistentIdentifier, target, expirationDate, payload)
+    }
+
+    /// What makes two saves the same row of the app's.
+    var identity: String {
+        if let persistentIdentifier { return "p\u{1F}" + persistentIdentifier }
+        return "t\u{1F}" + activityType + "\u{1F}" + (target ?? "")
+    }
+}
+
+/// A saved activity as the store returns it.
+public struct SavedRecord: Sendable, Hashable {
+    /// Stable for the row's life: replacing it (same identity) keeps the id.
+    public var id: Int64
+    public var appID: String
+    public var activityType: String
+    public var title: String
+    public var persistentIdentifier: String?
+    public var expirationDate: Int64?
+    /// Unix seconds of the last save.
+    public var lastUsed: Int64
+    public var payload: Data
+    public var keywords: [String]
+
+    /// Between keywords in their column: a character no word holds, which FTS5 splits words at.
+    public static let keywordSeparator = "\u{1F}"
+}
+
+/// Why the store refused or failed; each case carries the offending value.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The payload is over `Limits.payloadBytes`.
+    case payloadTooLarge(appID: String, bytes: Int, limit: Int)
+    /// The persistent identifier is saved by another app only, not by `appID`.
+    case notOwner(persistentIdentifier: String, appID: String)
+    /// The file could not be opened or created, even after setting a damaged one aside.
+    case unavailable(path: String, reason: String)
+    /// SQLite refused a statement.
+    case database(String)
+
+    public var description: String {
+        switch self {
+        case .payloadTooLarge(let app, let bytes, let limit):
+            "an activity of \(app) takes \(bytes) bytes stored; at most \(limit) are kept"
+        case .notOwner(let identifier, let app): "\"\(identifier)\" is another application's saved activity, not \(app)'s"
+        case .unavailable(let path, let reason): "the activity store \(path) cannot be used: \(reason)"
+        case .database(let reason): "the activity store failed: \(reason)"
+        }
+    }
+}

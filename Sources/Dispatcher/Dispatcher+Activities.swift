@@ -1,0 +1,287 @@
+public import ActivityStore
+import DBus
+import Desktop
+import ExternalEvents
+import FoundationEssentials
+import Glibc
+import Logging
+import WaypostContract
+
+/// What the daemon keeps of user activities besides the store: each scene's current activity, and
+/// the current activity openers were last told of (`CurrentActivityChanged` is sent on a change only).
+struct ActivityState: Sendable {
+    struct SceneKey: Hashable, Sendable {
+        var app: String
+        var scene: String
+    }
+
+    struct Current: Sendable {
+        var type: String
+        /// The dictionary as the app sent it: what openers read and what a continuation forwards.
+        var activity: [String: Variant]
+        var details: Contract.ActivityDetails
+    }
+
+    var store: ActivityStore?
+    var current: [SceneKey: Current] = [:]
+    var announced: Contract.CurrentActivity?
+    /// An announcement is scheduled: it runs after the reply of the change that scheduled it, once
+    /// for every change made until then.
+    var announcing = false
+}
+
+/// Bounds on what a scene may publish, so that no app can grow the daemon or the store without bound.
+enum ActivityLimits {
+    /// User info, counting its strings' (and keys') UTF-8 bytes and 8 bytes for any other value
+    /// (Apple recommends staying under 3 KB).
+    static let userInfoBytes = 16 * 1024
+    /// Containers deep, variants included: `{"a": ["b"]}` is 3 (dictionary, variant, array).
+    static let userInfoNesting = 16
+    static let titleBytes = 4096
+    static let keywords = 64
+    static let keywordBytes = 256
+    static let webpageURLBytes = 64 * 1024
+    static let searchTerms = 32
+    static let searchResults: UInt32 = 1000
+    static let defaultSearchResults: UInt32 = 20
+}
+
+// Publishing, clearing and deleting activities; what openers read of them (issue 17).
+extension Dispatcher {
+    /// Saves search-eligible activities from now on (without a store, they are only current).
+    public func attach(store: ActivityStore) {
+        activities.store = store
+    }
+
+    // MARK: What scenes publish
+
+    /// Makes `activity` the scene's current one; a search-eligible one is committed to the store before this returns.
+    /// - Throws: `notRegistered`, `notOwner`, `unknownScene`, `unlistedActivityType`,
+    ///   `userInfoTooLarge`, `invalidArgument`; `storeFailed` when it could not be saved.
+    func setCurrentActivity(
+        caller: String, scene: String, type: String, activity: [String: Variant], details: Contract.ActivityDetails
+    ) async throws(DispatchError) {
+        let appID = try registry.ownedScene(scene, by: caller)
+        try Registry.check(id: type, what: "activity type")
+        let entry: ApplicationEntry
+        do { entry = try directory.entry(id: appID) } catch { throw .unknownApplication(appID, reason: error.description) }
+        guard entry.activityTypes.contains(type) else { throw .unlistedActivityType(type, app: appID) }
+        try Self.check(details, userInfo: activity[Contract.ActivityDetails.Keys.userInfo.name], type: type)
+        activities.current[.init(app: appID, scene: scene)] = .init(type: type, activity: activity, details: details)
+        scheduleAnnouncement()
+        guard details.eligibleForSearch, let store = activities.store, !Self.hasExpired(details.expirationDate) else { return }
+        let payload: Data
+        do { payload = try ActivityPayload(type: type, activity: activity).encoded(title: details.title ?? "", keywords: details.keywords) } catch {
+            throw .invalidArgument(type, reason: "the activity cannot be stored: \(error)")
+        }
+        let saved = ActivityToSave(
+            appID: appID, activityType: type, title: details.title ?? "", keywords: details.keywords,
+            persistentIdentifier: details.persistentIdentifier, target: details.targetContentIdentifier ?? details.webpageURL,
+            expirationDate: details.expirationDate, payload: payload)
+        // Suspends (the bus connection's thread goes on) until SQLite committed it: the reply then
+        // means a killed daemon still has it.
+        do { try await store.save(saved) } catch {
+            if case .payloadTooLarge(_, let bytes, let limit) = error {
+                throw .userInfoTooLarge(activityType: type, reason: "the activity takes \(bytes) bytes stored; at most \(limit)")
+            }
+            logger.error("could not save an activity of \(appID): \(error)")
+            throw .storeFailed(error.description)
+        }
+    }
+
+    /// The scene no longer has a current activity; what was saved stays saved.
+    func clearCurrentActivity(caller: String, scene: String) throws(DispatchError) {
+        let appID = try registry.ownedScene(scene, by: caller)
+        activities.current[.init(app: appID, scene: scene)] = nil
+        scheduleAnnouncement()
+    }
+
+    /// Deletes the caller's app's saved activities with these persistent identifiers.
+    /// - Throws: `notYours` (deleting nothing) for an identifier only another app saved.
+    func deleteSavedActivities(caller: String, persistentIdentifiers: [String]) async throws(DispatchError) {
+        let appID = try registry.registered(caller).appID
+        for identifier in persistentIdentifiers { try Registry.check(id: identifier, what: "persistent identifier") }
+        try await forgetSavedActivities(appID: appID, persistentIdentifiers: persistentIdentifiers, all: false)
+    }
+
+    func deleteAllSavedActivities(caller: String) async throws(DispatchError) {
+        let appID = try registry.registered(caller).appID
+        try await forgetSavedActivities(appID: appID, persistentIdentifiers: [], all: true)
+    }
+
+    /// The user's deletion: the app's activities with these identifiers, or all of them when `all`.
+    func forgetSavedActivities(appID: String, persistentIdentifiers: [String], all: Bool) async throws(DispatchError) {
+        guard let store = activities.store else { return }
+        do {
+            if all { try await store.deleteAll(appID: appID) } else {
+                try await store.delete(appID: appID, persistentIdentifiers: persistentIdentifiers)
+            }
+        } catch {
+            if case .notOwner(let identifier, let app) = error { throw .notYours(persistentIdentifier: identifier, app: app) }
+            throw .storeFailed(error.description)
+        }
+    }
+
+    // MARK: What openers read
+
+    /// The current activity of the most recently added or activated scene that has one for handoff.
+    var currentActivity: Contract.CurrentActivity? {
+        var best: (stamp: UInt64, current: Contract.CurrentActivity)?
+        for (key, current) in activities.current where current.details.eligibleForHandoff {
+            guard let stamp = registry.lastActivated(scene: key.scene, in: key.app), stamp > (best?.stamp ?? 0),
+                  !Self.hasExpired(current.details.expirationDate)
+            else { continue }
+            best = (stamp, Contract.CurrentActivity(appID: key.app, sceneID: key.scene, activityType: current.type, activity: current.activity))
+        }
+        return best?.current
+    }
+
+    /// Scenes were added, activated or removed: forgets the activities of scenes that are gone, and
+    /// tells openers when the current activity is another one now.
+    func currentActivityMayHaveChanged() {
+        guard !activities.current.isEmpty || activities.announced != nil else { return }
+        activities.current = activities.current.filter { key, _ in registry.lastActivated(scene: key.scene, in: key.app) != nil }
+        scheduleAnnouncement()
+    }
+
+    /// Announces after the current call's reply, so that `CurrentActivityChanged` costs the
+    /// publishing app's round trip nothing, and a burst of changes one signal.
+    private func scheduleAnnouncement() {
+        guard !activities.announcing else { return }
+        activities.announcing = true
+        Task { self.announceCurrentActivity() }
+    }
+
+    private func announceCurrentActivity() {
+        activities.announcing = false
+        let now = currentActivity
+        guard now != activities.announced else { return }
+        activities.announced = now
+        try? connection.emit(
+            path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+            member: Contract.Dispatcher1.currentActivityChanged.name, Contract.CurrentActivity.variants(now))
+    }
+
+    /// Saved activities matching every word of `terms`, best first.
+    func searchActivities(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [Contract.SavedActivity] {
+        guard terms.count <= ActivityLimits.searchTerms else {
+            throw .invalidArgument("\(terms.count) terms", reason: "a search may have at most \(ActivityLimits.searchTerms)")
+        }
+        for term in terms { try Registry.check(id: term.isEmpty ? " " : term, what: "search term") }
+        guard let store = activities.store else { return [] }
+        let count = limit == 0 ? ActivityLimits.defaultSearchResults : min(limit, ActivityLimits.searchResults)
+        do { return try await store.search(terms, limit: Int(count)).compactMap(saved) } catch {
+            throw .storeFailed(error.description)
+        }
+    }
+
+    /// `searchActivities`' ids alone, for the desktop's search (no payload read).
+    func searchActivityIDs(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [String] {
+        guard terms.count <= ActivityLimits.searchTerms else {
+            throw .invalidArgument("\(terms.count) terms", reason: "a search may have at most \(ActivityLimits.searchTerms)")
+        }
+        for term in terms { try Registry.check(id: term.isEmpty ? " " : term, what: "search term") }
+        guard let store = activities.store else { return [] }
+        do { return try await store.searchIDs(terms, limit: Int(min(limit, ActivityLimits.searchResults))).map(String.init) } catch {
+            throw .storeFailed(error.description)
+        }
+    }
+
+    /// The app's saved activities (every app's when nil), most recently used first.
+    func savedActivities(of appID: String?) async throws(DispatchError) -> [Contract.SavedActivity] {
+        guard let store = activities.store else { return [] }
+        do { return try await store.list(appID: appID).compactMap(saved) } catch { throw .storeFailed(error.description) }
+    }
+
+    /// Continues a saved activity (a search result) as `ContinueActivity` would, with the
+    /// dictionary it was published with.
+    /// - Throws: `unknownActivity` for an id that is not (or no longer) saved; what routing throws.
+    func continueSavedActivity(id: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
+        guard let row = Int64(id) else { throw .unknownActivity(id, reason: "a saved activity's id is a number") }
+        guard let store = activities.store else { throw .unknownActivity(id, reason: "no activity store is open") }
+        let record: SavedRecord?
+        do { record = try await store.record(id: row) } catch { throw .storeFailed(error.description) }
+        guard let record else { throw .unknownActivity(id, reason: "it was deleted, or has expired") }
+        let payload: ActivityPayload
+        do { payload = try ActivityPayload.decode(record.payload, type: record.activityType, title: record.title, keywords: record.keywords) } catch {
+            throw .storeFailed("saved activity \(id) cannot be read: \(error)")
+        }
+        let raw = payload.variants
+        let details: Contract.ActivityDetails
+        do { details = try Contract.ActivityDetails(raw) } catch { throw DispatchError(error, in: "saved activity \(id)") }
+        return try await continueActivity(UserActivity(type: payload.type, details), raw: raw, platformData: platformData)
+    }
+
+    // MARK: Helpers
+
+    private func saved(_ record: SavedRecord) -> Contract.SavedActivity? {
+        guard let payload = try? ActivityPayload.decode(record.payload, type: record.activityType, title: record.title, keywords: record.keywords) else {
+            logger.error("saved activity \(record.id) of \(record.appID) cannot be read; skipped")
+            return nil
+        }
+        let name = (try? directory.entry(id: record.appID).name) ?? record.appID
+        return Contract.SavedActivity(
+            id: String(record.id), appID: record.appID, appName: name, activityType: record.activityType,
+            lastUsed: record.lastUsed, activity: payload.variants)
+    }
+
+    static func hasExpired(_ expiration: Int64?) -> Bool {
+        guard let expiration else { return false }
+        return expiration <= Int64(time(nil))
+    }
+
+    /// Each field within its bound; user info (as it came, `userInfo`) by its size and nesting.
+    private static func check(_ details: Contract.ActivityDetails, userInfo: Variant?, type: String) throws(DispatchError) {
+        for id in [details.targetContentIdentifier, details.persistentIdentifier].compactMap({ $0 }) {
+            try Registry.check(id: id, what: "activity identifier")
+        }
+        if let url = details.webpageURL, url.utf8.count > ActivityLimits.webpageURLBytes {
+            throw .invalidArgument(url, reason: "a webpage URL may be at most \(ActivityLimits.webpageURLBytes) bytes")
+        }
+        if let title = details.title, title.utf8.count > ActivityLimits.titleBytes {
+            throw .invalidArgument(title, reason: "a title may be at most \(ActivityLimits.titleBytes) bytes")
+        }
+        let words = details.keywords + details.requiredUserInfoKeys
+        if words.count > ActivityLimits.keywords {
+            throw .invalidArgument("\(words.count) keywords", reason: "an activity may have at most \(ActivityLimits.keywords) keywords and required keys")
+        }
+        if let long = words.first(where: { $0.utf8.count > ActivityLimits.keywordBytes }) {
+            throw .invalidArgument(long, reason: "a keyword may be at most \(ActivityLimits.keywordBytes) bytes")
+        }
+        guard let userInfo else { return }
+        let nesting = userInfo.nesting
+        if nesting > ActivityLimits.userInfoNesting {
+            throw .userInfoTooLarge(activityType: type, reason: "it is \(nesting) containers deep; at most \(ActivityLimits.userInfoNesting)")
+        }
+        let bytes = userInfo.size
+        if bytes > ActivityLimits.userInfoBytes {
+            throw .userInfoTooLarge(activityType: type, reason: "it holds \(bytes) bytes; at most \(ActivityLimits.userInfoBytes)")
+        }
+    }
+}
+
+/// What a desktop search shows of one result.
+struct ResultMeta: Sendable, Hashable {
+    var id: String
+    /// The activity's title (its type when it has none).
+    var name: String
+    var appName: String
+    /// The app's `Icon=`, else a generic application icon.
+    var icon: String
+}
+
+extension Dispatcher {
+    /// The metas of saved activities, in the order asked; ids that are not (or no longer) saved are left out.
+    func resultMetas(_ identifiers: [String]) async -> [ResultMeta] {
+        guard let store = activities.store else { return [] }
+        var metas: [ResultMeta] = []
+        for identifier in identifiers {
+            guard let row = Int64(identifier), let record = try? await store.record(id: row) else { continue }
+            let entry = try? directory.entry(id: record.appID)
+            metas.append(ResultMeta(
+                id: identifier, name: record.title.isEmpty ? record.activityType : record.title,
+                appName: entry?.name ?? record.appID, icon: entry?.icon ?? "application-x-executable"))
+        }
+        return metas
+    }
+}

@@ -1,0 +1,111 @@
+import DBus
+import Desktop
+import Logging
+import Synchronization
+import WaypostContract
+
+// The desktops' searches, answered from saved activities: GNOME Shell's SearchProvider2 and
+// KRunner's krunner1, each at its own path on the daemon's connection (so on its thread, as
+// Dispatcher1 is). A slow provider stalls GNOME's overview: searches go to the store's readers,
+// never blocking the connection.
+extension DispatcherService {
+    /// How many results a desktop search returns (the shells show a handful).
+    static let desktopResults: UInt32 = 50
+
+    func exportSearchProviders() throws {
+        try connection.export(Contract.SearchProvider2.objectPath, interfaces: [gnomeSearchProvider], executor: connection.executor)
+        try connection.export(Contract.KRunner1.objectPath, interfaces: [krunner], executor: connection.executor)
+    }
+
+    private var gnomeSearchProvider: Interface {
+        typealias Members = Contract.SearchProvider2
+        return Interface(
+            Members.interface,
+            methods: [
+                method(Members.getInitialResultSet) { call in
+                    let (terms) = try call.arguments([String].self)
+                    return try call.reply(try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults))
+                },
+                method(Members.getSubsearchResultSet) { call in
+                    let (previous, terms) = try call.arguments([String].self, [String].self)
+                    let kept = Set(previous)
+                    let results = try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)
+                    return try call.reply(results.filter(kept.contains))
+                },
+                method(Members.getResultMetas) { call in
+                    let (identifiers) = try call.arguments([String].self)
+                    let metas = await self.dispatcher.resultMetas(identifiers)
+                    return try call.reply(metas.map { meta in
+                        var fields: [String: Variant] = [:]
+                        fields.insert(Members.MetaKeys.id, meta.id)
+                        fields.insert(Members.MetaKeys.name, meta.name)
+                        fields.insert(Members.MetaKeys.description, meta.appName)
+                        fields.insert(Members.MetaKeys.gicon, meta.icon)
+                        return fields
+                    })
+                },
+                method(Members.activateResult) { call in
+                    let (identifier, _, timestamp) = try call.arguments(String.self, [String].self, UInt32.self)
+                    // GNOME Shell gives a timestamp, no token: the startup id convention carries it.
+                    let platform = LaunchPlatformData(activationToken: nil, desktopStartupID: "waypost-search_TIME\(timestamp)")
+                    try await self.continueFromSearch(identifier, platform, caller: call.sender)
+                    return try call.reply()
+                },
+                method(Members.launchSearch) { call in
+                    // No window of our own shows more results.
+                    try call.reply()
+                },
+            ])
+    }
+
+    private var krunner: Interface {
+        typealias Members = Contract.KRunner1
+        return Interface(
+            Members.interface,
+            methods: [
+                method(Members.actions) { call in try call.reply([Structure<String, String, String>]()) },
+                method(Members.match) { call in
+                    let (query) = try call.arguments(String.self)
+                    let results = try await self.dispatcher.searchActivities([query], limit: Self.desktopResults)
+                    let metas = await self.dispatcher.resultMetas(results.map(\.id))
+                    let matches = metas.enumerated().map { rank, meta in
+                        var properties: [String: Variant] = [:]
+                        properties["subtext"] = .string(meta.appName)
+                        let relevance = 1 - Double(rank) / Double(metas.count + 1)
+                        return Structure((meta.id, meta.name, meta.icon, Members.possibleMatch, relevance, properties))
+                    }
+                    return try call.reply(matches)
+                },
+                method(Members.run) { call in
+                    let (matchID, _) = try call.arguments(String.self, String.self)
+                    let token = self.runnerToken.withLock { token in
+                        defer { token = nil }
+                        return token
+                    }
+                    try await self.continueFromSearch(matchID, LaunchPlatformData(activationToken: token, desktopStartupID: nil), caller: call.sender)
+                    return try call.reply()
+                },
+                method(Members.teardown) { call in try call.reply() },
+                method(Members.config) { call in try call.reply([String: Variant]()) },
+                method(Members.setActivationToken) { call in
+                    let (token) = try call.arguments(String.self)
+                    self.runnerToken.withLock { $0 = token }
+                    return try call.reply()
+                },
+            ])
+    }
+
+    /// Continues a saved activity picked in a desktop search; when that fails, the shells show
+    /// nothing, so the user hears of it by a notification (and the log).
+    private func continueFromSearch(_ id: String, _ platform: LaunchPlatformData, caller: BusName) async throws {
+        do {
+            _ = try await routed("saved-activity:\(id)") { () async throws(DispatchError) in
+                try await self.dispatcher.continueSavedActivity(id: id, platformData: platform)
+            }
+        } catch let error as BusError {
+            logger.error("a search result from \(caller) could not be continued: \(error.message)")
+            await notifyUser("A search result could not be opened", error.message)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import DBus
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+import WaypostContract
+
+/// The desktops' searches over saved activities, called with `gdbus` exactly as GNOME Shell and
+/// KRunner call them, at the bus name and path read from the files `waypost install` wrote.
+@Suite("desktop search of saved activities", .serialized)
+struct SearchProviderTests {
+    static let show = ActivitiesOverTheBusTests.show
+
+    /// `waypost install --system` below the session's root; returns the installed files' keys.
+    static func install(_ session: DesktopSession) async throws -> (gnome: [String: String], krunner: [String: String], prefix: String) {
+        let prefix = session.root.appendingPathComponent("system").path
+        let installed = try await session.waypost(["install", "--system", "--prefix", prefix])
+        #expect(installed.status == 0, "\(installed.stderr)")
+        func keys(_ path: String) throws -> [String: String] {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            return text.split(separator: "\n").reduce(into: [:]) { keys, line in
+                let parts = line.split(separator: "=", maxSplits: 1)
+                if parts.count == 2 { keys[String(parts[0])] = String(parts[1]) }
+            }
+        }
+        let gnome = try keys(prefix + "/gnome-shell/search-providers/io.waypost.Dispatcher.search-provider.ini")
+        let krunner = try keys(prefix + "/krunner/dbusplugins/io.waypost.Dispatcher.desktop")
+        // GNOME skips a provider whose entry is hidden: the one it names is shown.
+        let entry = try keys(prefix + "/applications/" + (gnome["DesktopId"] ?? "?"))
+        #expect(entry["NoDisplay"] == nil && entry["Type"] == "Application")
+        return (gnome, krunner, prefix)
+    }
+
+    /// `gdbus call` on the session bus, as the shells make their calls; its printed reply.
+    static func gdbus(_ session: DesktopSession, _ name: String, _ path: String, _ method: String, _ arguments: [String]) async throws -> String {
+        let result = try await session.run("/usr/bin/gdbus", ["call", "--session", "--dest", name, "--object-path", path, "--method", method] + arguments)
+        #expect(result.status == 0, "\(method): \(result.output)")
+        return result.output
+    }
+
+    static func quoted(_ output: String) -> [String] {
+        let pattern = try! NSRegularExpression(pattern: "'([^']*)'")
+        return pattern.matches(in: output, range: NSRange(output.startIndex..., in: output)).map {
+            String(output[Range($0.range(at: 1), in: output)!])
+        }
+    }
+
+    @Test("the daemon exports both search interfaces exactly as dbus/ declares them, and WaypostContract states the same")
+    func contract() async throws {
+        let gnome = try ContractTests.contract("org.gnome.Shell.SearchProvider2.xml")
+        let krunner = try ContractTests.contract("org.kde.krunner1.xml")
+        #expect(ContractTests.lines(Contract.SearchProvider2.members) == gnome.membersWithKeys(of: "org.gnome.Shell.SearchProvider2"))
+        #expect(ContractTests.lines(Contract.KRunner1.members) == krunner.membersWithKeys(of: "org.kde.krunner1"))
+        #expect(gnome.nodePath == Contract.SearchProvider2.objectPath.rawValue)
+        #expect(krunner.nodePath == Contract.KRunner1.objectPath.rawValue)
+        #expect(krunner.members(of: "org.kde.krunner1").count == 6)
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let bus = try await session.connect()
+        let exportedGnome = try await ContractTests.introspect(bus, Contract.busName, Contract.SearchProvider2.objectPath)
+        #expect(exportedGnome.members(of: "org.gnome.Shell.SearchProvider2") == gnome.members(of: "org.gnome.Shell.SearchProvider2"))
+        let exportedKRunner = try await ContractTests.introspect(bus, Contract.busName, Contract.KRunner1.objectPath)
+        #expect(exportedKRunner.members(of: "org.kde.krunner1") == krunner.members(of: "org.kde.krunner1"))
+    }
+
+    @Test("GNOME Shell's calls: results ranked, narrowed, described with the app's name and icon, and activated into the right window")
+    func gnomeShell() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await InProcessApp(session, id: "org.example.Contacts", name: "Contacts", activityTypes: [Self.show])
+        try await app.openScene("ada-window", preferring: ["contact/1"])
+        try await app.openScene("grace-window", preferring: ["contact/2"])
+        try await app.publish("ada-window", Self.show, ActivitiesOverTheBusTests.activity(title: "Ada Lovelace", target: "contact/1", keywords: ["mathematician"]))
+        try await app.publish("grace-window", Self.show, ActivitiesOverTheBusTests.activity(title: "Grace Hopper", target: "contact/2", keywords: ["admiral"]))
+        let (gnome, _, _) = try await Self.install(session)
+        let name = try #require(gnome["BusName"]), path = try #require(gnome["ObjectPath"])
+        let interface = "org.gnome.Shell.SearchProvider2"
+        #expect(gnome["Version"] == "2")
+
+        let both = Self.quoted(try await Self.gdbus(session, name, path, "\(interface).GetInitialResultSet", ["['a']"]))
+        #expect(both.count == 2)
+        let grace = Self.quoted(try await Self.gdbus(session, name, path, "\(interface).GetSubsearchResultSet", ["\(both)", "['adm']"]))
+        #expect(grace.count == 1)
+        #expect(Self.quoted(try await Self.gdbus(session, name, path, "\(interface).GetInitialResultSet", ["['hopper', \"x'); drop\"]"])).isEmpty)
+
+        let metas = try await Self.gdbus(session, name, path, "\(interface).GetResultMetas", ["\(grace)"])
+        #expect(metas.contains("'name': <'Grace Hopper'>"))
+        #expect(metas.contains("'description': <'Contacts'>"))
+        #expect(metas.contains("'gicon': <'org.example.Contacts'>"))
+
+        _ = try await Self.gdbus(session, name, path, "\(interface).ActivateResult", [grace[0], "['adm']", "1234"])
+        let continued = try await app.next()
+        #expect(continued.scene == "grace-window")
+        #expect(continued.activity["title"] == Variant("Grace Hopper"))
+        #expect(continued.platformData["desktop-startup-id"] == Variant("waypost-search_TIME1234"))
+        _ = try await Self.gdbus(session, name, path, "\(interface).LaunchSearch", ["['adm']", "1234"])
+
+        // With no window open for it, the result opens a new one.
+        try await app.call(Contract.Dispatcher1.removeScene, "ada-window")
+        try await app.call(Contract.Dispatcher1.removeScene, "grace-window")
+        _ = try await Self.gdbus(session, name, path, "\(interface).ActivateResult", [grace[0], "['adm']", "1235"])
+        let created = try await app.next()
+        #expect(created.member == "CreateScene")
+        #expect(created.activity["target-content-identifier"] == Variant("contact/2"))
+
+        let removed = try await session.waypost(["uninstall", "--system", "--prefix", session.root.appendingPathComponent("system").path])
+        #expect(removed.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: session.root.appendingPathComponent("system/gnome-shell/search-providers/io.waypost.Dispatcher.search-provider.ini").path))
+        #expect(!FileManager.default.fileExists(atPath: session.root.appendingPathComponent("system/krunner/dbusplugins/io.waypost.Dispatcher.desktop").path))
+    }
+
+    @Test("KRunner's calls: Match, then SetActivationToken and Run continue the match with that token")
+    func krunner() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await InProcessApp(session, id: "org.example.Contacts", name: "Contacts", activityTypes: [Self.show])
+        try await app.openScene("ada-window", preferring: ["contact/1"])
+        try await app.openScene("other-window")
+        try await app.publish("ada-window", Self.show, ActivitiesOverTheBusTests.activity(title: "Ada Lovelace", target: "contact/1"))
+        let (_, plugin, _) = try await Self.install(session)
+        #expect(plugin["X-Plasma-API"] == "DBus2")
+        let name = try #require(plugin["X-Plasma-DBusRunner-Service"]), path = try #require(plugin["X-Plasma-DBusRunner-Path"])
+        let interface = "org.kde.krunner1"
+
+        #expect(try await Self.gdbus(session, name, path, "\(interface).Config", []).contains("{}"))
+        #expect(try await Self.gdbus(session, name, path, "\(interface).Actions", []).contains("[]"))
+        let matches = try await Self.gdbus(session, name, path, "\(interface).Match", ["ada"])
+        #expect(matches.contains("'Ada Lovelace', 'org.example.Contacts', 30"))
+        #expect(matches.contains("'subtext': <'Contacts'>"))
+        let id = try #require(Self.quoted(matches).first)
+        _ = try await Self.gdbus(session, name, path, "\(interface).SetActivationToken", ["wayland-token-7"])
+        _ = try await Self.gdbus(session, name, path, "\(interface).Run", [id, ""])
+        let continued = try await app.next()
+        #expect(continued.scene == "ada-window")
+        #expect(continued.platformData["activation-token"] == Variant("wayland-token-7"))
+        _ = try await Self.gdbus(session, name, path, "\(interface).Teardown", [])
+
+        // A user install puts the GNOME provider where GNOME Shell does not look; doctor says so.
+        #expect(try await session.waypost(["install", "--user"]).status == 0)
+        let doctor = try await session.waypost(["doctor", "--user"])
+        #expect(doctor.stdout.contains("GNOME Shell reads search providers only from those"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("ok   KRunner finds saved activities through"), "\(doctor.stdout)")
+    }
+
+    @Test("a search result of an app that is not running starts it, and the activity reaches its restored window")
+    func notRunning() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await session.installApp(SampleApp(
+            "org.example.Contacts", schemes: [], activityTypes: [Self.show], announceReady: true,
+            declarations: [("contacts", ["kind": "window-group"])], scenes: [("c1", "contacts", [([], ["*"])])]))
+        let pid = try await session.start(app)
+        let bus = try await session.connect()
+        let owner = try #require(try await session.status(with: bus).processes.first?["owner"])
+        _ = try await bus.call(
+            destination: BusName(owner), path: "/io/waypost/sample", interface: "io.waypost.test.Control", member: "Publish",
+            "c1", Self.show, ActivitiesOverTheBusTests.activity(title: "Ada Lovelace", target: "contact/1"))
+        #expect(kill(pid, SIGKILL) == 0)
+        try await waitUntil("the dispatcher forgot the killed app", context: session.busLog) {
+            try await session.status(with: bus).processes.isEmpty
+        }
+        let (gnome, _, _) = try await Self.install(session)
+        let name = try #require(gnome["BusName"]), path = try #require(gnome["ObjectPath"])
+        let ids = Self.quoted(try await Self.gdbus(session, name, path, "org.gnome.Shell.SearchProvider2.GetInitialResultSet", ["['lovelace']"]))
+        #expect(ids.count == 1)
+        _ = try await Self.gdbus(session, name, path, "org.gnome.Shell.SearchProvider2.ActivateResult", [ids[0], "['lovelace']", "99"])
+        let received = session.received(app.id)
+        #expect(received.count == 1)
+        #expect(received.first?["event"] as? String == "ContinueUserActivity")
+        #expect(received.first?["scene"] as? String == "c1")
+        #expect((received.first?["activity"] as? [String: Any])?["title"] as? String == "Ada Lovelace")
+        #expect(received.first?["pid"] as? Int != Int(pid))
+    }
+}
