@@ -1,6 +1,6 @@
 public import AssociationSources
 public import Associations
-import Desktop
+public import Desktop
 import FoundationEssentials
 public import Logging
 
@@ -127,8 +127,8 @@ public actor AssociationLoader {
         }
     }
 
-    /// Association domain → the apps whose claims it decides.
-    static func claimants(of claims: [String: [DomainClaim]]) -> [String: [String]] {
+    /// Association domain → the apps whose claims it decides, sorted.
+    public static func claimants(of claims: [String: [DomainClaim]]) -> [String: [String]] {
         var result: [String: [String]] = [:]
         for (app, appClaims) in claims {
             for domain in Set(appClaims.map(\.associationDomain)) { result[domain, default: []].append(app) }
@@ -138,15 +138,24 @@ public actor AssociationLoader {
 
     /// App id → the valid claims of its opted-in entry; an invalid claim is logged and skipped.
     private func currentClaims() -> [String: [DomainClaim]] {
+        let (claims, problems) = Self.claims(of: directory.participatingEntries())
+        for problem in problems { logger.warning("\(problem)") }
+        return claims
+    }
+
+    /// App id → the claims of each entry's `X-Waypost-Associated-Domains`, and a line for each
+    /// claim that is not a domain (skipped).
+    public static func claims(of entries: [ApplicationEntry]) -> (claims: [String: [DomainClaim]], problems: [String]) {
         var claims: [String: [DomainClaim]] = [:]
-        for entry in directory.participatingEntries() where !entry.associatedDomains.isEmpty {
+        var problems: [String] = []
+        for entry in entries where entry.participates {
             for text in entry.associatedDomains {
                 do { claims[entry.id, default: []].append(try DomainClaim(text)) } catch {
-                    logger.warning("\(entry.filePath): X-Waypost-Associated-Domains: \(error)")
+                    problems.append("\(entry.filePath): X-Waypost-Associated-Domains: \(error)")
                 }
             }
         }
-        return claims
+        return (claims, problems)
     }
 
     /// The deferred association for these bytes: the one of the previous rebuild when its source

@@ -21,27 +21,11 @@ struct ClaimedDomains {
 
     /// - Throws: `GIOLoadError` when GIO, which reads the entries, cannot be opened.
     init() throws(GIOLoadError) {
-        var claims: [String: [DomainClaim]] = [:]
-        var problems: [String] = []
-        for entry in try ApplicationCatalog().participatingEntries() {
-            for text in entry.associatedDomains {
-                do { claims[entry.id, default: []].append(try DomainClaim(text)) } catch {
-                    problems.append("\(entry.filePath): X-Waypost-Associated-Domains: \(error)")
-                }
-            }
-        }
-        self.claims = claims
-        self.problems = problems
+        (claims, problems) = AssociationLoader.claims(of: try ApplicationCatalog().participatingEntries())
     }
 
     /// Association domain → the apps whose claims it decides.
-    var claimants: [String: [String]] {
-        var result: [String: [String]] = [:]
-        for (app, appClaims) in claims {
-            for domain in Set(appClaims.map(\.associationDomain)) { result[domain, default: []].append(app) }
-        }
-        return result.mapValues { $0.sorted() }
-    }
+    var claimants: [String: [String]] { AssociationLoader.claimants(of: claims) }
 
     /// The installed association file of `domain`, if any (the first found wins).
     func installedFile(_ domain: String) -> AssociationSourceFile? {
