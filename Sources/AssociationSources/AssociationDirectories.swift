@@ -1,7 +1,5 @@
-/// Where association files are looked for, from the XDG base-directory variables.
-///
-/// Per the specification: an unset or empty variable takes its default (`~/.local/share`,
-/// `/usr/local/share:/usr/share`, `~/.config`, `~/.cache`), and relative paths are ignored.
+/// Where association files are looked for, below the XDG base directories the caller resolved
+/// (the daemon and the command line take them from GLib, as GIO does for desktop entries).
 public struct AssociationDirectories: Sendable, Equatable {
     /// `waypost/associations` under `$XDG_DATA_HOME`, then under each of `$XDG_DATA_DIRS`: files a
     /// package or the user installed, trusted as they are; for a domain, the first found wins.
@@ -13,43 +11,21 @@ public struct AssociationDirectories: Sendable, Equatable {
 
     static let subdirectory = "waypost/associations"
 
-    /// - Parameters:
-    ///   - environment: the XDG variables and `HOME`.
-    ///   - home: the home directory when `HOME` is unset or relative (nil: the password database's).
-    public init(environment: [String: String], home: String? = nil) {
-        let homeDirectory = Self.absolute(environment["HOME"]) ?? home ?? FileSystem.homeFromPasswordDatabase() ?? "/"
-        let dataHome = Self.absolute(environment["XDG_DATA_HOME"]) ?? Self.join(homeDirectory, ".local/share")
-        var dataDirectories = (environment["XDG_DATA_DIRS"] ?? "").split(separator: ":").compactMap { Self.absolute(String($0)) }
-        if dataDirectories.isEmpty { dataDirectories = ["/usr/local/share", "/usr/share"] }
+    /// - Parameters: the base directories, absolute; a data directory named twice counts once.
+    public init(dataHome: String, dataDirectories: [String], configHome: String, cacheHome: String) {
         var installed: [String] = []
         for directory in [dataHome] + dataDirectories {
             let path = Self.join(directory, Self.subdirectory)
             if !installed.contains(path) { installed.append(path) }
         }
         self.installed = installed
-        user = Self.join(Self.absolute(environment["XDG_CONFIG_HOME"]) ?? Self.join(homeDirectory, ".config"), Self.subdirectory)
-        cache = Self.join(Self.absolute(environment["XDG_CACHE_HOME"]) ?? Self.join(homeDirectory, ".cache"), Self.subdirectory)
-    }
-
-    /// `path` when it is set and absolute, without trailing slashes; nil otherwise.
-    private static func absolute(_ path: String?) -> String? {
-        guard var path, path.hasPrefix("/") else { return nil }
-        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
-        return path
+        user = Self.join(configHome, Self.subdirectory)
+        cache = Self.join(cacheHome, Self.subdirectory)
     }
 
     private static func join(_ directory: String, _ relative: String) -> String {
-        directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
-    }
-}
-
-extension AssociationDirectories {
-    /// The directories of this process's environment.
-    public static func current() -> AssociationDirectories {
-        var environment: [String: String] = [:]
-        for name in ["HOME", "XDG_DATA_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"] {
-            if let value = FileSystem.environmentValue(name) { environment[name] = value }
-        }
-        return AssociationDirectories(environment: environment)
+        var directory = Substring(directory)
+        while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
+        return directory + "/" + relative
     }
 }

@@ -39,8 +39,10 @@
     F(g_find_program_in_path) \
     F(g_free) \
     F(g_get_system_data_dirs) \
+    F(g_get_user_cache_dir) \
     F(g_get_user_config_dir) \
     F(g_get_user_data_dir) \
+    F(g_get_user_state_dir) \
     F(g_key_file_get_boolean) \
     F(g_key_file_get_string) \
     F(g_key_file_has_group) \

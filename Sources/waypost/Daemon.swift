@@ -45,11 +45,12 @@ struct Daemon: AsyncParsableCommand {
         configuration.launchTimeout = .milliseconds(Int64(launchTimeout * 1000))
         configuration.deliveryTimeout = .milliseconds(Int64(deliveryTimeout * 1000))
         // The desktop first: without GIO the daemon could route nothing, so it must not take the name.
-        let catalog: ApplicationCatalog, launcher: Launcher, contentTypes: ContentTypes
+        let catalog: ApplicationCatalog, launcher: Launcher, contentTypes: ContentTypes, xdg: XDGDirectories
         do {
             catalog = try ApplicationCatalog()
             launcher = try Launcher()
             contentTypes = try ContentTypes()
+            xdg = try XDGDirectories()
         } catch {
             printError("waypost daemon: \(error)")
             throw ExitCode(69)
@@ -66,8 +67,8 @@ struct Daemon: AsyncParsableCommand {
         // verification cache change.
         let webLinks = WebLinkTable()
         let associations = AssociationLoader(
-            table: webLinks, directory: directory, directories: .current(),
-            verifier: Verifier(cache: AssociationCache(.current())), logger: logger)
+            table: webLinks, directory: directory, directories: AssociationDirectories(xdg),
+            verifier: Verifier(cache: AssociationCache(AssociationDirectories(xdg))), logger: logger)
         await associations.reload()
         await catalog.onChange {
             directory.invalidate()
@@ -92,7 +93,7 @@ struct Daemon: AsyncParsableCommand {
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: launcher,
             contentTypes: contentTypes, webLinks: webLinks, configuration: configuration, logger: logger)
-        if let store = Self.openActivityStore(logger) {
+        if let store = Self.openActivityStore(xdg, logger) {
             await dispatcher.attach(store: store)
             Self.trimMemory(after: store)
         }
@@ -123,14 +124,14 @@ struct Daemon: AsyncParsableCommand {
         }
     }
 
-    /// `$XDG_STATE_HOME/waypost/activities.sqlite` (`~/.local/state` by default). Without it the
-    /// daemon still routes, and activities are current only, not saved: it says so in its log.
-    static func openActivityStore(_ logger: Logger) -> ActivityStore? {
-        let environment = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } }
-        guard let state = environment("XDG_STATE_HOME") ?? environment("HOME").map({ $0 + "/.local/state" }) else {
-            logger.error("neither XDG_STATE_HOME nor HOME is set: activities will not be saved")
+    /// `$XDG_STATE_HOME/waypost/activities.sqlite` (`~/.local/state` by default, as GLib resolves it).
+    /// Without it the daemon still routes, and activities are current only, not saved: it says so in its log.
+    static func openActivityStore(_ directories: XDGDirectories, _ logger: Logger) -> ActivityStore? {
+        guard directories.stateHome.hasPrefix("/") else {
+            logger.error("no state directory ($XDG_STATE_HOME or HOME): activities will not be saved")
             return nil
         }
+        let state = directories.stateHome
         do {
             return try ActivityStore(path: state + "/waypost/activities.sqlite") { line in logger.error("\(line)") }
         } catch {

@@ -15,12 +15,13 @@ struct ClaimedDomains {
         let state: String
     }
 
-    let directories = AssociationDirectories.current()
+    let directories: AssociationDirectories
     let claims: [String: [DomainClaim]]
     let problems: [String]
 
-    /// - Throws: `GIOLoadError` when GIO, which reads the entries, cannot be opened.
+    /// - Throws: `GIOLoadError` when GIO, which reads the entries and the XDG directories, cannot be opened.
     init() throws(GIOLoadError) {
+        directories = AssociationDirectories(try XDGDirectories())
         (claims, problems) = AssociationLoader.claims(of: try ApplicationCatalog().participatingEntries())
     }
 

@@ -128,7 +128,9 @@ import Testing
 
     @Test func theUsersRulesComeFromTheConfigDirectory() throws {
         defer { try? FileManager.default.removeItem(at: root) }
-        let directories = AssociationDirectories(environment: ["HOME": root.path, "XDG_CONFIG_HOME": root.appendingPathComponent("config").path])
+        let directories = AssociationDirectories(
+            dataHome: root.appendingPathComponent(".local/share").path, dataDirectories: ["/usr/share"],
+            configHome: root.appendingPathComponent("config").path, cacheHome: root.appendingPathComponent(".cache").path)
         try write("work", "work.example.json", in: URL(fileURLWithPath: directories.user))
         var rules = AssociationFileSet.user(directories)
         #expect(rules.refresh().added.map(\.name) == ["work.example"])

@@ -51,6 +51,7 @@ final class DesktopTestEnvironment: Sendable {
         setenv("XDG_DATA_DIRS", root + "/system-data:/usr/share", 1)
         setenv("XDG_CONFIG_DIRS", root + "/config-dirs", 1)
         setenv("XDG_CACHE_HOME", root + "/cache", 1)
+        setenv("XDG_STATE_HOME", root + "/state", 1)
         unsetenv("XDG_CURRENT_DESKTOP")  // no desktop-specific <desktop>-mimeapps.list
         setenv("PATH", bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"), 1)
         // Stale tokens in our own environment must never reach a launched app.

@@ -35,3 +35,18 @@ import Testing
         #expect(await iterator.next() == directory)
     }
 }
+
+/// The daemon takes every base directory from GLib, as GIO does: associations below the data,
+/// config and cache homes, the activity store below the state home.
+@Suite struct XDGDirectoriesTests {
+    let desktop = DesktopTestEnvironment.shared
+
+    @Test func theHomesAreTheEnvironmentsAsGLibReadIt() throws {
+        let directories = try XDGDirectories()
+        #expect(directories.dataHome == desktop.dataHome)
+        #expect(directories.configHome == desktop.configHome)
+        #expect(directories.cacheHome == desktop.root + "/cache")
+        #expect(directories.stateHome == desktop.root + "/state")
+        #expect(directories.systemDataDirectories == [desktop.root + "/system-data", "/usr/share"])
+    }
+}

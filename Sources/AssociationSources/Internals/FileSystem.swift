@@ -111,20 +111,6 @@ enum FileSystem {
         guard unlink(path) == 0 || errno == ENOENT else { throw SystemCallError(function: "unlink", path: path) }
     }
 
-    /// The user's home from the password database, for when `HOME` is unset. `getpwuid_r`.
-    /// A variable of this process's environment. `getenv`.
-    static func environmentValue(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
-    }
-
-    static func homeFromPasswordDatabase() -> String? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil, let directory = entry.pw_dir
-        else { return nil }
-        return String(cString: directory)
-    }
 }
 
 /// A failed system call: which, on what path, and `errno`'s text.

@@ -131,7 +131,8 @@ public enum Files {
 
 /// The XDG base directories as GLib resolved them for this process (set `XDG_*` before the first
 /// GLib call), so that they are the ones GIO reads entries and defaults from.
-/// `g_get_user_data_dir`, `g_get_user_config_dir`, `g_get_system_data_dirs` (transfer none, cached by GLib).
+/// `g_get_user_data_dir`, `g_get_user_config_dir`, `g_get_user_cache_dir`, `g_get_user_state_dir`,
+/// `g_get_system_data_dirs` (transfer none, cached by GLib).
 public struct XDGDirectories: Sendable, Hashable {
     /// `$XDG_DATA_HOME`, `~/.local/share` by default.
     public let dataHome: String
@@ -139,6 +140,10 @@ public struct XDGDirectories: Sendable, Hashable {
     public let configHome: String
     /// `$XDG_DATA_DIRS`, in precedence order.
     public let systemDataDirectories: [String]
+    /// `$XDG_CACHE_HOME`, `~/.cache` by default.
+    public let cacheHome: String
+    /// `$XDG_STATE_HOME`, `~/.local/state` by default.
+    public let stateHome: String
 
     /// - Throws: `GIOLoadError` when GIO (GLib) cannot be opened.
     public init() throws(GIOLoadError) {
@@ -153,5 +158,7 @@ public struct XDGDirectories: Sendable, Hashable {
         dataHome = borrowGLibString(gio.g_get_user_data_dir()) ?? ""
         configHome = borrowGLibString(gio.g_get_user_config_dir()) ?? ""
         systemDataDirectories = borrowGLibStringVector(gio.g_get_system_data_dirs())
+        cacheHome = borrowGLibString(gio.g_get_user_cache_dir()) ?? ""
+        stateHome = borrowGLibString(gio.g_get_user_state_dir()) ?? ""
     }
 }
