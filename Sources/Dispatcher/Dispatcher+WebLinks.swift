@@ -13,65 +13,52 @@ extension Dispatcher {
     /// every scene refuses) does not lose the link: the browser gets it, since the user clicked a web
     /// link and must see the page. A timeout is not a refusal (the app may have it), so it is reported.
     func openWebLink(_ pending: PendingEvent, uri: String, scheme: String) async throws(DispatchError) -> Outcome {
-        let ownership = webLinkOwnership(of: uri)
-        guard case .app(let id) = ownership.owner else {
-            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: ownership.reason)
+        // A link that is not a well-formed web URL is owned by nobody: the browser shows it.
+        let ownership = webLinks.decide(url: uri)
+        guard case .app(let id, _) = ownership else {
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: ownership.description)
         }
         let entry: ApplicationEntry
         do { entry = try directory.entry(id: id) } catch {
-            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: "\(ownership.reason), but \(error)")
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: "\(ownership), but \(error)")
         }
         do {
             var outcome = entry.participates
                 ? try await deliver(pending, to: entry)
                 : try await handOverToNonParticipant(uri, entry, pending.platformData)
-            outcome.preface = [ownership.reason, outcome.preface].compactMap { $0 }.joined(separator: "; ")
+            outcome.preface = [ownership.description, outcome.preface].compactMap { $0 }.joined(separator: "; ")
             return outcome
         } catch {
             if case .timeout = error { throw error }
             logger.info("\(id) could not take \(uri) (\(error)); it goes to the browser")
-            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: "\(ownership.reason), but \(error)")
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: "\(ownership), but \(error)")
         }
     }
 
     /// The decision `openWebLink` would take now: the owner and the association (details entry and
     /// component) that decided, or why none did and which browser would show the page.
     func explainWebLink(_ uri: String, scheme: String) throws(DispatchError) -> Outcome {
-        let ownership = webLinkOwnership(of: uri)
-        if case .app(let id) = ownership.owner, let entry = try? directory.entry(id: id) {
+        let ownership = webLinks.decide(url: uri)
+        if case .app(let id, _) = ownership, let entry = try? directory.entry(id: id) {
             guard entry.participates else {
                 return Outcome(action: .fallback, appID: id, rule: "association",
-                               preface: "\(ownership.reason); \(id) does not take part in Waypost and would be started with the link")
+                               preface: "\(ownership.description); \(id) does not take part in Waypost and would be started with the link")
             }
             guard registry.isReady(id), let router = registry.router(of: id) else {
                 return Outcome(action: .launch, appID: id, rule: "association",
-                               preface: "\(ownership.reason); it is not running: it would be started and the link routed once it declares its scenes")
+                               preface: "\(ownership.description); it is not running: it would be started and the link routed once it declares its scenes")
             }
             var outcome = Outcome(router.route(.url(uri)), app: id, launched: false)
-            outcome.preface = ownership.reason + ";"
+            outcome.preface = ownership.description + ";"
             if outcome.sceneID == nil && outcome.declarationID == nil {
                 let browser = try? self.browser(forScheme: scheme, uri: uri)
-                outcome.preface = "\(ownership.reason); no scene of \(id) takes it, so the browser \(browser?.id ?? "(none installed)") would get it;"
+                outcome.preface = "\(ownership.description); no scene of \(id) takes it, so the browser \(browser?.id ?? "(none installed)") would get it;"
             }
             return outcome
         }
         let browser = try self.browser(forScheme: scheme, uri: uri)
         return Outcome(action: .fallback, appID: browser.id, rule: "browser",
-                       preface: "\(ownership.reason); the browser \(browser.id) would get it")
-    }
-
-    /// Who owns a web link now, with the reason `explain` prints. A link that is not a well-formed
-    /// web URL is owned by nobody: the browser shows it, as it would have without Waypost.
-    func webLinkOwnership(of uri: String) -> (owner: WebLinkOwner, reason: String) {
-        let link: WebLink
-        do { link = try WebLink(uri) } catch {
-            return (.browser, "not a universal link: \(error)")
-        }
-        let decision = webLinks.decide(link)
-        switch decision {
-        case .app(let id, _): return (.app(id), decision.description)
-        case .browser: return (.browser, decision.description)
-        }
+                       preface: "\(ownership.description); the browser \(browser.id) would get it")
     }
 
     /// Hands a web link to the user's browser: the one `install --web` recorded, else the best
@@ -120,10 +107,4 @@ extension Dispatcher {
 
     /// Programs that only ask the desktop's default handler, which for http and https is Waypost.
     static let genericOpeners: Set<String> = ["xdg-open", "gio", "gvfs-open", "kde-open", "kde-open5", "exo-open", "waypost"]
-}
-
-/// Who a web link belongs to.
-enum WebLinkOwner: Equatable {
-    case app(String)
-    case browser
 }

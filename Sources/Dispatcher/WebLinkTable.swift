@@ -20,7 +20,8 @@ public final class WebLinkTable: Sendable {
     /// The table in use now.
     public var ownership: LinkOwnership { current.withLock { $0 } }
 
-    func decide(_ link: WebLink) -> OwnershipDecision {
-        current.withLock { $0.decide(link) }
+    /// Who owns the link; one that is not a web link Waypost can match goes to the browser.
+    func decide(url: String) -> OwnershipDecision {
+        current.withLock { $0.decide(url: url) }
     }
 }
