@@ -123,7 +123,7 @@ public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
             let place =
                 switch rule {
                 case .component(let own): "details[\(details ?? 0)].components[\(component ?? 0)] \(own.summary)"
-                case .path(let source): "details[\(details ?? 0)].paths[\(component ?? 0)] \(ComponentSettings.quoted(source))"
+                case .path(let source): "details[\(details ?? 0)].paths[\(component ?? 0)] \(ComponentSettings.json(source))"
                 }
             return excluded ? "\(place) excludes the link"
                 : entryApps.isEmpty ? "\(place) matches, but its entry names no app"

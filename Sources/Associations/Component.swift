@@ -1,3 +1,4 @@
+import FoundationEssentials
 /// One entry of a `components` array, its settings resolved against the entry's and the file's
 /// `defaults` and its patterns compiled. A class, so that walking a file's components retains
 /// each once instead of each of its fields.
@@ -104,35 +105,41 @@ struct ComponentSettings: Sendable {
             percentEncoded: percentEncoded ?? defaults.percentEncoded)
     }
 
-    /// The keys this level sets, written back as JSON for a reason.
-    var summary: String {
-        var fields: [String] = []
-        if let path { fields.append("\"/\": \(Self.quoted(path))") }
-        switch query {
-        case .pattern(let pattern): fields.append("\"?\": \(Self.quoted(pattern))")
-        case .items(let items):
-            let inner = items.keys.sorted().map { "\(Self.quoted($0)): \(Self.quoted(items[$0]!))" }
-            fields.append("\"?\": {\(inner.joined(separator: ", "))}")
-        case nil: break
-        }
-        if let fragment { fields.append("\"#\": \(Self.quoted(fragment))") }
-        if let exclude { fields.append("\"exclude\": \(exclude)") }
-        if let caseSensitive { fields.append("\"caseSensitive\": \(caseSensitive)") }
-        if let percentEncoded { fields.append("\"percentEncoded\": \(percentEncoded)") }
-        return "{" + fields.joined(separator: ", ") + "}"
+    /// The keys this level sets, written back as JSON (by JSONEncoder) for a reason.
+    var summary: String { Self.json(Summary(settings: self)) }
+
+    /// `value` as JSON text, keys sorted: how reasons quote what a file said.
+    static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
     }
 
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
+    /// The keys as the file spells them.
+    private struct Summary: Encodable {
+        let settings: ComponentSettings
+
+        struct Key: CodingKey {
+            let stringValue: String
+            init(_ name: String) { stringValue = name }
+            init?(stringValue: String) { self.stringValue = stringValue }
+            var intValue: Int? { nil }
+            init?(intValue: Int) { nil }
         }
-        return out + "\""
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encodeIfPresent(settings.path, forKey: Key("/"))
+            switch settings.query {
+            case .pattern(let pattern): try container.encode(pattern, forKey: Key("?"))
+            case .items(let items): try container.encode(items, forKey: Key("?"))
+            case nil: break
+            }
+            try container.encodeIfPresent(settings.fragment, forKey: Key("#"))
+            try container.encodeIfPresent(settings.exclude, forKey: Key("exclude"))
+            try container.encodeIfPresent(settings.caseSensitive, forKey: Key("caseSensitive"))
+            try container.encodeIfPresent(settings.percentEncoded, forKey: Key("percentEncoded"))
+        }
     }
 }
 
