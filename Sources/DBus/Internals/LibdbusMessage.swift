@@ -24,11 +24,18 @@ extension Message {
 
     /// libdbus's reading of `bytes`, a whole message (`dbus_message_demarshal`, which validates it).
     static func demarshal(_ bytes: UnsafeRawBufferPointer) throws(BusError) -> Message {
+        // libdbus reports bytes that end before the message does as out of memory: refuse them first.
+        let needed = bytes.count < 16 ? 0
+            : Int(dbus_message_demarshal_bytes_needed(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count)))
+        guard needed == bytes.count else {
+            throw BusError(.invalidArgs, "\(bytes.count) bytes are not one whole message (its header says \(needed < 0 ? "nothing valid" : "\(needed) bytes"))")
+        }
         let (pointer, error) = withScratchError { error in
             dbus_message_demarshal(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), error)
         }
         guard let pointer else {
-            if error?.name == ErrorName.noMemory.rawValue { fatalError("libdbus is out of memory") }
+            // libdbus also says "out of memory" when it read no message: one of a type it ignores.
+            if error?.name == ErrorName.noMemory.rawValue { throw BusError(.invalidArgs, "libdbus read no message from these bytes") }
             throw BusError(.invalidArgs, "libdbus refused the message: \(error?.message ?? "unknown reason")")
         }
         return Message(adopting: pointer)

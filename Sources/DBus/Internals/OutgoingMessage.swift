@@ -38,6 +38,13 @@ struct OutgoingMessage: Sendable {
     /// numbered 0): what gets sent is a copy without that serial.
     /// - Throws: `BusError` (`InvalidArgs`) when an argument cannot travel or the message is too long.
     static func read(_ header: Header, arguments: borrowing MessageWriter) throws(BusError) -> Message {
+        let bytes = try wire(header, arguments: arguments)
+        return try bytes.withBytes { raw in Result { () throws(BusError) in try Message.demarshal(raw) } }.get()
+    }
+
+    /// `header` in front of `arguments`, numbered 1, in the wire format, unchecked by libdbus.
+    /// - Throws: `BusError` (`InvalidArgs`) when an argument cannot travel or the message is too long.
+    static func wire(_ header: Header, arguments: borrowing MessageWriter) throws(BusError) -> MessageWriter {
         if let failure = arguments.failure { throw failure }
         guard arguments.signature.count <= 255 else {
             throw BusError(.invalidArgs, "a message carries at most 255 type codes, not \(arguments.signature.count)")
@@ -69,7 +76,7 @@ struct OutgoingMessage: Sendable {
         guard bytes.count <= Wire.maximumMessageLength else {
             throw BusError(.invalidArgs, "a message of \(bytes.count) bytes is longer than D-Bus allows (128 MiB)")
         }
-        return try bytes.withBytes { raw in Result { () throws(BusError) in try Message.demarshal(raw) } }.get()
+        return bytes
     }
 
     /// A method call carrying `arguments`.
