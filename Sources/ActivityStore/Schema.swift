@@ -45,6 +45,10 @@ enum Schema {
                 END;
                 """)
         }
+        // Payloads became D-Bus wire bytes, which rows of the first layout (JSON) are not.
+        migrator.registerMigration("activities-2-wire-payloads") { db in
+            try db.execute(sql: "DELETE FROM activity")
+        }
         return migrator
     }
 }
