@@ -1,4 +1,4 @@
-// Saving, one transaction each, and deleting.
+// Saving and deleting, each in a transaction that first commits the queued saves.
 import FoundationEssentials
 import GRDB
 import Synchronization
@@ -6,10 +6,9 @@ import Synchronization
 extension ActivityStore {
     // MARK: Writing
 
-    /// Saves the activity, replacing the app's row of the same identity (keeping its id), and drops
-    /// the app's least recently used rows beyond the limit. Returns once the transaction committed
-    /// (see the type's policy for what survives what); the caller is suspended meanwhile, not blocked.
-    /// Saves wait in GRDB's writer queue, one transaction each: that queue is the back-pressure.
+    /// Saves the activity after every queued one, replacing the app's row of the same identity
+    /// (keeping its id), and drops the app's least recently used rows beyond the limit. Returns once
+    /// the transaction committed; the caller is suspended meanwhile, not blocked.
     /// - Returns: the saved row's id.
     /// - Throws: `payloadTooLarge`; `database` when SQLite failed it.
     @discardableResult
@@ -21,47 +20,54 @@ extension ActivityStore {
         let cap = limits.perApplication
         let counts = counts
         let pool = state.withLock { $0.pool }
-        return try await run(pool) { db in try Self.write(activity, now: now, cap: cap, counts: counts, db) }
+        return try await run(pool) { db in try Self.write([(activity, now)], cap: cap, counts: counts, db)[0] }
     }
 
-    /// One save in SQLite: prunes what expired, updates the row of the same identity or inserts one,
-    /// and keeps the app within `cap`. Its recency is the highest yet: the writer runs saves one at a
-    /// time, so recency follows the order they committed.
-    static func write(_ activity: ActivityToSave, now: Int64, cap: Int, counts: AppCounts, _ db: Database) throws -> Int64 {
-        try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
+    /// Saves in one transaction, in order: prunes what expired, then updates each one's row of the
+    /// same identity or inserts one, and keeps its app within `cap`. Recency follows the order of
+    /// the saves, since the writer runs transactions one at a time.
+    /// - Returns: the saved rows' ids.
+    @discardableResult
+    static func write(_ saves: [(activity: ActivityToSave, at: Int64)], cap: Int, counts: AppCounts, _ db: Database) throws -> [Int64] {
+        guard let latest = saves.last?.at else { return [] }
+        try db.cachedStatement(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").execute(arguments: [latest])
         if db.changesCount > 0 { counts.withLock { $0 = nil } }
-        let recency = (try Int64.fetchOne(db, sql: "SELECT MAX(recency) FROM activity") ?? 0) + 1
+        var recency = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(recency) FROM activity")) ?? 0
+        return try saves.map { save in
+            recency += 1
+            return try write(save.activity, now: save.at, recency: recency, cap: cap, counts: counts, db)
+        }
+    }
+
+    private static func write(_ activity: ActivityToSave, now: Int64, recency: Int64, cap: Int, counts: AppCounts, _ db: Database) throws -> Int64 {
         let fields: [(any DatabaseValueConvertible)?] = [
             activity.activityType, activity.title, activity.keywords.joined(separator: SavedRecord.keywordSeparator),
             activity.persistentIdentifier,
             activity.expirationDate, now, recency, activity.payload, activity.appID, activity.identity,
         ]
         if let id = try Int64.fetchOne(
-            db, sql: "SELECT id FROM activity WHERE app_id = ? AND identity = ?", arguments: [activity.appID, activity.identity])
+            db.cachedStatement(sql: "SELECT id FROM activity WHERE app_id = ? AND identity = ?"),
+            arguments: [activity.appID, activity.identity])
         {
-            try db.execute(
-                sql: """
-                    UPDATE activity SET activity_type = ?, title = ?, keywords = ?, persistent_identifier = ?, expires = ?,
-                      last_used = ?, recency = ?, payload = ? WHERE app_id = ? AND identity = ?
-                    """,
-                arguments: StatementArguments(fields))
+            try db.cachedStatement(sql: """
+                UPDATE activity SET activity_type = ?, title = ?, keywords = ?, persistent_identifier = ?, expires = ?,
+                  last_used = ?, recency = ?, payload = ? WHERE app_id = ? AND identity = ?
+                """).execute(arguments: StatementArguments(fields))
             return id
         }
-        try db.execute(
-            sql: """
-                INSERT INTO activity (activity_type, title, keywords, persistent_identifier, expires, last_used, recency,
-                                      payload, app_id, identity)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: StatementArguments(fields))
+        try db.cachedStatement(sql: """
+            INSERT INTO activity (activity_type, title, keywords, persistent_identifier, expires, last_used, recency,
+                                  payload, app_id, identity)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: StatementArguments(fields))
         let id = db.lastInsertedRowID
         let known = counts.withLock { $0?[activity.appID] }
         let count = try known.map { $0 + 1 }
-            ?? Int.fetchOne(db, sql: "SELECT COUNT(*) FROM activity WHERE app_id = ?", arguments: [activity.appID]) ?? 0
+            ?? Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM activity WHERE app_id = ?"), arguments: [activity.appID]) ?? 0
         if count > cap {
-            try db.execute(
-                sql: "DELETE FROM activity WHERE id IN (SELECT id FROM activity WHERE app_id = ? ORDER BY recency LIMIT ?)",
-                arguments: [activity.appID, count - cap])
+            try db.cachedStatement(
+                sql: "DELETE FROM activity WHERE id IN (SELECT id FROM activity WHERE app_id = ? ORDER BY recency LIMIT ?)"
+            ).execute(arguments: [activity.appID, count - cap])
         }
         counts.withLock { $0?[activity.appID] = min(count, cap) }
         return id

@@ -8,11 +8,16 @@ import Synchronization
 /// keywords, and the activity's payload kept as the daemon encoded it.
 ///
 /// Policy:
-/// - SQLite runs on GRDB's own queues (one writer, saves in the order they were asked), and callers
-///   await it, so no thread (the daemon's bus connection) is blocked on the disk. `save` returns once
-///   its transaction committed. The file is in WAL mode with `synchronous = NORMAL`: a commit is in
-///   the WAL file (the kernel has it) before `save` returns, so a killed process loses no save it was
-///   told of; the WAL is not synced on each commit, so a power loss may lose the last saves.
+/// - SQLite runs on GRDB's own queues (one writer, writes in the order they were asked), and callers
+///   await it, so no thread (the daemon's bus connection) is blocked on the disk. The daemon
+///   `enqueue`s what scenes publish and answers at once; the writer commits everything queued in one
+///   transaction as soon as it is free (group commit), so a burst costs one commit, not one each.
+///   The file is in WAL mode with `synchronous = NORMAL`: a commit is in the WAL file (the kernel has
+///   it) when it returns, so a killed process loses only what was queued since the last commit
+///   began, at most `Limits.queuedSaves` saves, and always the newest (never a hole); the WAL is not
+///   synced on each commit, so a power loss may lose the last commits too. `save` (tests, tools)
+///   returns once its own save is committed.
+/// - Every read and write first commits what is queued: a search finds what was just published.
 /// - Expired activities are never returned, and are deleted at open and on every save.
 /// - At most `Limits.perApplication` rows per app: a save beyond it drops that app's least recently
 ///   used ones. A payload over `Limits.payloadBytes` is refused.
@@ -25,9 +30,14 @@ public final class ActivityStore: Sendable {
         /// The largest payload (the activity as the daemon encodes it) kept.
         public var payloadBytes: Int
 
-        public init(perApplication: Int = 10_000, payloadBytes: Int = 64 * 1024) {
+        /// Saves queued and not yet committed beyond which `enqueue` asks its caller to wait: what a
+        /// killed daemon can lose of what it acknowledged.
+        public var queuedSaves: Int
+
+        public init(perApplication: Int = 10_000, payloadBytes: Int = 64 * 1024, queuedSaves: Int = 256) {
             self.perApplication = perApplication
             self.payloadBytes = payloadBytes
+            self.queuedSaves = queuedSaves
         }
     }
 
@@ -48,6 +58,8 @@ public final class ActivityStore: Sendable {
     /// Rows per app, counted once per app and kept by the saves and deletes (the writer's queue
     /// runs them one at a time); nil after a prune, which may touch any app.
     let counts = AppCounts()
+    /// Saves acknowledged and not yet committed (ActivityStore+Queue.swift).
+    let queue = Mutex(SaveQueue())
     let writeCount = Mutex(0)
 
     /// How many reads and writes the store has made: the daemon hands freed memory back after bursts of them.
@@ -104,15 +116,34 @@ public final class ActivityStore: Sendable {
 
     // MARK: Running statements, and a file found corrupt later
 
+    /// Runs a write transaction that first writes every queued save, so that writes apply in the
+    /// order they were asked.
     func run<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
         writeCount.withLock { $0 += 1 }
-        do { return try await pool.write(body) } catch {
-            throw recover(from: error, pool)
+        let cap = limits.perApplication
+        let counts = counts
+        let taken = Mutex<(count: Int, upTo: UInt64)>((0, 0))
+        do {
+            let value = try await pool.write { db in
+                let batch = self.takeQueued()
+                taken.withLock { $0 = (batch.saves.count, batch.upTo) }
+                try Self.write(batch.saves, cap: cap, counts: counts, db)
+                return try body(db)
+            }
+            finish(upTo: taken.withLock { $0.upTo })
+            return value
+        } catch {
+            let (count, upTo) = taken.withLock { $0 }
+            let failure = recover(from: error, pool)
+            if count > 0 { log("\(count) acknowledged activities could not be saved: \(failure)") }
+            finish(upTo: upTo)
+            throw failure
         }
     }
 
-    /// Reads what was committed (every save that returned) on one of the pool's readers.
+    /// Reads what was committed, once every save queued before the call is, on one of the pool's readers.
     func read<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
+        await committed()
         writeCount.withLock { $0 += 1 }
         do { return try await pool.read(body) } catch {
             throw recover(from: error, pool)

@@ -28,6 +28,8 @@ struct ActivityState: Sendable {
     /// An announcement is scheduled: it runs after the reply of the change that scheduled it, once
     /// for every change made until then.
     var announcing = false
+    /// When `CurrentActivityChanged` was last sent: the next waits out `ActivityLimits.announcementInterval`.
+    var lastAnnouncement: ContinuousClock.Instant?
 }
 
 /// Bounds on what a scene may publish, so that no app can grow the daemon or the store without bound.
@@ -44,6 +46,9 @@ enum ActivityLimits {
     static let searchTerms = 32
     static let searchResults: UInt32 = 1000
     static let defaultSearchResults: UInt32 = 20
+    /// `CurrentActivityChanged` is sent at most this often: a change after a quiet spell at once, the
+    /// changes within the interval as one signal at its end, with the activity current then.
+    static let announcementInterval: Duration = .milliseconds(100)
 }
 
 // Publishing, clearing and deleting activities; what openers read of them (issue 17).
@@ -55,7 +60,7 @@ extension Dispatcher {
 
     // MARK: What scenes publish
 
-    /// Makes `activity` the scene's current one; a search-eligible one is committed to the store before this returns.
+    /// Makes `activity` the scene's current one; a search-eligible one is queued for the store's next commit.
     /// - Throws: `notRegistered`, `notOwner`, `unknownScene`, `unlistedActivityType`,
     ///   `userInfoTooLarge`, `invalidArgument`; `storeFailed` when it could not be saved.
     func setCurrentActivity(
@@ -78,15 +83,16 @@ extension Dispatcher {
             appID: appID, activityType: type, title: details.title ?? "", keywords: details.keywords,
             persistentIdentifier: details.persistentIdentifier, target: details.targetContentIdentifier ?? details.webpageURL,
             expirationDate: details.expirationDate, payload: payload)
-        // Suspends (the bus connection's thread goes on) until SQLite committed it: the reply then
-        // means a killed daemon still has it.
-        do { try await store.save(saved) } catch {
+        // Queued for the store's next commit, which starts at once on its own thread; the reply
+        // does not wait for it unless too many saves wait already (see ActivityStore's policy).
+        let full: Bool
+        do { full = try store.enqueue(saved) } catch {
             if case .payloadTooLarge(_, let bytes, let limit) = error {
                 throw .userInfoTooLarge(activityType: type, reason: "the activity takes \(bytes) bytes stored; at most \(limit)")
             }
-            logger.error("could not save an activity of \(appID): \(error)")
             throw .storeFailed(error.description)
         }
+        if full { await store.committed() }
     }
 
     /// The scene no longer has a current activity; what was saved stays saved.
@@ -145,11 +151,16 @@ extension Dispatcher {
     }
 
     /// Announces after the current call's reply, so that `CurrentActivityChanged` costs the
-    /// publishing app's round trip nothing, and a burst of changes one signal.
+    /// publishing app's round trip nothing, and no sooner than `announcementInterval` after the
+    /// last one, so that a scene changing its activity 1,000 times a second costs the bus ten signals.
     private func scheduleAnnouncement() {
         guard !activities.announcing else { return }
         activities.announcing = true
-        Task { self.announceCurrentActivity() }
+        let wait = activities.lastAnnouncement.map { $0 + ActivityLimits.announcementInterval - .now } ?? .zero
+        Task {
+            if wait > .zero { try? await Task.sleep(for: wait) }
+            self.announceCurrentActivity()
+        }
     }
 
     private func announceCurrentActivity() {
@@ -157,6 +168,7 @@ extension Dispatcher {
         let now = currentActivity
         guard now != activities.announced else { return }
         activities.announced = now
+        activities.lastAnnouncement = .now
         try? connection.emit(
             path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
             member: Contract.Dispatcher1.currentActivityChanged.name, Contract.CurrentActivity.variants(now))
