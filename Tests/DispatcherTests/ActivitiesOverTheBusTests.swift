@@ -150,6 +150,28 @@ struct ActivitiesOverTheBusTests {
         #expect(try await current() == nil)
     }
 
+    @Test("a scene changing its activity as fast as it can is announced a few times, the last announcement its last activity")
+    func announcementsAreCoalesced() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let contacts = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [Self.show])
+        let opener = try await session.connect()
+        let changes = try await opener.signals(matching: MatchRule(
+            path: Contract.objectPath, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.currentActivityChanged.name))
+        try await contacts.openScene("c1")
+        let publishes = 300
+        for n in 1...publishes {
+            try await contacts.publish("c1", Self.show, Self.activity(title: "Scroll \(n)", target: "page/\(n)", search: false))
+        }
+        let last = Self.activity(title: "Scroll \(publishes)", target: "page/\(publishes)", search: false)
+        var announced = 0
+        for try await message in changes {
+            announced += 1
+            if try Contract.CurrentActivity.decode(try message.decode([String: Variant].self))?.activity == last { break }
+        }
+        #expect(announced < publishes / 2, "every change was announced on its own")
+    }
+
     @Test("an app deletes only its own saved activities: another app's identifier is refused and nothing is deleted")
     func deletion() async throws {
         let session = try await DesktopSession()
