@@ -1,5 +1,6 @@
-// Saving without waiting: publishes queue here, and the writer commits what waits in one
-// transaction as soon as it is free (group commit).
+// Saving without waiting: publishes queue here, and the writer commits what waited up to
+// `Limits.commitDelay` in one transaction (group commit).
+import Dispatch
 import GRDB
 import Synchronization
 
@@ -9,13 +10,14 @@ struct SaveQueue: Sendable {
     /// Saves ever queued, and of those, how many a finished transaction took (committed or failed).
     var queued: UInt64 = 0
     var finished: UInt64 = 0
-    /// A commit is scheduled or running: a new save rides on it or on the one it schedules next.
-    var committing = false
+    enum Commit { case idle, scheduled, running }
+    /// A new save rides on the scheduled commit, or on the one a running commit schedules next.
+    var commit = Commit.idle
     var waiters: [(upTo: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
 }
 
 extension ActivityStore {
-    /// Queues the activity for the next commit, which starts as soon as the writer is free, and
+    /// Queues the activity for the commit `Limits.commitDelay` after the first save that waits, and
     /// returns at once: the saves of a burst share one transaction. What a killed process loses is
     /// the tail of what was queued since the last commit began, never a save queued before it.
     /// - Returns: true when more than `Limits.queuedSaves` wait: the caller should await
@@ -26,30 +28,49 @@ extension ActivityStore {
             throw .payloadTooLarge(appID: activity.appID, bytes: activity.payload.count, limit: limits.payloadBytes)
         }
         let now = clock()
-        let (start, full) = queue.withLock { queue in
+        let (schedule, full) = queue.withLock { queue in
             queue.waiting.append((activity, now))
             queue.queued += 1
-            defer { queue.committing = true }
-            return (!queue.committing, queue.waiting.count > limits.queuedSaves)
+            guard queue.commit == .idle else { return (false, queue.waiting.count > limits.queuedSaves) }
+            queue.commit = .scheduled
+            return (true, false)
         }
-        if start { commitQueued() }
+        if schedule { scheduleCommit() }
         return full
     }
 
-    /// Returns once every save queued before the call is committed (or failed, which is logged).
+    /// Returns once every save queued before the call is committed (or failed, which is logged);
+    /// a scheduled commit starts now rather than after its delay.
     public func committed() async {
         if queue.withLock({ $0.finished >= $0.queued }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = queue.withLock { queue in
-                guard queue.finished < queue.queued else { return true }
+            let (done, start) = queue.withLock { queue in
+                guard queue.finished < queue.queued else { return (true, false) }
                 queue.waiters.append((queue.queued, continuation))
-                return false
+                guard queue.commit == .scheduled else { return (false, false) }
+                queue.commit = .running
+                return (false, true)
             }
             if done { continuation.resume() }
+            if start { commitQueued() }
         }
     }
 
-    /// Commits what waits, on the writer's queue, then again while saves keep coming.
+    private func scheduleCommit() {
+        let (seconds, attoseconds) = limits.commitDelay.components
+        let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
+            let start = self.queue.withLock { queue in
+                guard queue.commit == .scheduled else { return false }
+                queue.commit = .running
+                return true
+            }
+            if start { self.commitQueued() }
+        }
+    }
+
+    /// Commits what waits, on the writer's queue; then schedules the next commit while saves keep
+    /// coming (at once when someone waits for them).
     private func commitQueued() {
         let pool = state.withLock { $0.pool }
         let taken = Mutex<(count: Int, upTo: UInt64)>((0, 0))
@@ -67,11 +88,15 @@ extension ActivityStore {
                 self.log("\(count) acknowledged activities could not be saved: \(error)")
             }
             self.finish(upTo: upTo)
-            let again = self.queue.withLock { queue in
-                queue.committing = !queue.waiting.isEmpty
-                return queue.committing
+            let next = self.queue.withLock { queue -> SaveQueue.Commit in
+                queue.commit = queue.waiting.isEmpty ? .idle : queue.waiters.isEmpty ? .scheduled : .running
+                return queue.commit
             }
-            if again { self.commitQueued() }
+            switch next {
+            case .idle: break
+            case .scheduled: self.scheduleCommit()
+            case .running: self.commitQueued()
+            }
         })
     }
 

@@ -11,12 +11,13 @@ import Synchronization
 /// - SQLite runs on GRDB's own queues (one writer, writes in the order they were asked), and callers
 ///   await it, so no thread (the daemon's bus connection) is blocked on the disk. The daemon
 ///   `enqueue`s what scenes publish and answers at once; the writer commits everything queued in one
-///   transaction as soon as it is free (group commit), so a burst costs one commit, not one each.
-///   The file is in WAL mode with `synchronous = NORMAL`: a commit is in the WAL file (the kernel has
-///   it) when it returns, so a killed process loses only what was queued since the last commit
-///   began, at most `Limits.queuedSaves` saves, and always the newest (never a hole); the WAL is not
-///   synced on each commit, so a power loss may lose the last commits too. `save` (tests, tools)
-///   returns once its own save is committed.
+///   transaction `Limits.commitDelay` (10 ms) after the first save that waits (group commit: a scene publishing on every
+///   scroll costs a commit per 10 ms, not one per publish). The file is in WAL mode with
+///   `synchronous = NORMAL`: a commit is in the WAL file (the kernel has it) when it returns, so a
+///   killed process loses only what was queued since the last commit began — the last 10 ms of
+///   saves, at most `Limits.queuedSaves`, always the newest (never a hole); the WAL is not synced on
+///   each commit, so a power loss may lose the last commits too. `save` (tests, tools) returns once
+///   its own save is committed.
 /// - Every read and write first commits what is queued: a search finds what was just published.
 /// - Expired activities are never returned, and are deleted at open and on every save.
 /// - At most `Limits.perApplication` rows per app: a save beyond it drops that app's least recently
@@ -34,10 +35,18 @@ public final class ActivityStore: Sendable {
         /// killed daemon can lose of what it acknowledged.
         public var queuedSaves: Int
 
-        public init(perApplication: Int = 10_000, payloadBytes: Int = 64 * 1024, queuedSaves: Int = 256) {
+        /// How long a queued save waits for others to share its commit: with `queuedSaves`, what a
+        /// killed daemon can lose of what it acknowledged.
+        public var commitDelay: Duration
+
+        public init(
+            perApplication: Int = 10_000, payloadBytes: Int = 64 * 1024, queuedSaves: Int = 256,
+            commitDelay: Duration = .milliseconds(10)
+        ) {
             self.perApplication = perApplication
             self.payloadBytes = payloadBytes
             self.queuedSaves = queuedSaves
+            self.commitDelay = commitDelay
         }
     }
 

@@ -86,6 +86,25 @@ struct ActivityStoreTests {
         #expect(try await store.list(appID: "org.example.A").count == 4)
     }
 
+    @Test("queued saves are committed by the next read or write, in order; beyond the bound the caller is told to wait")
+    func queuedSaves() async throws {
+        let place = try Place()
+        // A delay no test outlasts: only a read or a write commits what waits.
+        let store = try place.open(.init(queuedSaves: 3, commitDelay: .seconds(3600)))
+        var full: [Bool] = []
+        for n in 1...5 { full.append(try store.enqueue(Self.activity("org.example.A", "Queued \(n)", id: "q\(n)"))) }
+        #expect(full == [false, false, false, true, true])
+        #expect(try await store.list(appID: "org.example.A").map(\.title) == (1...5).reversed().map { "Queued \($0)" })
+        _ = try store.enqueue(Self.activity("org.example.A", "Queued 6", id: "q6"))
+        try await store.deleteAll(appID: "org.example.A")
+        #expect(try await store.list(appID: nil).isEmpty, "a save queued before a delete is deleted with it")
+        _ = try store.enqueue(Self.activity("org.example.A", "Queued 7", id: "q7"))
+        await store.committed()
+        let reopened = try place.open()
+        #expect(try await reopened.list(appID: nil).map(\.title) == ["Queued 7"])
+        #expect(throws: StoreError.self) { try store.enqueue(Self.activity("org.example.A", "Big", payload: String(repeating: "x", count: 70_000))) }
+    }
+
     @Test("an expired activity is never returned, and is pruned")
     func expiry() async throws {
         let place = try Place()
