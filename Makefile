@@ -101,6 +101,24 @@ demo: deps build
 	@echo
 	@./Examples/demo-search.sh "$$($(SWIFT) build --show-bin-path)"
 
+# libFuzzer on the parsers that take input from elsewhere (Fuzz/, a package of its own): each target for
+# FUZZ_SECONDS (default 600), from the seeds in Fuzz/Corpus/<name> plus what earlier runs found
+# (Fuzz/.build/corpus). A crash stops with the input in Fuzz/.build/artifacts and fails the target.
+FUZZ_SECONDS ?= 600
+FUZZERS := uri-grammar conditions scenario associations message-reader
+.PHONY: fuzz
+fuzz: deps
+	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing
+	@set -e; bin="$$(cd Fuzz && $(SWIFT) build -c release --show-bin-path)"; \
+	for name in $(FUZZERS); do \
+	  mkdir -p Fuzz/.build/corpus/$$name Fuzz/.build/artifacts; \
+	  echo "fuzz-$$name: $(FUZZ_SECONDS) s"; \
+	  status=0; "$$bin/fuzz-$$name" -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=Fuzz/.build/artifacts/$$name- \
+	    Fuzz/.build/corpus/$$name Fuzz/Corpus/$$name > Fuzz/.build/$$name.log 2>&1 || status=$$?; \
+	  grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::peak_rss_mb|INFO: seed corpus|==[0-9]+==ERROR|SUMMARY)' Fuzz/.build/$$name.log || true; \
+	  test $$status -eq 0 || { echo "fuzz-$$name found a crash: see Fuzz/.build/$$name.log and Fuzz/.build/artifacts" >&2; exit 1; }; \
+	done
+
 bench: bench-routing bench-bus bench-dispatch bench-open bench-associations
 
 bench-routing: deps

@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "WaypostContract", targets: ["WaypostContract"]),
         .library(name: "WaypostKit", targets: ["WaypostKit"]),
         .library(name: "Associations", targets: ["Associations"]),
+        // For the fuzzers in Fuzz/ (a package of their own), which reach the URI grammar through it.
+        .library(name: "Dispatcher", targets: ["Dispatcher"]),
         .executable(name: "waypost", targets: ["waypost"]),
     ],
     dependencies: [

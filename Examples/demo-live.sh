@@ -164,9 +164,12 @@ done
 
 # Who ran, so that cleanup can check they all ended with the bus.
 grep -o '"pid":[0-9]*' "$WAYPOST_SAMPLE_LOG" | cut -d: -f2 | sort -u >> "$root/pids"
+# gdbus prints "(uint32 4242,)": the number after the type name, not every digit (32 is the type's).
 daemon_pid=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-  --method org.freedesktop.DBus.GetConnectionUnixProcessID io.waypost.Dispatcher 2>/dev/null | tr -dc 0-9 || true)
-[ -n "$daemon_pid" ] && echo "$daemon_pid" >> "$root/pids"
+  --method org.freedesktop.DBus.GetConnectionUnixProcessID io.waypost.Dispatcher 2>/dev/null \
+  | sed -n 's/^(uint32 \([0-9][0-9]*\),)$/\1/p' || true)
+[ -n "$daemon_pid" ] || { echo "demo: cannot tell the dispatcher's pid" >&2; exit 1; }
+echo "$daemon_pid" >> "$root/pids"
 
 # The stand-in browser writes its line a moment after it was started: wait for the four (bounded).
 touch "$root/browser.log"

@@ -43,16 +43,21 @@ public struct SampleConsole: Sendable {
     }
 
     /// Starts the app, records `ready`, and runs until the session bus goes away; exits 69 with the
-    /// reason when it cannot register.
+    /// reason when it cannot register, unless it was started with links (`Exec=… %u`, when the desktop
+    /// hands links to the app itself): then it opens them without a dispatcher, as a real app would.
     public func run(_ application: Application) async -> Never {
+        let links = launchURLs()
         do {
             try await application.start()
+            append(["app": app, "event": "ready", "pid": Int(getpid())])
+            show("registered as \(application.id); scenes: \(application.openScenes.map(\.id))")
         } catch {
             FileHandle.standardError.write(Data("\(app): \(error)\n".utf8))
-            exit(69)
+            if links.isEmpty { exit(69) }
         }
-        append(["app": app, "event": "ready", "pid": Int(getpid())])
-        show("registered as \(application.id); scenes: \(application.openScenes.map(\.id))")
+        for link in links {
+            do { show("\(link) opened in \(try await application.openLaunchURL(link))") } catch { show("\(error)") }
+        }
         await application.run()
         exit(0)
     }
@@ -67,6 +72,14 @@ public func queryValue(_ key: String, in url: String) -> String? {
 public struct SampleError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// The links on the command line: arguments with a URI scheme that are not an option's value.
+public func launchURLs() -> [String] {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    return arguments.indices.filter { index in
+        arguments[index].contains("://") && (index == 0 || !arguments[index - 1].hasPrefix("--"))
+    }.map { arguments[$0] }
 }
 
 /// The values following each `--name` on the command line.

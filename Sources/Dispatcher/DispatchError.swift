@@ -86,6 +86,25 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The error as logs and monitors see it: `uri` cut to scheme, host and path (`Contract.redacted`)
+    /// wherever it appears, in an app's own message too.
+    func redacting(_ uri: String) -> DispatchError {
+        let cut = Contract.redacted(uri)
+        guard cut != uri else { return self }
+        func r(_ text: String) -> String { text.replacing(uri, with: cut) }
+        switch self {
+        case .invalidURI(let value, let reason): return .invalidURI(r(value), reason: r(reason))
+        case .invalidArgument(let value, let reason): return .invalidArgument(r(value), reason: r(reason))
+        case .noHandler(let what, let reason): return .noHandler(r(what), reason: r(reason))
+        case .unknownApplication(let app, let reason): return .unknownApplication(app, reason: r(reason))
+        case .deliveryFailed(let event, let attempts): return .deliveryFailed(r(event), attempts: attempts.map(r))
+        case .launchFailed(let app, let reason): return .launchFailed(app: app, reason: r(reason))
+        case .timeout(let app, let what, let seconds): return .timeout(app: app, waitedFor: r(what), seconds: seconds)
+        // The others name apps, scenes and activities, never a URI.
+        default: return self
+        }
+    }
+
     /// Long values are cut in messages so that an oversized URI does not flood a terminal.
     static func abbreviated(_ value: String) -> String {
         let quoted = value.count > 200 ? "\"\(value.prefix(200))…\" (\(value.utf8.count) bytes)" : "\"\(value)\""

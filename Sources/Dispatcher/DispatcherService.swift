@@ -2,6 +2,7 @@ public import DBus
 import Desktop
 import ExternalEvents
 public import Logging
+import Glibc
 import Synchronization
 import WaypostContract
 
@@ -12,9 +13,9 @@ public final class DispatcherService: Sendable {
     public let dispatcher: Dispatcher
     let connection: Connection
     let logger: Logger
-    /// Connections that called `MonitorRouted`; `Routed` is emitted only while there is one, so that
-    /// the bus is not asked to route a signal per link that nobody reads.
-    private let monitors = Mutex<Set<BusName>>([])
+    /// Connections that called `MonitorRouted`, and whether each asked for whole URIs: `Routed` is
+    /// sent to each of them alone, and to nobody when there is none.
+    private let monitors = Mutex<[BusName: Contract.MonitorOptions]>([:])
     /// Connections watched for leaving the bus: one subscription each, however often they register.
     private let watched = Mutex<Set<BusName>>([])
     /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
@@ -27,7 +28,7 @@ public final class DispatcherService: Sendable {
     }
 
     /// Exports the objects, then takes the bus name (so no call can arrive before they exist).
-    /// - Throws: `BusError` when another process already owns `io.waypost.Dispatcher`.
+    /// - Throws: `BusError` when another process already owns `io.waypost.Dispatcher`, naming it.
     public func start() async throws {
         // Calls are answered on the connection's thread, where the dispatcher lives.
         try connection.export(
@@ -36,7 +37,7 @@ public final class DispatcherService: Sendable {
         try exportSearchProviders()
         let reply = try await connection.requestName(Contract.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner || reply == .alreadyOwner else {
-            throw BusError(.failed, "another process owns \(Contract.busName); is a dispatcher already running?")
+            throw BusError(.failed, "\(Contract.busName) is taken: \(await currentOwner())")
         }
     }
 
@@ -116,7 +117,9 @@ public final class DispatcherService: Sendable {
                     } catch let error as DispatchError { throw error.busError }
                 },
                 method(Members.monitorRouted) { call in
-                    let added = self.monitors.withLock { $0.insert(call.sender).inserted }
+                    let (raw) = try call.arguments([String: Variant].self)
+                    let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.MonitorOptions(raw) }
+                    let added = self.monitors.withLock { $0.updateValue(options, forKey: call.sender) == nil }
                     if added { await self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
@@ -141,27 +144,28 @@ public final class DispatcherService: Sendable {
                 },
                 method(Members.open) { call in
                     let (uris, platform) = try call.arguments([String].self, [String: Variant].self)
-                    var failures: [String] = []
+                    var failures: [(full: String, redacted: String)] = []
                     for uri in uris {
                         do {
                             _ = try await self.routed(uri) { () async throws(DispatchError) in
                                 try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform))
                             }
                         } catch let error as BusError {
-                            failures.append(error.message)
+                            failures.append((error.message, error.message.replacing(uri, with: Contract.redacted(uri))))
                         }
                     }
                     guard failures.isEmpty else {
                         // `gio open` prints this error, but browsers and file managers drop it: the
                         // log and a notification are where their users learn the link went nowhere.
-                        self.logger.error("org.freedesktop.Application.Open from \(call.sender) failed: \(failures.joined(separator: "; "))")
-                        await self.notifyUser("A link could not be opened", failures.joined(separator: "\n"))
-                        throw BusError(.failed, failures.joined(separator: "\n"))
+                        let redacted = failures.map(\.redacted)
+                        self.logger.error("org.freedesktop.Application.Open from \(call.sender) failed: \(redacted.joined(separator: "; "))")
+                        await self.notifyUser("A link could not be opened", redacted.joined(separator: "\n"))
+                        throw BusError(.failed, failures.map(\.full).joined(separator: "\n"))
                     }
                     return try call.reply()
                 },
                 method(Members.activateAction) { call in
-                    let (action) = try call.arguments(String.self)
+                    let (action, _, _) = try call.arguments(String.self, [Variant].self, [String: Variant].self)
                     throw BusError(.notSupported, "the dispatcher has no action \"\(action)\"")
                 },
             ])
@@ -186,7 +190,10 @@ public final class DispatcherService: Sendable {
     ) -> Method {
         member.exported { call in
             do { return try await handler(call) } catch let error as DispatchError {
-                self.logger.notice("\(call.member) from \(call.sender): \(error.busError.name): \(error)")
+                // The only URI a method's error can name is its first argument's (Explain's).
+                var arguments = call.message.reader()
+                let uri = (try? arguments.read(String.self)) ?? ""
+                self.logger.notice("\(call.member) from \(call.sender): \(error.busError.name): \(error.redacting(uri))")
                 throw error.busError
             }
         }
@@ -204,30 +211,49 @@ public final class DispatcherService: Sendable {
         _ event: String, _ route: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
     ) async throws -> Outcome {
         let started = ContinuousClock.now
-        let monitored = !monitors.withLock { $0.isEmpty }
+        let monitors = self.monitors.withLock { $0 }
         do {
             let outcome = try await route()
-            if monitored {
+            if !monitors.isEmpty {
                 var report = outcome.contractOutcome(reason: true)
                 let elapsed = ContinuousClock.now - started
                 report.micros = UInt64(elapsed.components.seconds) * 1_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000)
-                emitRouted(event, report)
+                emitRouted(event, to: monitors) { _ in report }
             }
-            logger.info("\(DispatchError.abbreviated(event)) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule)]")
+            logger.info("\(DispatchError.abbreviated(Contract.redacted(event))) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule)]")
             return outcome
         } catch {
-            if monitored {
-                emitRouted(event, Contract.RoutingOutcome(reason: error.description, error: error.busError.name.rawValue))
+            let redacted = error.redacting(event)
+            emitRouted(event, to: monitors) { full in
+                Contract.RoutingOutcome(reason: (full ? error : redacted).description, error: error.busError.name.rawValue)
             }
-            logger.notice("\(DispatchError.abbreviated(event)) not delivered: \(error)")
+            logger.notice("\(DispatchError.abbreviated(Contract.redacted(event))) not delivered: \(redacted)")
             throw error.busError
         }
     }
 
-    private func emitRouted(_ event: String, _ report: Contract.RoutingOutcome) {
-        try? connection.emit(
-            path: Contract.objectPath, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.routed.name,
-            event, report.variants)
+    /// Sends `Routed` to each monitor alone (never a broadcast that any match rule receives), the
+    /// event cut to scheme, host and path unless that monitor asked for whole URIs.
+    private func emitRouted(
+        _ event: String, to monitors: [BusName: Contract.MonitorOptions], _ report: (_ full: Bool) -> Contract.RoutingOutcome
+    ) {
+        for (monitor, options) in monitors {
+            try? connection.emit(
+                path: Contract.objectPath, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.routed.name,
+                options.fullURIs ? event : Contract.redacted(event), report(options.fullURIs).variants, destination: monitor)
+        }
+    }
+
+    /// Who owns the dispatcher's name, for the error when it is taken: pid and program, as the bus
+    /// and `/proc` tell them.
+    private func currentOwner() async -> String {
+        guard let owner = try? await connection.nameOwner(of: Contract.busName) else { return "its owner left the bus" }
+        guard let pid = try? await connection.processID(of: owner) else { return "by \(owner), whose process the bus does not tell" }
+        let program: String
+        do { program = try RunningProgram.executable(ofProcess: Int32(bitPattern: pid)) } catch { program = "\(error)" }
+        let own = try? RunningProgram.executable(ofProcess: getpid())
+        return "by \(owner), pid \(pid) running \(program)"
+            + (program == own ? " (another waypost daemon is already running)" : " (not this waypost: stop that process, then start the dispatcher again)")
     }
 
     /// Watches a connection that registered or monitors: once it leaves the bus, its process and
@@ -235,7 +261,7 @@ public final class DispatcherService: Sendable {
     private func forgetWhenGone(_ name: BusName) async {
         guard watched.withLock({ $0.insert(name).inserted }) else { return }
         let forget: @Sendable () async -> Void = {
-            self.monitors.withLock { _ = $0.remove(name) }
+            self.monitors.withLock { _ = $0.removeValue(forKey: name) }
             self.watched.withLock { _ = $0.remove(name) }
             await self.dispatcher.connectionVanished(name.rawValue)
         }

@@ -100,7 +100,8 @@ extension Contract {
                 .init("processes", "aa{sv}", keys: ProcessStatus.Keys.all),
                 .init("scenes", "aa{sv}", keys: SceneStatus.Keys.all),
             ])
-        public static let monitorRouted = Member.method("MonitorRouted")
+        public static let monitorRouted = Member.method(
+            "MonitorRouted", in: [.init("options", "a{sv}", keys: MonitorOptions.Keys.all)])
         public static let routed = Member.signal(
             "Routed", [.init("event", "s"), .init("outcome", "a{sv}", keys: RoutingOutcome.Keys.routed)])
 

@@ -113,22 +113,15 @@ extension Application {
     /// as differences from nothing.
     private func register() async throws(WaypostError) {
         guard let connection = state.withLock({ $0.connection }) else { throw .notStarted(appID: id) }
+        // Activation (the bus starts the dispatcher from its service file) when it is not running;
+        // then the owner's program is checked, so that a squatter never sees a scene.
         let owner: BusName
-        do {
-            var found = try await connection.nameOwner(of: Contract.busName)
-            if found == nil {
-                // Activation: the bus starts the dispatcher from its service file.
-                _ = try await connection.call(
-                    destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                    member: "StartServiceByName", Contract.busName.rawValue, UInt32(0), timeout: .seconds(25))
-                found = try await connection.nameOwner(of: Contract.busName)
+        do { owner = try await trustedDispatcher.withLock({ $0 }).verifiedOwner(on: connection) } catch {
+            switch error {
+            case .bus(let error): throw Self.refusal("finding \(Contract.busName)", error)
+            case .untrusted(_, let pid, let program, _), .notInstalled(_, let pid, let program, _):
+                throw .untrustedDispatcher(pid: pid, program: program, reason: error.description)
             }
-            guard let found else {
-                throw BusError(.serviceUnknown, "\(Contract.busName) started but has no owner")
-            }
-            owner = found
-        } catch {
-            throw Self.refusal("finding \(Contract.busName)", error)
         }
         state.withLock { state in
             state.dispatcher = owner

@@ -28,6 +28,8 @@ public final class Application: Sendable {
     /// Wakes the synchronizer (Application+Synchronization.swift) after a change.
     let wake: AsyncStream<Void>.Continuation
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// Whose process may own the dispatcher's name (Application+Synchronization.swift checks it).
+    let trustedDispatcher = Mutex(Contract.TrustedDispatcher.installed(environment: [:]))
 
     /// - Parameters:
     ///   - id: the app's desktop-file id without `.desktop`; its installed entry must opt in with
@@ -54,9 +56,17 @@ public final class Application: Sendable {
 
     /// Connects to the session bus (or `busAddress`), serves the app's side of the contract, and
     /// registers with the dispatcher, starting it by D-Bus activation when it is not running.
-    /// - Throws: `busUnavailable` when the bus cannot be reached; `dispatcherRefused` when the
-    ///   first registration fails (the app keeps watching, and registers when a dispatcher appears).
-    public func start(busAddress: String? = nil) async throws(WaypostError) {
+    ///
+    /// Only a dispatcher whose process runs the installed `waypost` (the program its D-Bus service
+    /// file starts; `dispatcherProgram` when given) is registered with: scenes and events are never
+    /// handed to another owner of its name.
+    /// - Throws: `busUnavailable` when the bus cannot be reached; `untrustedDispatcher` when another
+    ///   program owns the dispatcher's name; `dispatcherRefused` when the first registration fails
+    ///   (in both cases the app keeps watching, and registers when a dispatcher appears).
+    public func start(busAddress: String? = nil, dispatcherProgram: String? = nil) async throws(WaypostError) {
+        trustedDispatcher.withLock {
+            $0 = dispatcherProgram.map { Contract.TrustedDispatcher(program: $0, namedBy: "the app") } ?? .installed()
+        }
         let connection: Connection
         do {
             if let busAddress { connection = try await Connection(address: busAddress) } else { connection = try await Connection.session() }

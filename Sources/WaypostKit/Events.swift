@@ -123,6 +123,11 @@ public enum WaypostError: Error, Hashable, Sendable, CustomStringConvertible {
     case busUnavailable(address: String, reason: String)
     /// The dispatcher answered with an error: its name and message, and the call refused.
     case dispatcherRefused(call: String, errorName: String, message: String)
+    /// The dispatcher's bus name is owned by process `pid` running `program`, not the installed
+    /// dispatcher: nothing was sent to it.
+    case untrustedDispatcher(pid: UInt32, program: String, reason: String)
+    /// A URL the app was started with reached no scene (`openLaunchURL`): the URL, and why.
+    case launchURLNotDelivered(String, reason: String)
 
     public var description: String {
         switch self {
@@ -133,6 +138,8 @@ public enum WaypostError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notStarted(let app): "application \"\(app)\" is not started; call start() first"
         case .busUnavailable(let address, let reason): "cannot reach the session bus at \(address): \(reason)"
         case .dispatcherRefused(let call, let name, let message): "the dispatcher refused \(call): \(name): \(message)"
+        case .untrustedDispatcher(_, _, let reason): reason
+        case .launchURLNotDelivered(let url, let reason): "the link \(url) the app was started with reached no scene: \(reason)"
         }
     }
 

@@ -59,7 +59,7 @@ extension Application {
     }
 
     /// Hands `event` to the scene's handler, if the scene is open and has one.
-    private func deliver(_ event: Delivery, toScene sceneID: String, context: EventContext) async throws {
+    func deliver(_ event: Delivery, toScene sceneID: String, context: EventContext) async throws {
         enum Found { case url(URLHandler), activity(ActivityHandler) }
         let found: Found? = try state.withLock { state in
             guard let scene = state.scenes[sceneID] else {

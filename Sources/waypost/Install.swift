@@ -127,7 +127,7 @@ struct Doctor: AsyncParsableCommand {
         let doctor = try withDesktop("doctor") { () throws(GIOLoadError) in
             try Installation.Doctor(layout: options.layout(), installCommand: options.command)
         }
-        let findings = doctor.check(activatable: await Self.activatable())
+        let findings = doctor.check(activatable: await Self.activatable()) + [await Self.ownerFinding()]
         for finding in findings {
             let mark = switch finding.severity { case .ok: "ok  "; case .note: "note"; case .problem: "FIX " }
             print("\(mark) \(finding.summary)")
@@ -136,6 +136,27 @@ struct Doctor: AsyncParsableCommand {
         let problems = findings.filter { $0.severity == .problem }.count
         print(problems == 0 ? "no problems found" : "\(problems) problem\(problems == 1 ? "" : "s") found")
         if problems > 0 { throw ExitCode(1) }
+    }
+
+    /// Who owns the dispatcher's name now (`activatable()` started it if nobody did): the installed
+    /// program, or another process that holds it and receives what apps and openers send there.
+    static func ownerFinding() async -> Finding {
+        guard let connection = try? await Connection.session() else {
+            return Finding(.note, "no session bus to ask who owns \(Contract.busName)")
+        }
+        defer { connection.close() }
+        do {
+            let owner = try await BusClient.trusted.verifiedOwner(on: connection, activating: false)
+            let pid = (try? await connection.processID(of: owner)) ?? 0
+            return Finding(.ok, "\(Contract.busName) is owned by pid \(pid), running \(Contract.TrustedDispatcher.program(ofProcess: pid))")
+        } catch {
+            switch error {
+            case .untrusted(_, let pid, _, _), .notInstalled(_, let pid, _, _):
+                return Finding(.problem, error.description, fix: "stop process \(pid) (`kill \(pid)`), then open a link to start the dispatcher")
+            case .bus(let error):
+                return Finding(.note, "nobody owns \(Contract.busName) now (\(BusClient.message(error)))")
+            }
+        }
     }
 
     /// Whether the session bus can start the dispatcher: asks it to (`StartServiceByName`), which

@@ -35,7 +35,9 @@ struct Open: AsyncParsableCommand {
         }
     }
 
-    /// Opens each URI through the dispatcher, telling on stderr why any was not delivered.
+    /// Opens each URI through the dispatcher, telling on stderr why any was not delivered, and
+    /// with a desktop notification too unless stderr is a terminal: browsers run `xdg-open`, which
+    /// runs this, and ignore its exit status, so that a failed link would otherwise go unseen.
     /// - Returns: the exit status: 0 when every URI was delivered, 1 when one was not, 69 without a bus.
     static func open(_ uris: [String], verbose: Bool) async -> Int32 {
         let connection: Connection
@@ -43,29 +45,41 @@ struct Open: AsyncParsableCommand {
             printError("waypost: cannot reach the session bus: \(BusClient.message(error))")
             return 69
         }
+        let dispatcher: BusName
+        do { dispatcher = try await BusClient.trusted.verifiedOwner(on: connection) } catch {
+            printError("waypost: cannot open \(uris.joined(separator: " ")): \(error)")
+            let links = uris.map { Contract.redacted(fileURI(ofPath: $0)) }.joined(separator: " ")
+            await BusClient.notifyFailure(connection, body: "waypost: cannot open \(links): \(error)")
+            connection.close()
+            return 1
+        }
         // Openers that spawn us pass the activation token in the environment (xdg-open, GIO's Exec path).
         let platformData = Contract.PlatformData(
             activationToken: getenv("XDG_ACTIVATION_TOKEN").map { String(cString: $0) },
             desktopStartupID: getenv("DESKTOP_STARTUP_ID").map { String(cString: $0) }
         ).variants
         // On the connection's thread: each reply resumes the loop here, with no wake of another thread.
-        let status = await withTaskExecutorPreference(connection.executor) {
-            var status: Int32 = 0
+        let failures = await withTaskExecutorPreference(connection.executor) {
+            // Each failure in full for stderr, and cut (Contract.redacted) for the notification,
+            // which a locked screen may show.
+            var failures: [(full: String, redacted: String)] = []
             for uri in uris.map(fileURI(ofPath:)) {
                 do {
                     let reply = try await connection.call(
-                        destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                        destination: dispatcher, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
                         member: Contract.Dispatcher1.open.name, uri, platformData, timeout: BusClient.routingTimeout)
                     if verbose { print(BusClient.outcome(try reply.decode([String: Variant].self)).line(for: uri)) }
                 } catch {
-                    printError("waypost: cannot open \(uri): \(BusClient.message(error))")
-                    status = 1
+                    let failure = "waypost: cannot open \(uri): \(BusClient.message(error))"
+                    printError(failure)
+                    failures.append((failure, failure.replacing(uri, with: Contract.redacted(uri))))
                 }
             }
-            return status
+            return failures
         }
+        if !failures.isEmpty { await BusClient.notifyFailure(connection, body: failures.map(\.redacted).joined(separator: "\n")) }
         connection.close()
-        return status
+        return failures.isEmpty ? 0 : 1
     }
 }
 
@@ -169,20 +183,49 @@ enum BusClient {
         }
     }
 
-    /// Calls one of the dispatcher's methods; when that fails, says why on stderr (after `what`
-    /// failed, when given) and exits with status 1.
+    /// Whose process may own the dispatcher's name: the program the installed service files start,
+    /// or this very program.
+    static var trusted: Contract.TrustedDispatcher {
+        let own = Contract.TrustedDispatcher.program(ofProcess: UInt32(getpid()))
+        return Contract.TrustedDispatcher.installed().adding(program: own, namedBy: "this waypost")
+    }
+
+    /// The dispatcher's unique name once its program is checked (started by activation when needed).
+    /// - Throws: `ExitCode(1)` after saying on stderr who owns the name instead, or why none does.
+    static func dispatcher(_ connection: Connection, failing what: String? = nil) async throws -> BusName {
+        do { return try await trusted.verifiedOwner(on: connection) } catch {
+            printError("waypost: " + (what.map { "\($0): " } ?? "") + error.description)
+            throw ExitCode(1)
+        }
+    }
+
+    /// Calls one of the dispatcher's methods, on the checked owner of its name (`dispatcher`); when
+    /// that fails, says why on stderr (after `what` failed, when given) and exits with status 1.
     static func callDispatcher<each Argument: BusValue>(
         _ connection: Connection, _ member: Contract.Member, _ arguments: repeat each Argument,
         timeout: Duration = .seconds(25), failing what: String? = nil
     ) async throws -> Message {
+        let owner = try await dispatcher(connection, failing: what)
         do {
             return try await connection.call(
-                destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                destination: owner, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
                 member: member.name, repeat each arguments, timeout: timeout)
         } catch {
             printError("waypost: " + (what.map { "\($0): " } ?? "") + message(error))
             throw ExitCode(1)
         }
+    }
+
+    /// Tells the user with a desktop notification (`org.freedesktop.Notifications`, started by the
+    /// bus when it is activatable) that a link went nowhere, unless stderr is a terminal, where the
+    /// person who ran the command reads it already. Waits for the server's answer (so that the
+    /// message is out before the process exits), at most a few seconds; a failure is ignored.
+    static func notifyFailure(_ connection: Connection, body: String) async {
+        guard isatty(STDERR_FILENO) == 0 else { return }
+        _ = try? await connection.call(
+            destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+            interface: "org.freedesktop.Notifications", member: "Notify", "Waypost", UInt32(0), "dialog-warning",
+            "A link could not be opened", body, [String](), [String: Variant](), Int32(-1), timeout: .seconds(5))
     }
 
     /// The dispatcher's own sentence when it sent one; the bus error otherwise.

@@ -39,11 +39,17 @@ struct Monitor: AsyncParsableCommand {
     @Option(help: "Exit after this many events.")
     var count: Int?
 
+    @Flag(help: "Show whole URIs, query and fragment included (otherwise scheme, host and path).")
+    var full = false
+
     func run() async throws {
         let connection = try await BusClient.connect()
+        // Signals from the checked dispatcher only: no other connection can make a line appear here.
+        let dispatcher = try await BusClient.dispatcher(connection)
         let events = try await connection.signals(
-            matching: MatchRule(interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.routed.name))
-        _ = try await BusClient.callDispatcher(connection, Contract.Dispatcher1.monitorRouted)
+            matching: MatchRule(sender: dispatcher, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.routed.name))
+        _ = try await BusClient.callDispatcher(
+            connection, Contract.Dispatcher1.monitorRouted, Contract.MonitorOptions(fullURIs: full).variants)
         print("watching \(Contract.busName); Ctrl-C to stop")
         fflush(nil)  // a pipe or file gets each line as it happens
         var seen = 0

@@ -44,7 +44,7 @@ struct ActivitiesTests {
         }
         show(ada, "Ada", size: 1)
         show(bob, "Bob", size: 2)
-        try await app.start(busAddress: session.address)
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
         let bus = try await session.connect()
 
@@ -96,7 +96,7 @@ struct ActivitiesTests {
         try await session.installInProcessApp(LibraryOverTheBusTests.appID, schemes: [], activityTypes: [Self.type])
         let app = try Application(id: LibraryOverTheBusTests.appID, declarations: [.windowGroup("list")])
         let scene = try app.openScene("list", id: "w1")
-        try await app.start(busAddress: session.address)
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
         scene.userActivity("io.waypost.test.unlisted") { $0.title = "Nope" }
         await #expect(throws: WaypostError.self) { try await app.synchronize() }
@@ -116,7 +116,7 @@ struct ActivitiesTests {
         scene.handlesExternalEvents(preferring: [], allowing: ["*"])
         let (received, inbox) = AsyncStream.makeStream(of: ContinuedActivity.self)
         scene.onContinueUserActivity(Self.type) { activity, _ in inbox.yield(activity) }
-        try await app.start(busAddress: session.address)
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
         let bus = try await session.connect()
         let sent = Contract.ActivityDetails(

@@ -41,7 +41,7 @@ struct LibraryOverTheBusTests {
             Self.receive(scene, into: inbox)
             scene.handlesExternalEvents(preferring: [], allowing: ["*"])
         }
-        try await app.start(busAddress: session.address)
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
         let bus = try await session.connect()
 
@@ -69,7 +69,7 @@ struct LibraryOverTheBusTests {
         let list = try app.openScene("list", id: "list")
         Self.receive(list, into: inbox)
         list.handlesExternalEvents(preferring: [], allowing: ["*"])
-        try await app.start(busAddress: session.address)
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
         let bus = try await session.connect()
         #expect(try await session.scenes(with: bus).map(\.id) == ["list"])
@@ -100,7 +100,7 @@ struct LibraryOverTheBusTests {
             Self.receive(scene, into: inbox)
             scene.handlesExternalEvents(preferring: [], allowing: ["*"])
         }
-        try await app.start(busAddress: session.address)
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
         let bus = try await session.connect()
 
@@ -127,7 +127,7 @@ struct LibraryOverTheBusTests {
         let w2 = try app.openScene("list", id: "w2")
         for scene in [w1, w2] { Self.receive(scene, into: inbox) }
         w1.handlesExternalEvents(preferring: [], allowing: ["*"])
-        try await app.start(busAddress: session.address)
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
         let bus = try await session.connect()
         let first = try #require(try await session.dispatcherPID(with: bus))
@@ -158,7 +158,7 @@ struct LibraryOverTheBusTests {
         let app = try await Self.contacts(in: session, inbox: inbox)
         let scene = try app.openScene("list", id: "w1")
         Self.receive(scene, into: inbox)
-        try await app.start(busAddress: session.address)
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
         let bus = try await session.connect()
         let before = app.dispatcherCalls
@@ -204,7 +204,7 @@ struct LibraryOverTheBusTests {
             activity.targetContentIdentifier = "ivy"
             activity.isEligibleForSearch = true
         }
-        try await app.start(busAddress: session.address)
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
         #expect(app.publishedActivities.map(\.targetContentIdentifier) == ["ivy"])
         #expect(app.publishedActivities.first?.sceneID == "w1")
