@@ -4,7 +4,7 @@
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMessageReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    guard let message = Message.demarshaled(Array(UnsafeBufferPointer(start: data, count: size))) else { return 0 }
+    guard let message = try? Message.demarshal(UnsafeRawBufferPointer(start: data, count: size)) else { return 0 }
     _ = try? message.readAll()
     _ = message.description
     return 0
