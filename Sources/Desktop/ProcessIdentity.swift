@@ -32,9 +32,11 @@ public struct ProgramSignature: Sendable, Hashable, CustomStringConvertible {
             guard process.executable == path else { return nil }
             rest = process.arguments.dropFirst()
         case .script(let interpreter, let script):
+            // The interpreter by family, not path: `python3` in PATH is often a shim (pyenv) or an
+            // alternatives link; what identifies the app is the script.
             guard let running = process.script, let executable = process.executable,
-                  Interpreter.family(of: baseName(executable)) != nil,
-                  interpreter == nil || interpreter == executable
+                  let family = Interpreter.family(of: baseName(executable)),
+                  interpreter.map({ Interpreter.family(of: baseName($0)) == family }) ?? true
             else { return nil }
             guard script.hasPrefix("/") ? running.resolved == script : running.written == script else { return nil }
             rest = process.arguments[(running.index + 1)...]

@@ -66,7 +66,7 @@ public actor Dispatcher {
     // MARK: Registration
 
     /// Registers the caller as a live process of `appID`, after checking that an installed,
-    /// participating entry has that id and that the caller runs the program it names.
+    /// participating entry has that id and that the caller is a process of it (`checkIdentity`).
     func register(
         caller: BusName, appID: String, objectPath: ObjectPath, singleScene: Bool, announcesReady: Bool = false
     ) async throws(DispatchError) {
@@ -82,14 +82,7 @@ public actor Dispatcher {
         do { pid = try await connection.processID(of: caller) } catch {
             throw .invalidArgument(caller.rawValue, reason: "the bus does not tell this connection's process: \(error)")
         }
-        let running: String
-        do { running = try RunningProgram.executable(ofProcess: Int32(bitPattern: pid)) } catch {
-            throw .programMismatch(app: appID, expected: entry.executablePath ?? "?", running: error.description)
-        }
-        guard let expected = entry.executablePath, expected == running else {
-            throw .programMismatch(
-                app: appID, expected: entry.executablePath ?? "a program that is not installed", running: running)
-        }
+        try checkIdentity(pid: pid, of: entry)
         registry.register(
             owner: caller, appID: appID, objectPath: objectPath, pid: pid, singleScene: singleScene,
             announcesReady: announcesReady)
