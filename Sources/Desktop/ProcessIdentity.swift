@@ -176,9 +176,10 @@ public enum OpenerSearch {
     ///   - askedAt: when the request arrived, in the clock of `ProcessRecord.startTime`: a caller that
     ///     started later is a newer process with the caller's pid.
     ///   - portalAppID: what the portal says the app is, believed only from the portal itself.
+    ///   - passesLinksOn: app ids skipped on the way up (generic openers, the dispatcher itself).
     public static func opener(
         caller: Int32, askedAt: UInt64, programs: InstalledPrograms, portalAppID: String? = nil,
-        read: (Int32) -> Result<ProcessRecord, ProcessReadFailure>
+        ignoring passesLinksOn: (String) -> Bool = { _ in false }, read: (Int32) -> Result<ProcessRecord, ProcessReadFailure>
     ) -> Opener {
         var pid = caller
         var child: ProcessRecord?
@@ -205,6 +206,8 @@ public enum OpenerSearch {
             if let sandbox = record.sandbox { return .app(id: sandbox.appID, process: record.name) }
             if isPortal(record) { return .portal(app: portalAppID) }
             switch programs.identify(record) {
+            // An entry that only passes links on (`xdg-open %u`, the dispatcher's own) is no opener.
+            case .app(let id) where passesLinksOn(id): break
             case .app(let id): return .app(id: id, process: record.name)
             // Several apps run this program alike: going further up could only name a wrong one.
             case .ambiguous: return .unidentified(process: record.name)
