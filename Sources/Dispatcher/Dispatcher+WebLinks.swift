@@ -13,8 +13,12 @@ extension Dispatcher {
     /// every scene refuses) does not lose the link: the browser gets it, since the user clicked a web
     /// link and must see the page. A timeout is not a refusal (the app may have it), so it is reported.
     func openWebLink(_ pending: PendingEvent, uri: String, scheme: String) async throws(DispatchError) -> Outcome {
-        // A link that is not a well-formed web URL is owned by nobody: the browser shows it.
-        let ownership = webLinks.decide(url: uri)
+        // A link that is not a well-formed web URL is owned by nobody: the browser shows it. The
+        // opener is awaited only when a rule naming openers is reached.
+        let ownership: OwnershipDecision
+        if let decided = webLinks.decide(url: uri, opener: .pending) { ownership = decided } else {
+            ownership = webLinks.decide(url: uri, opener: await pending.opener?.value().appID)
+        }
         guard case .app(let id, _) = ownership else {
             return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: ownership.description)
         }
@@ -41,7 +45,7 @@ extension Dispatcher {
     /// The decision `openWebLink` would take now: the owner and the association (details entry and
     /// component) that decided, or why none did and which browser would show the page.
     func explainWebLink(_ uri: String, scheme: String, opener: Opener?) throws(DispatchError) -> Outcome {
-        let ownership = webLinks.decide(url: uri)
+        let ownership = webLinks.decide(url: uri, opener: opener?.appID)
         if case .app(let id, _) = ownership, let opener, let loop = Self.selfLoop(ownership, id, opener) {
             let browser = try self.browser(forScheme: scheme, uri: uri)
             return Outcome(action: .fallback, appID: browser.id, rule: "browser", preface: "\(loop); the browser \(browser.id) would get it")

@@ -150,6 +150,7 @@ public actor Dispatcher {
         let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData, prepare: prepare, opener: opener)
         if scheme == "file" { return try await openDocument(pending, uri: uri) }
         if scheme == "https" || scheme == "http" { return try await openWebLink(pending, uri: uri, scheme: scheme) }
+        if let ruled = try await openBySchemeRule(pending, uri: uri) { return ruled }
         let handlers: [ApplicationEntry]
         do { handlers = try directory.handlers(forScheme: scheme) } catch {
             throw .invalidURI(uri, reason: error.description)
@@ -175,6 +176,15 @@ public actor Dispatcher {
     public func explain(_ uri: String, opener: Opener? = nil) throws(DispatchError) -> Outcome {
         let scheme = try URIGrammar.scheme(of: uri)
         if scheme == "https" || scheme == "http" { return try explainWebLink(uri, scheme: scheme, opener: opener) }
+        let rule: (outcome: Outcome?, note: String?) = scheme == "file" ? (nil, nil) : explainSchemeRule(uri, opener: opener)
+        if let ruled = rule.outcome { return ruled }
+        var outcome = try explainByHandlers(uri, scheme: scheme)
+        if let note = rule.note { outcome.preface = [note, outcome.preface].compactMap { $0 }.joined(separator: " ") }
+        return outcome
+    }
+
+    /// `explain` for a link the scheme's handlers (or the file type's) get.
+    private func explainByHandlers(_ uri: String, scheme: String) throws(DispatchError) -> Outcome {
         var handlers: [ApplicationEntry]
         do { handlers = try directory.handlers(forScheme: scheme) } catch {
             throw .invalidURI(uri, reason: error.description)

@@ -21,17 +21,22 @@ extension Links {
                 and "component" (the indexes that decided, or null), "excluded", "reason"}. The file is \
                 judged alone: the link's host, and whether any app claims it, are not looked at. Exits 0 \
                 whatever matched; 65 with the JSON path and the problem on stderr when the file is \
-                malformed; 66 when it cannot be read; 64 for an argument that is not an http(s) link.
+                malformed; 66 when it cannot be read; 64 for an argument that is not an http(s) link \
+                (or, for a user rule naming "scheme", a link of that scheme). With --opener, components \
+                naming openers ("opener", in the user's rules) match as if that app had opened the link.
                 """)
 
-        @Option(name: .long, help: "The association file (apple-app-site-association JSON).")
+        @Option(name: .long, help: "The association file (apple-app-site-association JSON), or a user rule.")
         var association: String
+
+        @Option(name: .long, help: "Match as if this app (a desktop-file id) had opened the links.")
+        var opener: String?
 
         @ArgumentParser.Argument(help: "The https links to match.")
         var urls: [String]
 
         func validate() throws {
-            for url in urls {
+            for url in urls where WebLink(customSchemeLink: url).map({ $0.scheme == "http" || $0.scheme == "https" }) ?? true {
                 do { _ = try WebLink(url) } catch { throw ValidationError("\(error)") }
             }
         }
@@ -55,8 +60,16 @@ extension Links {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             for url in urls {
-                // Validated above.
-                let match = file.match(try WebLink(url))
+                // Validated above; a link of another scheme is matched only by a rule naming it.
+                let link: WebLink
+                if let web = try? WebLink(url) { link = web } else {
+                    guard let other = WebLink(customSchemeLink: url), file.scope?.schemes.contains(other.scheme) == true else {
+                        printError("waypost: \(url): the file names no \"scheme\" of this link (a user rule with \"scheme\" matches custom-scheme links)")
+                        throw ExitCode(64)  // EX_USAGE
+                    }
+                    link = other
+                }
+                let match = file.match(link, opener: opener)
                 print(String(decoding: try encoder.encode(MatchLine(url: url, match: match)), as: UTF8.self))
             }
         }
