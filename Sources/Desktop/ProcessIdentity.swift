@@ -29,7 +29,9 @@ public struct ProgramSignature: Sendable, Hashable, CustomStringConvertible {
         let rest: ArraySlice<String>
         switch kind {
         case .program(let path):
-            guard process.executable == path else { return nil }
+            // An interpreter running a script is that script's app, not the interpreter's entry
+            // (Debian's python3.11.desktop runs bare `/usr/bin/python3.11`).
+            guard process.executable == path, process.script == nil else { return nil }
             rest = process.arguments.dropFirst()
         case .script(let interpreter, let script):
             // The interpreter by family, not path: `python3` in PATH is often a shim (pyenv) or an

@@ -72,6 +72,8 @@ struct ProcessIdentityTests {
         "org.example.NotesPrivate": [ProgramSignature(.program("/usr/bin/notes"), arguments: ["--private"])],
         "org.example.Twin1": [ProgramSignature(.program("/usr/bin/twin"))],
         "org.example.Twin2": [ProgramSignature(.program("/usr/bin/twin"))],
+        // Debian's python3.11.desktop: the bare interpreter, in a terminal.
+        "python3.11": [ProgramSignature(.program(python))],
     ])
 
     static func process(
@@ -89,8 +91,10 @@ struct ProcessIdentityTests {
         let other = Self.process(11, exe: Self.python, ["python3", "/tmp/evil.py"], script: ("/tmp/evil.py", "/tmp/evil.py", 1))
         #expect(Self.programs.identify(other) == .none)
         #expect(!InstalledPrograms.isProcess(other, of: "org.example.Py", Self.programs.signatures["org.example.Py"]!))
+        // The interpreter's own entry is the bare interpreter only, never a script it runs.
         let bare = Self.process(12, exe: Self.python, ["python3"])
-        #expect(Self.programs.identify(bare) == .none)
+        #expect(Self.programs.identify(bare) == .app("python3.11"))
+        #expect(!InstalledPrograms.isProcess(py, of: "python3.11", Self.programs.signatures["python3.11"]!))
         // The entry whose literal arguments the process starts with wins; a tie is never guessed.
         #expect(Self.programs.identify(Self.process(13, exe: "/usr/bin/notes", ["notes", "--private", "x"])) == .app("org.example.NotesPrivate"))
         #expect(Self.programs.identify(Self.process(14, exe: "/usr/bin/notes", ["notes", "x"])) == .app("org.example.Notes"))
