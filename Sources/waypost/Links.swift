@@ -59,16 +59,18 @@ extension Links {
             for warning in file.warnings { printError("waypost: \(association): warning: \(warning)") }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            // Web links were validated above; a link of another scheme only for a rule naming it.
+            var links: [WebLink] = []
             for url in urls {
-                // Validated above; a link of another scheme is matched only by a rule naming it.
-                let link: WebLink
-                if let web = try? WebLink(url) { link = web } else {
+                do { links.append(try WebLink(url)) } catch {
                     guard let other = WebLink(customSchemeLink: url), file.scope?.schemes.contains(other.scheme) == true else {
-                        printError("waypost: \(url): the file names no \"scheme\" of this link (a user rule with \"scheme\" matches custom-scheme links)")
+                        printError("waypost: \(error) (and the file names no \"scheme\" of it)")
                         throw ExitCode(64)  // EX_USAGE
                     }
-                    link = other
+                    links.append(other)
                 }
+            }
+            for (url, link) in zip(urls, links) {
                 let match = file.match(link, opener: opener)
                 print(String(decoding: try encoder.encode(MatchLine(url: url, match: match)), as: UTF8.self))
             }
