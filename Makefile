@@ -163,6 +163,12 @@ bench-activities: release
 bench-open: deps release
 	cd Benchmarks && WAYPOST="$$(cd .. && $(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) run -c release open-bench
 
+# The opener of each event: the walk up a caller's ancestors, in process, and what waiting for it adds
+# to an owned https link beside a custom-scheme link to the same app that does not wait (issue 20).
+.PHONY: bench-opener
+bench-opener: deps release
+	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release opener-bench
+
 # What `make install` copies, built as yourself before installing (`sudo make install` then only
 # copies: root's PATH seldom has the Swift toolchain): the release binary, shell completions, and
 # manual pages from the argument parser's help by swift-argument-parser's generate-manual (the tool

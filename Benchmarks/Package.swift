@@ -39,6 +39,13 @@ let package = Package(
                 .product(name: "DBus", package: "Waypost"), .product(name: "WaypostContract", package: "Waypost"),
                 "BenchSupport",
             ]),
+        // The opener of each event: the walk up a caller's ancestors, and what waiting for it adds to an Open.
+        .executableTarget(
+            name: "opener-bench",
+            dependencies: [
+                .product(name: "DBus", package: "Waypost"), .product(name: "Desktop", package: "Waypost"),
+                .product(name: "WaypostContract", package: "Waypost"), "BenchSupport",
+            ]),
         // gio open → Waypost → a running app, beside gio open straight to it and to an Exec= entry.
         .executableTarget(
             name: "open-bench",

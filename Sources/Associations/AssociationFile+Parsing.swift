@@ -6,6 +6,7 @@ extension AssociationFile {
         struct Result {
             var details: [Details] = []
             var hasAppLinks = false
+            var scope: RuleScope?
             var warnings: [AssociationFileError] = []
         }
 
@@ -25,6 +26,7 @@ extension AssociationFile {
             let root = JSONPath()
             let top = try object(document, at: root)
             var result = Result()
+            result.scope = try scope(top, at: root)
             guard let appLinksValue = top["applinks"] else { return result }
             result.hasAppLinks = true
             let appLinksPath = root.appending("applinks")
@@ -135,7 +137,8 @@ extension AssociationFile {
             return Component(
                 path: pattern(merged.path, key: "/") { $0.path != nil }, query: query,
                 fragment: pattern(merged.fragment, key: "#") { $0.fragment != nil },
-                exclude: merged.exclude ?? false, spelling: spelling, own: levels[0].settings)
+                exclude: merged.exclude ?? false, spelling: spelling, openers: merged.openers.map(Set.init),
+                own: levels[0].settings)
         }
 
         /// A components object (or defaults): the keys Apple defines, typed; others ignored.
@@ -163,7 +166,47 @@ extension AssociationFile {
             settings.percentEncoded = try fields["percentEncoded"].map { value throws(AssociationFileError) in
                 try bool(value, at: path.appending("percentEncoded"))
             }
+            settings.openers = try fields["opener"].map { value throws(AssociationFileError) in
+                try stringOrStrings(value, at: path.appending("opener"))
+            }
             return settings
+        }
+
+        /// The top-level `"hosts"` and `"scheme"` of a user's rule; nil when it has neither.
+        private static func scope(_ top: [String: JSONValue], at root: JSONPath) throws(AssociationFileError) -> RuleScope? {
+            guard top["hosts"] != nil || top["scheme"] != nil else { return nil }
+            var scope = RuleScope()
+            if let value = top["hosts"] {
+                let path = root.appending("hosts")
+                let isList = if case .array = value { true } else { false }
+                for (index, text) in try stringOrStrings(value, at: path).enumerated() {
+                    if text == "*" {
+                        scope.everyHost = true
+                        continue
+                    }
+                    do { scope.hosts.append(try DomainClaim(text)) } catch {
+                        throw AssociationFileError(path: (isList ? path.appending(index) : path).description, problem: "\(error.claim) is no host pattern: \(error.reason)")
+                    }
+                }
+            }
+            if let value = top["scheme"] {
+                let path = root.appending("scheme")
+                let isList = if case .array = value { true } else { false }
+                for (index, text) in try stringOrStrings(value, at: path).enumerated() {
+                    let at = isList ? path.appending(index) : path
+                    let scheme = text.lowercased()
+                    guard let first = scheme.utf8.first, first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z"),
+                        scheme.utf8.allSatisfy({ ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
+                    else { throw AssociationFileError(path: at.description, problem: "\"\(text)\" is not a URI scheme (a letter, then letters, digits, +, - or .)") }
+                    guard !["http", "https", "file"].contains(scheme) else {
+                        throw AssociationFileError(
+                            path: at.description,
+                            problem: "\(scheme) links are not a custom scheme; name their hosts in \"hosts\" (\"*\" for every host)")
+                    }
+                    scope.schemes.append(scheme)
+                }
+            }
+            return scope
         }
 
         private static func object(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> [String: JSONValue] {
@@ -186,6 +229,13 @@ extension AssociationFile {
             var texts: [String] = []
             for (index, item) in items.enumerated() { texts.append(try string(item, at: path.appending(index))) }
             return texts
+        }
+
+        /// A string, or an array of them (`"opener": "org.example.Chat"` or `[…]`).
+        private static func stringOrStrings(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> [String] {
+            if case .string(let text) = value { return [text] }
+            guard case .array = value else { throw mismatch("a string or an array of strings", value, path) }
+            return try strings(value, at: path)
         }
 
         private static func mismatch(_ expected: String, _ value: JSONValue, _ path: JSONPath) -> AssociationFileError {

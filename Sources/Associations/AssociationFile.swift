@@ -36,6 +36,10 @@ public struct AssociationFile: Sendable {
     let details: [Details]
     let hasAppLinks: Bool
 
+    /// Which links the file is for, when it says so itself (`"hosts"`, `"scheme"`: Waypost's keys
+    /// for the user's rules); nil for a file that does not, whose name gives its hosts.
+    public let scope: RuleScope?
+
     /// Every app any `details` entry names.
     public let appIDs: Set<String>
     /// Problems that do not stop the file from being used: patterns naming undefined variables.
@@ -47,21 +51,35 @@ public struct AssociationFile: Sendable {
         let parsed = try Parser.parse(json)
         details = parsed.details
         hasAppLinks = parsed.hasAppLinks
+        scope = parsed.scope
         warnings = parsed.warnings
         appIDs = Set(parsed.details.flatMap(\.apps))
     }
 
     /// Which apps the link belongs to by this file, and the entry and component that decided.
     /// The link's host is not looked at: the file is the host's (or the caller chose it).
-    public func match(_ link: WebLink) -> AssociationMatch {
-        var subject = LinkSubject(link)
+    /// - Parameter opener: the app that opened the link (nil: none known), for components naming
+    ///   openers (`"opener"`, a key of Waypost's user rules).
+    public func match(_ link: WebLink, opener: String? = nil) -> AssociationMatch {
+        match(link, opener: .known(opener))
+    }
+
+    /// `match`, with the opener perhaps still being found: a component naming openers that the
+    /// link reaches then stops the match, which `needsOpener` says.
+    public func match(_ link: WebLink, opener: OpenerFact) -> AssociationMatch {
+        var subject = LinkSubject(link, opener: opener)
         var tried = 0
         for (entryIndex, entry) in details.enumerated() {
             switch entry.rules {
             case .components(let components, let checks):
                 for index in checks.indices where subject.admits(checks[index]) {
                     let component = components[index]
-                    guard component.matches(&subject) else { continue }
+                    guard component.matches(&subject) else {
+                        if subject.awaitsOpener {
+                            return AssociationMatch(apps: [], details: nil, component: nil, excluded: false, why: .awaitingOpener)
+                        }
+                        continue
+                    }
                     return AssociationMatch(
                         entry: entry, details: entryIndex, component: index, excluded: component.exclude,
                         rule: .component(component.own))
@@ -92,6 +110,10 @@ public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
     public let component: Int?
     /// Whether the match was an `exclude` (or a `NOT ` path): no app may have the link.
     public let excluded: Bool
+    /// Whether matching stopped at a component naming openers, the opener not known yet.
+    public var needsOpener: Bool {
+        if case .awaitingOpener = why { true } else { false }
+    }
     /// What `reason` is written from, kept as parts: most decisions are never explained, and
     /// writing the text costs more than the matching.
     private let why: Why
@@ -100,6 +122,7 @@ public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
         case matched(Rule, entryApps: [String])
         case noMatch(tried: Int, entries: Int)
         case noAppLinks
+        case awaitingOpener
         case given(String)
     }
 
@@ -117,6 +140,8 @@ public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
             return text
         case .noAppLinks:
             return "the file has no applinks section"
+        case .awaitingOpener:
+            return "a component that names openers is reached before the opener is known"
         case .noMatch(let tried, let entries):
             return "no component matches (\(tried) tried in \(entries) details \(entries == 1 ? "entry" : "entries"))"
         case .matched(let rule, let entryApps):

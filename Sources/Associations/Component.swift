@@ -9,13 +9,16 @@ final class Component: Sendable {
     let fragment: Pattern?
     let exclude: Bool
     let spelling: PatternCompiler.Spelling
+    /// The apps one of which must have opened the link (`"opener"`, Waypost's key); nil: any opener.
+    let openers: Set<String>?
     /// The component's own keys, written into a reason when one is read: `{"/": "/buy/*"}`.
     let own: ComponentSettings
 
     init(
         path: Pattern?, query: QueryRule?, fragment: Pattern?, exclude: Bool, spelling: PatternCompiler.Spelling,
-        own: ComponentSettings
+        openers: Set<String>?, own: ComponentSettings
     ) {
+        self.openers = openers
         self.path = path
         self.query = query
         self.fragment = fragment
@@ -25,10 +28,23 @@ final class Component: Sendable {
     }
 
     /// A component matches when each of its parts does (Apple: "all the components that a
-    /// components object specifies").
+    /// components object specifies"). The opener is asked last, so that a link the other parts turn
+    /// away never waits for it; while it is still being found, `link.awaitsOpener` is set.
     func matches(_ link: inout LinkSubject) -> Bool {
         if let path, !path.matches(link.path(spelling)) { return false }
         if let fragment, !fragment.matches(link.fragment(spelling)) { return false }
+        guard matchesQuery(&link) else { return false }
+        guard let openers else { return true }
+        switch link.opener {
+        case .pending:
+            link.awaitsOpener = true
+            return false
+        case .known(let app):
+            return app.map(openers.contains) ?? false
+        }
+    }
+
+    private func matchesQuery(_ link: inout LinkSubject) -> Bool {
         switch query {
         case nil: return true
         case .whole(let pattern): return pattern.matches(link.query(spelling))
@@ -96,13 +112,14 @@ struct ComponentSettings: Sendable {
     var exclude: Bool?
     var caseSensitive: Bool?
     var percentEncoded: Bool?
+    var openers: [String]?
 
     /// These settings, with what they leave unsaid taken from the less specific `defaults`.
     func over(_ defaults: ComponentSettings) -> ComponentSettings {
         ComponentSettings(
             path: path ?? defaults.path, query: query ?? defaults.query, fragment: fragment ?? defaults.fragment,
             exclude: exclude ?? defaults.exclude, caseSensitive: caseSensitive ?? defaults.caseSensitive,
-            percentEncoded: percentEncoded ?? defaults.percentEncoded)
+            percentEncoded: percentEncoded ?? defaults.percentEncoded, openers: openers ?? defaults.openers)
     }
 
     /// The keys this level sets, written back as JSON (by JSONEncoder) for a reason.
@@ -139,6 +156,7 @@ struct ComponentSettings: Sendable {
             try container.encodeIfPresent(settings.exclude, forKey: Key("exclude"))
             try container.encodeIfPresent(settings.caseSensitive, forKey: Key("caseSensitive"))
             try container.encodeIfPresent(settings.percentEncoded, forKey: Key("percentEncoded"))
+            try container.encodeIfPresent(settings.openers, forKey: Key("opener"))
         }
     }
 }
@@ -151,13 +169,20 @@ struct LinkSubject {
     }
 
     let link: WebLink
+    /// Who opened the link, for components that name openers.
+    let opener: OpenerFact
+    /// Set when a component named openers while the opener was still `pending`: the match stops there.
+    var awaitsOpener = false
     private var paths = Spellings<String>()
     private var pathWords = Spellings<(word: UInt64, count: Int)>()
     private var queries = Spellings<String>()
     private var fragments = Spellings<String>()
     private var items = Spellings<[QueryItem]>()
 
-    init(_ link: WebLink) { self.link = link }
+    init(_ link: WebLink, opener: OpenerFact) {
+        self.link = link
+        self.opener = opener
+    }
 
     mutating func path(_ spelling: PatternCompiler.Spelling) -> String {
         if let made = paths[spelling] { return made }

@@ -74,7 +74,7 @@ enum JSONValue: Decodable, Sendable {
             case "applinks", "defaults", "webcredentials", "appclips", "activitycontinuation": .object
             case "substitutionVariables": .variables
             case "details", "components": .objects
-            case "appIDs", "paths", "apps": .strings
+            case "appIDs", "paths", "apps", "opener", "hosts": .strings
             case "exclude", "caseSensitive", "percentEncoded": .bool
             default: .string
             }

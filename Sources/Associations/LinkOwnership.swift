@@ -1,17 +1,78 @@
-/// A file of the user's own in `$XDG_CONFIG_HOME/waypost/associations/<host pattern>.json`: the
-/// `applinks` vocabulary, naming any desktop entry (an app, or a browser: "work links in the work
-/// browser"). It needs no agreement from the app, and comes before every association.
+/// A file of the user's own in `$XDG_CONFIG_HOME/waypost/associations/`: the `applinks`
+/// vocabulary, naming any desktop entry (an app, or a browser: "work links in the work browser").
+/// It needs no agreement from the app, and comes before every association. Its components may
+/// name the apps that opened the link (`"opener"`), and the file may say which links it is for
+/// (`"hosts"`, `"scheme"`); else its name gives its hosts (`*.corp.example.json`).
 public struct UserRule: Sendable {
-    /// The hosts the rule applies to, from its file name (`*.corp.example.json`).
-    public let hosts: DomainClaim
+    /// The links the rule applies to.
+    public let scope: RuleScope
     public let file: AssociationFile
     /// Where the rule comes from (its file's path), for reasons.
     public let source: String
 
     public init(hosts: DomainClaim, file: AssociationFile, source: String) {
-        self.hosts = hosts
+        self.init(scope: RuleScope(hosts: [hosts]), file: file, source: source)
+    }
+
+    public init(scope: RuleScope, file: AssociationFile, source: String) {
+        self.scope = scope
         self.file = file
         self.source = source
+    }
+
+    /// The rule in a file named `name` (without `.json`): the file's own scope, else the hosts
+    /// its name is.
+    public init(named name: String, file: AssociationFile, source: String) throws(DomainClaimError) {
+        let scope: RuleScope
+        if let declared = file.scope { scope = declared } else { scope = RuleScope(hosts: [try DomainClaim(name)]) }
+        self.init(scope: scope, file: file, source: source)
+    }
+}
+
+/// Which links a user's rule is for: web links (http and https) of some hosts or of every host,
+/// and links of custom schemes.
+public struct RuleScope: Sendable, Equatable {
+    public var hosts: [DomainClaim]
+    /// `"hosts": ["*"]`.
+    public var everyHost: Bool
+    /// Lower case; never http, https or file.
+    public var schemes: [String]
+
+    public init(hosts: [DomainClaim] = [], everyHost: Bool = false, schemes: [String] = []) {
+        self.hosts = hosts
+        self.everyHost = everyHost
+        self.schemes = schemes
+    }
+
+    public func covers(host: String) -> Bool { everyHost || hosts.contains { $0.covers(host: host) } }
+}
+
+/// What a decision knows of the app that opened the link.
+public enum OpenerFact: Sendable, Equatable {
+    /// Still being found: a rule naming openers that the link reaches makes the decision wait.
+    case pending
+    /// Found: the app's id, or nil when no app is known to have opened the link.
+    case known(String?)
+}
+
+/// What the user's rules say of a link of a custom scheme.
+public enum SchemeRuling: Sendable, Equatable, CustomStringConvertible {
+    /// No rule covers the scheme, or none matches: the scheme's handlers get it as always.
+    case noRule
+    /// A rule gives the link to an entry.
+    case app(id: String, because: Ownership)
+    /// A rule's `exclude` (or an entry naming no app) leaves it to the scheme's handlers.
+    case handlers(because: BrowserReason)
+    /// A rule naming openers is reached and the opener is still being found.
+    case needsOpener
+
+    public var description: String {
+        switch self {
+        case .noRule: "no user rule covers it"
+        case .app(let id, let ownership): "\(id), by \(ownership)"
+        case .handlers(let reason): "the scheme's handlers: \(reason)"
+        case .needsOpener: "a user rule names openers, and the opener is not known yet"
+        }
     }
 }
 
@@ -23,13 +84,17 @@ public struct UserRule: Sendable {
 /// - User rules apply to `http` and `https` links alike, whatever their port or user-info (the
 ///   user trusts themselves). Their first matching component decides: its entry's first app, or
 ///   the browser for an `exclude` or an entry without apps. A rule that matches nothing passes
-///   the link on.
+///   the link on. A component naming openers matches only links one of those apps opened; one
+///   reached before the opener is known (`OpenerFact.pending`) stops the decision (nil), so that
+///   routing waits for the opener only for links whose decision depends on it.
 /// - Universal links are `https` only, on the default port, without user-info (which would hand
 ///   credentials, or a disguise like `https://bank.example@evil.example`, to an app).
 /// - Each app is judged by its most specific claim covering the host (Apple: the longest), whose
 ///   association domain's file must name it; the most specific domains are tried first.
 public struct LinkOwnership: Sendable {
+    /// The rules for web links, and for each custom scheme those for its links, in file order.
     private let userRules: [UserRule]
+    private let schemeRules: [String: [UserRule]]
     private let associations: [String: DeferredAssociation]
     private let claims: [String: [DomainClaim]]
     /// Host → apps claiming exactly it; domain → apps claiming `*.domain`.
@@ -46,7 +111,12 @@ public struct LinkOwnership: Sendable {
     /// - Parameter deferredAssociations: association domain → its usable file, compiled when a link
     ///   first needs it (a malformed one names no app: its links go to the browser).
     public init(userRules: [UserRule], deferredAssociations associations: [String: DeferredAssociation], claims: [String: [DomainClaim]]) {
-        self.userRules = userRules
+        self.userRules = userRules.filter { $0.scope.everyHost || !$0.scope.hosts.isEmpty }
+        var schemeRules: [String: [UserRule]] = [:]
+        for rule in userRules {
+            for scheme in rule.scope.schemes { schemeRules[scheme, default: []].append(rule) }
+        }
+        self.schemeRules = schemeRules
         self.associations = associations
         self.claims = claims
         var exact: [String: [String]] = [:]
@@ -65,14 +135,18 @@ public struct LinkOwnership: Sendable {
     }
 
     /// Where a link goes, and why.
-    public func decide(_ link: WebLink) -> OwnershipDecision {
-        for rule in userRules where rule.hosts.covers(host: link.host) {
-            let match = rule.file.match(link)
-            guard match.details != nil else { continue }
-            let source = RuleSource.userRule(rule.source)
-            if match.excluded { return .browser(because: .excluded(source, match)) }
-            guard let app = match.apps.first else { return .browser(because: .namesNoApp(source, match)) }
-            return .app(id: app, because: Ownership(source: source, match: match))
+    /// - Parameter opener: the app that opened it (nil: none known), for rules naming openers.
+    public func decide(_ link: WebLink, opener: String? = nil) -> OwnershipDecision {
+        decide(link, opener: .known(opener))!
+    }
+
+    /// Where a link goes; nil only when the opener is `pending` and the decision depends on it.
+    public func decide(_ link: WebLink, opener: OpenerFact) -> OwnershipDecision? {
+        switch Self.apply(userRules.lazy.filter { $0.scope.covers(host: link.host) }, to: link, opener: opener) {
+        case .needsOpener: return nil
+        case .app(let id, let ownership): return .app(id: id, because: ownership)
+        case .handlers(let reason): return .browser(because: reason)
+        case .noRule: break
         }
         guard link.scheme == "https" else { return .browser(because: .plainHTTP) }
         guard !link.hasUserInfo else { return .browser(because: .userInfo) }
@@ -86,8 +160,9 @@ public struct LinkOwnership: Sendable {
                 reason = reason ?? .noAssociation(domain: domain, claimants: apps)
                 continue
             }
-            let match = file.match(link)
+            let match = file.match(link, opener: opener)
             let source = RuleSource.association(domain: domain)
+            if match.needsOpener { return nil }
             if match.details == nil {
                 reason = reason ?? .noMatch(domain: domain, match)
             } else if match.excluded {
@@ -104,12 +179,41 @@ public struct LinkOwnership: Sendable {
     }
 
     /// `decide` for a link still as text: one that is not a web link goes to the browser.
-    public func decide(url: String) -> OwnershipDecision {
+    public func decide(url: String, opener: String? = nil) -> OwnershipDecision {
+        decide(url: url, opener: .known(opener))!
+    }
+
+    /// `decide(url:)`; nil only when the opener is `pending` and the decision depends on it.
+    public func decide(url: String, opener: OpenerFact) -> OwnershipDecision? {
         do {
-            return decide(try WebLink(url))
+            return decide(try WebLink(url), opener: opener)
         } catch {
             return .browser(because: .unparsable(error))
         }
+    }
+
+    /// What the user's rules say of a link of a custom scheme (`"scheme": "zoommtg"`): its first
+    /// matching component, as for web links, with the scheme's handlers in the browser's place.
+    public func decide(schemeLink url: String, opener: OpenerFact) -> SchemeRuling {
+        guard let link = WebLink(customSchemeLink: url), let rules = schemeRules[link.scheme] else { return .noRule }
+        return Self.apply(rules, to: link, opener: opener)
+    }
+
+    /// Whether any rule covers links of `scheme`: only then is `decide(schemeLink:)` worth asking.
+    public func hasRules(forScheme scheme: String) -> Bool { schemeRules[scheme] != nil }
+
+    /// The first of `rules` whose file matches the link decides.
+    private static func apply(_ rules: some Sequence<UserRule>, to link: WebLink, opener: OpenerFact) -> SchemeRuling {
+        for rule in rules {
+            let match = rule.file.match(link, opener: opener)
+            if match.needsOpener { return .needsOpener }
+            guard match.details != nil else { continue }
+            let source = RuleSource.userRule(rule.source)
+            if match.excluded { return .handlers(because: .excluded(source, match)) }
+            guard let app = match.apps.first else { return .handlers(because: .namesNoApp(source, match)) }
+            return .app(id: app, because: Ownership(source: source, match: match))
+        }
+        return .noRule
     }
 
     /// The apps claiming a host, grouped by the association domain that judges them, most

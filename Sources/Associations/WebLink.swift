@@ -111,6 +111,42 @@ public struct WebLink: Sendable, Hashable, CustomStringConvertible {
         fragment = queryEnd < bytes.count ? PercentEncoding.normalized(Self.text(url, queryEnd + 1, bytes.count)) : nil
     }
 
+    /// A link of a custom scheme (`zoommtg://zoom.us/join?confno=1`, `mailto:a@b.example`), split
+    /// the same way for the user's rules by scheme: after `//`, the authority's host (lower case,
+    /// not checked) and the path from its `/`; without `//`, no host and all up to `?` as the path.
+    /// nil for text with no scheme, or with a space or control character.
+    public init?(customSchemeLink url: String) {
+        let bytes = Array(url.utf8)
+        guard bytes.count <= Self.maximumBytes, !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }),
+            let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0
+        else { return nil }
+        self.url = url
+        scheme = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
+        port = nil
+        var start = colon + 1
+        var host = ""
+        var userInfo = false
+        if bytes.count >= start + 2, bytes[start] == UInt8(ascii: "/"), bytes[start + 1] == UInt8(ascii: "/") {
+            var end = start + 2
+            while end < bytes.count, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(bytes[end]) { end += 1 }
+            var authority = bytes[(start + 2)..<end]
+            if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
+                userInfo = true
+                authority = authority[(at + 1)...]
+            }
+            host = String(decoding: authority, as: UTF8.self).lowercased()
+            start = end
+        }
+        self.host = host
+        hasUserInfo = userInfo
+        let pathEnd = bytes[start...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        let queryEnd = bytes[pathEnd...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+        let path = PercentEncoding.normalized(Self.text(url, start, pathEnd))
+        self.path = path.isEmpty ? "/" : path
+        query = pathEnd < queryEnd ? PercentEncoding.normalized(Self.text(url, pathEnd + 1, queryEnd)) : nil
+        fragment = queryEnd < bytes.count ? PercentEncoding.normalized(Self.text(url, queryEnd + 1, bytes.count)) : nil
+    }
+
     /// Whether the link names no port, or its scheme's own (443 for https, 80 for http).
     public var hasDefaultPort: Bool {
         port == nil || port == (scheme == "https" ? 443 : 80)

@@ -80,6 +80,17 @@ public struct ApplicationCatalog: Sendable {
             .sorted { $0.id < $1.id }
     }
 
+    /// What the processes of every installed entry run, participating or not: which app a process
+    /// is (the opener of a link). Reads each program's `#!` line; build it once per catalog change.
+    public func installedPrograms() -> InstalledPrograms {
+        var signatures: [String: [ProgramSignature]] = [:]
+        for entry in allInstalledEntries().compactMap(ApplicationEntry.init(reading:)) {
+            let found = resolvedSignatures(of: entry)
+            if !found.isEmpty { signatures[entry.id] = found }
+        }
+        return InstalledPrograms(signatures)
+    }
+
     /// The `.desktop` files in the applications directories that GIO does not load, each as an
     /// `unreadable` error naming the file and the reason (for `waypost doctor`).
     public func unreadableEntries() -> [CatalogError] {
@@ -137,6 +148,7 @@ extension ApplicationEntry {
             tryExec: tryExec,
             executablePath: program.flatMap(resolveProgram),
             associatedDomains: reference.stringList("X-Waypost-Associated-Domains"),
-            icon: reference.string("Icon"))
+            icon: reference.string("Icon"),
+            declaredExecutable: reference.string("X-Waypost-Executable"))
     }
 }

@@ -33,6 +33,10 @@ public struct ApplicationEntry: Sendable, Hashable {
     /// (double-quote rules of the Desktop Entry spec) looked up in `PATH`, or `TryExec`'s when there
     /// is no `Exec`. Comparable with `RunningProgram.executable(ofProcess:)`; nil when not found.
     public let executablePath: String?
+    /// `X-Waypost-Executable=`: the absolute path of the program the app's processes really run, for
+    /// an entry whose `Exec` starts it through a wrapper Waypost cannot see through (a launcher that
+    /// is not a shell script, say). Registration and opener identification accept it besides `Exec`'s.
+    public let declaredExecutable: String?
     /// The `Icon=` value: a themed icon name or an absolute path (search results show it).
     public let icon: String?
 
@@ -46,7 +50,7 @@ public struct ApplicationEntry: Sendable, Hashable {
         id: String, filePath: String, name: String, participates: Bool, schemes: [String],
         contentTypes: [String], activityTypes: [String], isDBusActivatable: Bool, startupNotify: Bool,
         exec: String?, tryExec: String?, executablePath: String?, associatedDomains: [String] = [],
-        icon: String? = nil
+        icon: String? = nil, declaredExecutable: String? = nil
     ) {
         self.id = id
         self.filePath = filePath
@@ -62,6 +66,7 @@ public struct ApplicationEntry: Sendable, Hashable {
         self.tryExec = tryExec
         self.executablePath = executablePath
         self.icon = icon
+        self.declaredExecutable = declaredExecutable
     }
 }
 

@@ -21,3 +21,24 @@ public struct RunningProgramError: Error, Sendable, Hashable, CustomStringConver
 
     public var description: String { "cannot read the program of process \(pid): \(reason)" }
 }
+
+extension RunningProgram {
+    /// What identifying process `pid` needs (program, arguments, script, sandbox, parent, start),
+    /// read from `/proc/<pid>`; `reused` when its start time changed while it was read, `stranger`
+    /// for another user's process.
+    public static func record(ofProcess pid: Int32) -> Result<ProcessRecord, ProcessReadFailure> {
+        readProcessRecord(pid: pid)
+    }
+
+    /// Now, in the clock of `ProcessRecord.startTime` (clock ticks since boot).
+    public static func bootTicksNow() -> UInt64 { Desktop.bootTicksNow() }
+}
+
+extension InstalledPrograms {
+    /// What processes of `entry` run (reads the program's `#!` line and a wrapper's text).
+    /// - Throws: `GIOLoadError`: programs are looked up in PATH as GLib does for `Exec`.
+    public static func signatures(of entry: ApplicationEntry) throws(GIOLoadError) -> [ProgramSignature] {
+        try GIO.load()
+        return resolvedSignatures(of: entry)
+    }
+}

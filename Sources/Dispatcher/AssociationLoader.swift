@@ -67,13 +67,12 @@ public actor AssociationLoader {
         var rules: [UserRule] = []
         for name in user.files.keys.sorted() {
             let file = user.files[name]!
-            guard let hosts = try? DomainClaim(name) else {
-                logger.warning("user rule \(file.path) ignored: its name is not a domain (shop.example.json, *.shop.example.json)")
-                continue
-            }
             // The user's own few files are compiled now, so that a mistake is logged at once.
             switch deferred(file.bytes, source: file.path).compile() {
-            case .success(let association): rules.append(UserRule(hosts: hosts, file: association, source: file.path))
+            case .success(let association):
+                do { rules.append(try UserRule(named: name, file: association, source: file.path)) } catch {
+                    logger.warning("user rule \(file.path) ignored: it names no \"hosts\" or \"scheme\", and its name is not a domain (shop.example.json, *.shop.example.json)")
+                }
             case .failure(let error): logger.warning("user rule \(file.path) refused: \(error)")
             }
         }

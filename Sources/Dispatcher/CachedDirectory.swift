@@ -16,6 +16,7 @@ public final class CachedDirectory: ApplicationDirectory {
         var fallbacks: [String: ApplicationEntry?] = [:]
         var previousDefaults: [String: ApplicationEntry?] = [:]
         var typeHandlers: [String: ApplicationEntry?] = [:]
+        var programs: [String: InstalledPrograms] = [:]
     }
 
     private let base: any ApplicationDirectory
@@ -63,6 +64,11 @@ public final class CachedDirectory: ApplicationDirectory {
         remembered(\.typeHandlers, "\(contentType) \(excludedID ?? "")") {
             base.fallbackHandler(forContentType: contentType, excluding: excludedID)
         }
+    }
+
+    /// Built once per change of the installed entries (it reads each program's `#!` line).
+    public func installedPrograms() -> InstalledPrograms {
+        remembered(\.programs, "") { base.installedPrograms() }
     }
 
     /// The remembered answer, or `ask()`'s, kept unless the desktop changed while it was asked.

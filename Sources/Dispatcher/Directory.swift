@@ -18,6 +18,8 @@ public protocol ApplicationDirectory: Sendable {
     /// What `contentType` (`x-scheme-handler/…` or a file type) opened with before `waypost install`
     /// handed it to the dispatcher, when still installed; never `excludedID`.
     func previousDefault(forType contentType: String, excluding excludedID: String?) -> ApplicationEntry?
+    /// What the processes of every installed entry run (which app a process is).
+    func installedPrograms() -> InstalledPrograms
     /// The handler GIO picks for a file type, never `excludedID`.
     func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry?
 }

@@ -13,10 +13,17 @@ extension Dispatcher {
     /// every scene refuses) does not lose the link: the browser gets it, since the user clicked a web
     /// link and must see the page. A timeout is not a refusal (the app may have it), so it is reported.
     func openWebLink(_ pending: PendingEvent, uri: String, scheme: String) async throws(DispatchError) -> Outcome {
-        // A link that is not a well-formed web URL is owned by nobody: the browser shows it.
-        let ownership = webLinks.decide(url: uri)
+        // A link that is not a well-formed web URL is owned by nobody: the browser shows it. The
+        // opener is awaited only when a rule naming openers is reached.
+        let ownership: OwnershipDecision
+        if let decided = webLinks.decide(url: uri, opener: .pending) { ownership = decided } else {
+            ownership = webLinks.decide(url: uri, opener: await pending.opener?.value().appID)
+        }
         guard case .app(let id, _) = ownership else {
             return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: ownership.description)
+        }
+        if let opener = await pending.opener?.value(), let loop = Self.selfLoop(ownership, id, opener) {
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: loop)
         }
         let entry: ApplicationEntry
         do { entry = try directory.entry(id: id) } catch {
@@ -37,8 +44,12 @@ extension Dispatcher {
 
     /// The decision `openWebLink` would take now: the owner and the association (details entry and
     /// component) that decided, or why none did and which browser would show the page.
-    func explainWebLink(_ uri: String, scheme: String) throws(DispatchError) -> Outcome {
-        let ownership = webLinks.decide(url: uri)
+    func explainWebLink(_ uri: String, scheme: String, opener: Opener?) throws(DispatchError) -> Outcome {
+        let ownership = webLinks.decide(url: uri, opener: opener?.appID)
+        if case .app(let id, _) = ownership, let opener, let loop = Self.selfLoop(ownership, id, opener) {
+            let browser = try self.browser(forScheme: scheme, uri: uri)
+            return Outcome(action: .fallback, appID: browser.id, rule: "browser", preface: "\(loop); the browser \(browser.id) would get it")
+        }
         if case .app(let id, _) = ownership, let entry = try? directory.entry(id: id) {
             guard entry.participates else {
                 return Outcome(action: .fallback, appID: id, rule: "association",
@@ -59,6 +70,13 @@ extension Dispatcher {
         let browser = try self.browser(forScheme: scheme, uri: uri)
         return Outcome(action: .fallback, appID: browser.id, rule: "browser",
                        preface: "\(ownership.description); the browser \(browser.id) would get it")
+    }
+
+    /// The self-loop guard: an app that opens a link it owns is handing the page to the browser on
+    /// purpose (as Safari keeps a same-domain tap in the browser); the reason, or nil.
+    static func selfLoop(_ ownership: OwnershipDecision, _ owner: String, _ opener: Opener) -> String? {
+        guard opener.appID == owner else { return nil }
+        return "\(ownership.description), but \(owner) opened it itself, so it goes to the browser (no loop back into the app)"
     }
 
     /// Hands a web link to the user's browser: the one `install --web` recorded, else the best
@@ -96,9 +114,13 @@ extension Dispatcher {
     /// entry that runs this very program, or one that runs a generic opener (`xdg-open %u` as a
     /// "browser" left in mimeapps.list). Without this guard a link would go round for ever.
     func handsLinksBack(_ entry: ApplicationEntry) -> Bool {
-        if entry.id == configuration.ownEntryID { return true }
+        Self.handsLinksBack(entry, ownID: configuration.ownEntryID, ownProgram: configuration.ownExecutable)
+    }
+
+    static func handsLinksBack(_ entry: ApplicationEntry, ownID: String, ownProgram: String?) -> Bool {
+        if entry.id == ownID { return true }
         if let program = entry.executablePath {
-            if program == configuration.ownExecutable { return true }
+            if program == ownProgram { return true }
             let name = program.split(separator: "/").last.map(String.init) ?? program
             if Self.genericOpeners.contains(name) { return true }
         }

@@ -36,6 +36,8 @@ public actor Dispatcher {
     let contentTypes: (any ContentTypeResolving)?
     /// Who owns each web domain (universal links); replaced whole by the daemon when it changes.
     let webLinks: WebLinkTable
+    /// Who opened each event (OpenerLookup.swift).
+    public nonisolated let openers: OpenerLookup
     private(set) var registry: Registry
     // Launches in progress and who waits for them (Dispatcher+Launching.swift).
     var readyWaiters: [String: [Int: CheckedContinuation<Void, any Error>]] = [:]
@@ -61,12 +63,16 @@ public actor Dispatcher {
         self.contentTypes = contentTypes
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
+        let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
+        openers = OpenerLookup(connection: connection, directory: directory) { id in
+            id == ownID || ((try? directory.entry(id: id)).map { Self.handsLinksBack($0, ownID: ownID, ownProgram: ownProgram) } ?? false)
+        }
     }
 
     // MARK: Registration
 
     /// Registers the caller as a live process of `appID`, after checking that an installed,
-    /// participating entry has that id and that the caller runs the program it names.
+    /// participating entry has that id and that the caller is a process of it (`checkIdentity`).
     func register(
         caller: BusName, appID: String, objectPath: ObjectPath, singleScene: Bool, announcesReady: Bool = false
     ) async throws(DispatchError) {
@@ -82,14 +88,7 @@ public actor Dispatcher {
         do { pid = try await connection.processID(of: caller) } catch {
             throw .invalidArgument(caller.rawValue, reason: "the bus does not tell this connection's process: \(error)")
         }
-        let running: String
-        do { running = try RunningProgram.executable(ofProcess: Int32(bitPattern: pid)) } catch {
-            throw .programMismatch(app: appID, expected: entry.executablePath ?? "?", running: error.description)
-        }
-        guard let expected = entry.executablePath, expected == running else {
-            throw .programMismatch(
-                app: appID, expected: entry.executablePath ?? "a program that is not installed", running: running)
-        }
+        try checkIdentity(pid: pid, of: entry)
         registry.register(
             owner: caller, appID: appID, objectPath: objectPath, pid: pid, singleScene: singleScene,
             announcesReady: announcesReady)
@@ -143,13 +142,15 @@ public actor Dispatcher {
     /// - Parameter prepare: called while an open scene's app handles the event, with the outcome
     ///   that acknowledgement will bring (again for each scene tried), so the caller can make its
     ///   answer ready off the path between the app's reply and its own.
+    ///   - opener: who opened it, being found (`OpenerLookup`); nil when nobody asks.
     public func open(
-        _ uri: String, platformData: LaunchPlatformData, prepare: (@Sendable (Outcome) -> Void)? = nil
+        _ uri: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil, prepare: (@Sendable (Outcome) -> Void)? = nil
     ) async throws(DispatchError) -> Outcome {
         let scheme = try URIGrammar.scheme(of: uri)
-        let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData, prepare: prepare)
+        let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData, prepare: prepare, opener: opener)
         if scheme == "file" { return try await openDocument(pending, uri: uri) }
         if scheme == "https" || scheme == "http" { return try await openWebLink(pending, uri: uri, scheme: scheme) }
+        if let ruled = try await openBySchemeRule(pending, uri: uri) { return ruled }
         let handlers: [ApplicationEntry]
         do { handlers = try directory.handlers(forScheme: scheme) } catch {
             throw .invalidURI(uri, reason: error.description)
@@ -160,19 +161,30 @@ public actor Dispatcher {
 
     /// Routes a user activity to the app that lists its type, and delivers it.
     func continueActivity(
-        _ activity: UserActivity, raw: [String: Variant], platformData: LaunchPlatformData
+        _ activity: UserActivity, raw: [String: Variant], platformData: LaunchPlatformData, opener: PendingOpener? = nil
     ) async throws(DispatchError) -> Outcome {
         try Registry.check(id: activity.type, what: "activity type")
         guard let app = directory.application(forActivityType: activity.type) else {
             throw .noHandler(activity.type, reason: "no installed app lists it in X-Waypost-Activity-Types")
         }
-        return try await deliver(PendingEvent(event: .activity(activity), activity: raw, platformData: platformData), to: app)
+        return try await deliver(
+            PendingEvent(event: .activity(activity), activity: raw, platformData: platformData, opener: opener), to: app)
     }
 
     /// The decision `open` would take now, delivering nothing.
-    public func explain(_ uri: String) throws(DispatchError) -> Outcome {
+    /// - Parameter opener: the app taken to have opened it (none: an opener no rule names).
+    public func explain(_ uri: String, opener: Opener? = nil) throws(DispatchError) -> Outcome {
         let scheme = try URIGrammar.scheme(of: uri)
-        if scheme == "https" || scheme == "http" { return try explainWebLink(uri, scheme: scheme) }
+        if scheme == "https" || scheme == "http" { return try explainWebLink(uri, scheme: scheme, opener: opener) }
+        let rule: (outcome: Outcome?, note: String?) = scheme == "file" ? (nil, nil) : explainSchemeRule(uri, opener: opener)
+        if let ruled = rule.outcome { return ruled }
+        var outcome = try explainByHandlers(uri, scheme: scheme)
+        if let note = rule.note { outcome.preface = [note, outcome.preface].compactMap { $0 }.joined(separator: " ") }
+        return outcome
+    }
+
+    /// `explain` for a link the scheme's handlers (or the file type's) get.
+    private func explainByHandlers(_ uri: String, scheme: String) throws(DispatchError) -> Outcome {
         var handlers: [ApplicationEntry]
         do { handlers = try directory.handlers(forScheme: scheme) } catch {
             throw .invalidURI(uri, reason: error.description)

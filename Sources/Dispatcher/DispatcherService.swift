@@ -95,8 +95,10 @@ public final class DispatcherService: Sendable {
                 method(Members.open) { call in
                     let (uri, platform) = try call.arguments(String.self, [String: Variant].self)
                     let answer = PreparedAnswer(call)
-                    let outcome = try await self.routed(uri) { () async throws(DispatchError) in
-                        try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform), prepare: answer.prepare)
+                    let opener = self.opener(of: call.sender, platform)
+                    let outcome = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
+                        try await self.dispatcher.open(
+                            uri, platformData: LaunchPlatformData(platform), opener: opener, prepare: answer.prepare)
                     }
                     return try answer.reply(to: outcome)
                 },
@@ -104,9 +106,10 @@ public final class DispatcherService: Sendable {
                     let (type, activity, platform) = try call.arguments(String.self, [String: Variant].self, [String: Variant].self)
                     let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
                     let userActivity = UserActivity(type: type, details)
-                    let outcome = try await self.routed("activity:\(type)") { () async throws(DispatchError) in
+                    let opener = self.opener(of: call.sender, platform)
+                    let outcome = try await self.routed("activity:\(type)", opener: opener) { () async throws(DispatchError) in
                         try await self.dispatcher.continueActivity(
-                            userActivity, raw: activity, platformData: LaunchPlatformData(platform))
+                            userActivity, raw: activity, platformData: LaunchPlatformData(platform), opener: opener)
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).variants)
                 },
@@ -114,6 +117,14 @@ public final class DispatcherService: Sendable {
                     let (uri) = try call.arguments(String.self)
                     do {
                         return try call.reply(try await self.dispatcher.explain(uri).contractOutcome(reason: true).variants)
+                    } catch let error as DispatchError { throw error.busError }
+                },
+                method(Members.explainOpenedBy) { call in
+                    let (uri, opener) = try call.arguments(String.self, String.self)
+                    do {
+                        var outcome = try await self.dispatcher.explain(uri, opener: .app(id: opener, process: "given")).contractOutcome(reason: true)
+                        outcome.opener = opener
+                        return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
                 method(Members.monitorRouted) { call in
@@ -145,10 +156,11 @@ public final class DispatcherService: Sendable {
                 method(Members.open) { call in
                     let (uris, platform) = try call.arguments([String].self, [String: Variant].self)
                     var failures: [(full: String, redacted: String)] = []
+                    let opener = self.opener(of: call.sender, platform)
                     for uri in uris {
                         do {
-                            _ = try await self.routed(uri) { () async throws(DispatchError) in
-                                try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform))
+                            _ = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
+                                try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform), opener: opener)
                             }
                         } catch let error as BusError {
                             failures.append((error.message, error.message.replacing(uri, with: Contract.redacted(uri))))
@@ -206,9 +218,16 @@ public final class DispatcherService: Sendable {
         do { return try read() } catch { throw DispatchError(error, in: argument()) }
     }
 
+    /// Starts finding who sent an event (in the background); the portal's word on whose request it
+    /// passes on is its `app-id` platform data, believed only when the caller is the portal.
+    func opener(of caller: BusName, _ platform: [String: Variant]) -> PendingOpener {
+        dispatcher.openers.start(caller: caller, portalAppID: try? platform["app-id"]?.decode(as: String.self))
+    }
+
     /// Runs one routing and reports it with `Routed` and in the log.
+    /// - Parameter opener: who sent it, reported in `Routed` (awaited only while someone monitors).
     nonisolated(nonsending) func routed(
-        _ event: String, _ route: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
+        _ event: String, opener: PendingOpener? = nil, _ route: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
     ) async throws -> Outcome {
         let started = ContinuousClock.now
         let monitors = self.monitors.withLock { $0 }
@@ -218,14 +237,18 @@ public final class DispatcherService: Sendable {
                 var report = outcome.contractOutcome(reason: true)
                 let elapsed = ContinuousClock.now - started
                 report.micros = UInt64(elapsed.components.seconds) * 1_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000)
+                report.opener = await opener?.value().label
                 emitRouted(event, to: monitors) { _ in report }
             }
-            logger.info("\(DispatchError.abbreviated(Contract.redacted(event))) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule)]")
+            logger.info("\(DispatchError.abbreviated(Contract.redacted(event))) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule)]\(opener?.current.map { " from \($0.label)" } ?? "")")
             return outcome
         } catch {
             let redacted = error.redacting(event)
-            emitRouted(event, to: monitors) { full in
-                Contract.RoutingOutcome(reason: (full ? error : redacted).description, error: error.busError.name.rawValue)
+            if !monitors.isEmpty {
+                let openerLabel = await opener?.value().label
+                emitRouted(event, to: monitors) { full in
+                    Contract.RoutingOutcome(reason: (full ? error : redacted).description, error: error.busError.name.rawValue, opener: openerLabel)
+                }
             }
             logger.notice("\(DispatchError.abbreviated(Contract.redacted(event))) not delivered: \(redacted)")
             throw error.busError
@@ -263,6 +286,7 @@ public final class DispatcherService: Sendable {
         let forget: @Sendable () async -> Void = {
             self.monitors.withLock { _ = $0.removeValue(forKey: name) }
             self.watched.withLock { _ = $0.remove(name) }
+            self.dispatcher.openers.forget(name)
             await self.dispatcher.connectionVanished(name.rawValue)
         }
         let changes: AsyncThrowingStream<NameOwnerChange, any Error>

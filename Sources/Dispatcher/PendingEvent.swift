@@ -10,6 +10,8 @@ struct PendingEvent: Sendable {
     var platformData: LaunchPlatformData
     /// Told the outcome while an open scene's app handles the event (see `Dispatcher.open`).
     var prepare: (@Sendable (Outcome) -> Void)? = nil
+    /// Who opened it, found in the background; nil when nobody asked (an event from the daemon itself).
+    var opener: PendingOpener? = nil
 
     var label: String {
         switch event {

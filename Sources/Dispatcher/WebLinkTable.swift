@@ -21,7 +21,18 @@ public final class WebLinkTable: Sendable {
     public var ownership: LinkOwnership { current.withLock { $0 } }
 
     /// Who owns the link; one that is not a web link Waypost can match goes to the browser.
-    func decide(url: String) -> OwnershipDecision {
-        current.withLock { $0.decide(url: url) }
+    /// nil only when the opener is `pending` and a rule naming openers decides.
+    func decide(url: String, opener: OpenerFact) -> OwnershipDecision? {
+        current.withLock { $0.decide(url: url, opener: opener) }
+    }
+
+    /// Who owns the link, the opener known (nil: no app known to have opened it).
+    func decide(url: String, opener: String?) -> OwnershipDecision {
+        current.withLock { $0.decide(url: url, opener: opener) }
+    }
+
+    /// What the user's rules say of a custom-scheme link.
+    func decide(schemeLink url: String, opener: OpenerFact) -> SchemeRuling {
+        current.withLock { $0.decide(schemeLink: url, opener: opener) }
     }
 }

@@ -94,6 +94,9 @@ extension Contract {
             "ForgetSavedActivities", in: [.init("app_id", "s"), .init("persistent_identifiers", "as")])
         public static let explain = Member.method(
             "Explain", in: [.init("uri", "s")], out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
+        public static let explainOpenedBy = Member.method(
+            "ExplainOpenedBy", in: [.init("uri", "s"), .init("opener", "s")],
+            out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
         public static let status = Member.method(
             "Status",
             out: [
@@ -107,7 +110,7 @@ extension Contract {
 
         public static let members = [
             registerApplication, declareScenes, ready, addScene, removeScene, activateScene, setExternalEvents,
-            open, continueActivity, explain, status, monitorRouted, routed,
+            open, continueActivity, explain, explainOpenedBy, status, monitorRouted, routed,
             setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
             getCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
             forgetSavedActivities,

@@ -31,11 +31,14 @@ extension Contract {
             public static let error = Key<String>("error")
             /// Microseconds from receiving the request to the app's acknowledgement.
             public static let micros = Key<UInt64>("micros")
+            /// Who opened the event: an app id, "via portal", "process NAME" when no app matched, or
+            /// "unknown" (the caller exited, its pid was reused, another user's process).
+            public static let opener = Key<String>("opener")
 
             public static let delivered = [
                 action.declaration, appID.declaration, sceneID.declaration, declarationID.declaration, rule.declaration,
             ]
-            public static let explained = delivered + [reason.declaration]
+            public static let explained = delivered + [reason.declaration, opener.declaration]
             public static let routed = explained + [error.declaration, micros.declaration]
         }
 
@@ -47,13 +50,14 @@ extension Contract {
         public var reason: String?
         public var error: String?
         public var micros: UInt64?
+        public var opener: String?
 
         public init(
             action: Action? = nil, appID: String? = nil, sceneID: String? = nil, declarationID: String? = nil,
-            rule: String? = nil, reason: String? = nil, error: String? = nil, micros: UInt64? = nil
+            rule: String? = nil, reason: String? = nil, error: String? = nil, micros: UInt64? = nil, opener: String? = nil
         ) {
             (self.action, self.appID, self.sceneID, self.declarationID) = (action, appID, sceneID, declarationID)
-            (self.rule, self.reason, self.error, self.micros) = (rule, reason, error, micros)
+            (self.rule, self.reason, self.error, self.micros, self.opener) = (rule, reason, error, micros, opener)
         }
 
         /// - Throws: `KeyError` for a value of the wrong type or an unknown action.
@@ -71,6 +75,7 @@ extension Contract {
             reason = try outcome.value(Keys.reason)
             error = try outcome.value(Keys.error)
             micros = try outcome.value(Keys.micros)
+            opener = try outcome.value(Keys.opener)
         }
 
         public var variants: [String: Variant] {
@@ -83,6 +88,7 @@ extension Contract {
             outcome.insert(Keys.reason, reason)
             outcome.insert(Keys.error, error)
             outcome.insert(Keys.micros, micros)
+            outcome.insert(Keys.opener, opener)
             return outcome
         }
     }

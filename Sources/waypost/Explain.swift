@@ -32,10 +32,16 @@ struct Explain: AsyncParsableCommand {
     @Option(name: .long, help: "Output format: json or text.")
     var format: Format = .json
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Explain as if this app (a desktop-file id) had opened the link: rules naming openers, and the self-loop guard.",
+        valueName: "app-id"))
+    var opener: String?
+
     func validate() throws {
         guard (uri == nil) != (scenario == nil) else {
             throw ValidationError("give either a URI or --scenario FILE")
         }
+        guard opener == nil || uri != nil else { throw ValidationError("--opener applies to a URI, not to --scenario") }
     }
 
     func run() async throws {
@@ -56,13 +62,18 @@ struct Explain: AsyncParsableCommand {
 
     private func explainLive(_ uri: String) async throws {
         let connection = try await BusClient.connect()
-        let reply = try await BusClient.callDispatcher(
-            connection, Contract.Dispatcher1.explain, uri, failing: "cannot explain \(uri)")
+        let reply = if let opener {
+            try await BusClient.callDispatcher(
+                connection, Contract.Dispatcher1.explainOpenedBy, uri, opener, failing: "cannot explain \(uri)")
+        } else {
+            try await BusClient.callDispatcher(connection, Contract.Dispatcher1.explain, uri, failing: "cannot explain \(uri)")
+        }
         let outcome = BusClient.outcome(try reply.decode([String: Variant].self))
         typealias Keys = Contract.RoutingOutcome.Keys
         let fields = [
             (Keys.action.name, outcome.action?.rawValue), (Keys.appID.name, outcome.appID), (Keys.sceneID.name, outcome.sceneID),
             (Keys.declarationID.name, outcome.declarationID), (Keys.rule.name, outcome.rule), (Keys.reason.name, outcome.reason),
+            (Keys.opener.name, outcome.opener),
         ].compactMap { key, value in value.map { (key, $0) } }
         switch format {
         case .json:

@@ -21,17 +21,22 @@ extension Links {
                 and "component" (the indexes that decided, or null), "excluded", "reason"}. The file is \
                 judged alone: the link's host, and whether any app claims it, are not looked at. Exits 0 \
                 whatever matched; 65 with the JSON path and the problem on stderr when the file is \
-                malformed; 66 when it cannot be read; 64 for an argument that is not an http(s) link.
+                malformed; 66 when it cannot be read; 64 for an argument that is not an http(s) link \
+                (or, for a user rule naming "scheme", a link of that scheme). With --opener, components \
+                naming openers ("opener", in the user's rules) match as if that app had opened the link.
                 """)
 
-        @Option(name: .long, help: "The association file (apple-app-site-association JSON).")
+        @Option(name: .long, help: "The association file (apple-app-site-association JSON), or a user rule.")
         var association: String
+
+        @Option(name: .long, help: "Match as if this app (a desktop-file id) had opened the links.")
+        var opener: String?
 
         @ArgumentParser.Argument(help: "The https links to match.")
         var urls: [String]
 
         func validate() throws {
-            for url in urls {
+            for url in urls where WebLink(customSchemeLink: url).map({ $0.scheme == "http" || $0.scheme == "https" }) ?? true {
                 do { _ = try WebLink(url) } catch { throw ValidationError("\(error)") }
             }
         }
@@ -54,9 +59,19 @@ extension Links {
             for warning in file.warnings { printError("waypost: \(association): warning: \(warning)") }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            // Web links were validated above; a link of another scheme only for a rule naming it.
+            var links: [WebLink] = []
             for url in urls {
-                // Validated above.
-                let match = file.match(try WebLink(url))
+                do { links.append(try WebLink(url)) } catch {
+                    guard let other = WebLink(customSchemeLink: url), file.scope?.schemes.contains(other.scheme) == true else {
+                        printError("waypost: \(error) (and the file names no \"scheme\" of it)")
+                        throw ExitCode(64)  // EX_USAGE
+                    }
+                    links.append(other)
+                }
+            }
+            for (url, link) in zip(urls, links) {
+                let match = file.match(link, opener: opener)
                 print(String(decoding: try encoder.encode(MatchLine(url: url, match: match)), as: UTF8.self))
             }
         }

@@ -56,10 +56,11 @@ struct Monitor: AsyncParsableCommand {
         for try await message in events {
             guard let (event, outcome) = try? message.decode(String.self, [String: Variant].self) else { continue }
             let report = BusClient.outcome(outcome)
+            let opener = report.opener.map { " (opened by \($0))" } ?? ""
             if let error = report.error {
-                print("\(event) ✗ \(error): \(report.reason ?? "")")
+                print("\(event) ✗ \(error): \(report.reason ?? "")\(opener)")
             } else {
-                print(report.line(for: event) + (report.micros.map { " \($0) µs" } ?? ""))
+                print(report.line(for: event) + (report.micros.map { " \($0) µs" } ?? "") + opener)
             }
             fflush(nil)
             seen += 1

@@ -12,6 +12,7 @@ Config keys: app_id, log, object_path (default /io/waypost/sample), single_scene
 announce_ready (bool: register with "announces-ready" and call Ready once the start-up scenes are open),
 declarations [[id, {kind, matching?, content-types?}]], scenes [{id, declaration, modifiers}],
 behaviour {"OpenURL"|"CreateScene"|"ContinueUserActivity": "ok"|"hang"|"refuse"|"exit"}.
+Control's Run and OpenInProcess make the app open links itself (the opener of issue 20).
 """
 import json
 import os
@@ -191,6 +192,23 @@ class SampleApp(dbus.service.Object):
     def Publish(self, scene_id, activity_type, activity):
         """The scene shows something the user may come back to (SetCurrentActivity)."""
         self.dispatcher.SetCurrentActivity(scene_id, activity_type, activity)
+
+    @dbus.service.method(CONTROL_IFACE, in_signature="asa{ss}", out_signature="")
+    def Run(self, argv, extra_env):
+        """The app opens a link by running a program (gio open, xdg-open, waypost open), as its own child."""
+        env = dict(os.environ)
+        env.update({str(k): str(v) for k, v in extra_env.items()})
+        pid, _, _, _ = GLib.spawn_async([str(a) for a in argv], envp=["%s=%s" % kv for kv in env.items()],
+                                        flags=GLib.SpawnFlags.DO_NOT_REAP_CHILD)
+        GLib.child_watch_add(GLib.PRIORITY_DEFAULT, pid,
+                             lambda _pid, status: self.log(event="ran", argv=[str(a) for a in argv], status=status))
+
+    @dbus.service.method(CONTROL_IFACE, in_signature="s", out_signature="")
+    def OpenInProcess(self, uri):
+        """The app opens a link through GIO in its own process (g_app_info_launch_default_for_uri)."""
+        from gi.repository import Gio
+        Gio.AppInfo.launch_default_for_uri(str(uri), None)
+        self.log(event="ran", argv=["in-process", str(uri)], status=0)
 
     @dbus.service.method(CONTROL_IFACE, in_signature="s", out_signature="")
     def SetBehaviour(self, spec):

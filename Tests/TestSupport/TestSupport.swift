@@ -55,7 +55,7 @@ public final class PrivateSession: Sendable {
         environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
         environment["XDG_CACHE_HOME"] = root.appendingPathComponent("cache").path
         environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
-        environment["XDG_DATA_DIRS"] = "/usr/share"  // the MIME database, and nothing of the machine's apps
+        environment["XDG_DATA_DIRS"] = try Self.systemDataWithoutApplications(in: root).path
         environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path
         environment.merge(extraEnvironment) { _, new in new }
         try prepare(root)
@@ -71,6 +71,19 @@ public final class PrivateSession: Sendable {
         self.address = address
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         self.environment = environment
+    }
+
+    /// `/usr/share` without its `applications`: the MIME database, GSettings schemas and the rest of
+    /// the system's data, and nothing of the machine's apps (a browser installed on the machine would
+    /// otherwise be a handler in every session). A directory of links to each of its entries.
+    static func systemDataWithoutApplications(in root: URL) throws -> URL {
+        let share = root.appendingPathComponent("system-share")
+        try FileManager.default.createDirectory(at: share, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: "/usr/share") where name != "applications" {
+            try FileManager.default.createSymbolicLink(
+                at: share.appendingPathComponent(name), withDestinationURL: URL(fileURLWithPath: "/usr/share/\(name)"))
+        }
+        return share
     }
 
     /// Kills the bus alone, as when the session ends under its services (they exit with it).

@@ -1,0 +1,190 @@
+// opener-bench: what finding the opener of each event costs (issue 20), two ways:
+//
+//   walk   in process: `OpenerSearch.opener` from a pid up its ancestors against the installed
+//          programs (this machine's entries), as the daemon runs it off its connection thread —
+//          from this process (no app above it: the whole chain to init is read, the worst case)
+//          and from the bench app's process (an app at once)
+//   owned  Open("https://bench.example/item/1") to the daemon: the app owns the link (its entry
+//          claims bench.example, the installed association names it), so routing waits for the
+//          opener (the self-loop guard) before delivering to the app's scene
+//   scheme Open("bench://item/1"): the same app, the same scene, by its x-scheme-handler; nothing
+//          waits for the opener (the yardstick)
+//   pid    GetConnectionUnixProcessID on the bus: the first step of every lookup (the daemon keeps
+//          it per connection, so the Opens above do not pay it again)
+//
+// The three bus figures are interleaved call by call; the added latency is owned − scheme.
+//
+//   WAYPOST=/abs/release/waypost opener-bench [ROUNDS]
+//   opener-bench app ADDRESS     (internal) the participating app process
+import BenchSupport
+import DBus
+import Desktop
+import Foundation
+import WaypostContract
+
+let appID = "bench.Opener"
+let appPath: ObjectPath = "/bench/Opener"
+let dispatcher = Contract.busName
+
+func serveApp(address: String) async throws -> Never {
+    let connection = try await Connection(address: address)
+    try connection.export(appPath, interfaces: [
+        Interface(Contract.Application1.interface, methods: [
+            Contract.Application1.openURL.exported { call in try call.reply() },
+            Contract.Application1.continueUserActivity.exported { call in try call.reply() },
+            Contract.Application1.createScene.exported { call in try call.reply("created") },
+        ])
+    ], executor: connection.executor)
+    func callDispatcher<each A: BusValue>(_ member: Contract.Member, _ arguments: repeat each A) async throws {
+        _ = try await connection.call(destination: dispatcher, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                                      member: member.name, repeat each arguments)
+    }
+    try await callDispatcher(Contract.Dispatcher1.registerApplication, appID, appPath, [String: Variant]())
+    let main = Contract.Declaration(id: "main", kind: .windowGroup)
+    try await callDispatcher(Contract.Dispatcher1.declareScenes, [main.structure])
+    try await callDispatcher(Contract.Dispatcher1.addScene, "main", main.id)
+    try await callDispatcher(Contract.Dispatcher1.setExternalEvents, "main", [Contract.Modifier(preferring: [], allowing: ["*"]).structure])
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    _ = try await connection.waitUntilClosed()
+    exit(0)
+}
+
+func format(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.1f", value) }
+
+/// The walk from `pid`, timed `count` times (µs each), and what it found.
+func walks(from pid: Int32, _ programs: InstalledPrograms, count: Int) -> (Latency, Opener) {
+    var samples: [Double] = []
+    var found: Opener = .unknown(reason: "not run")
+    for _ in 0..<count {
+        let start = ContinuousClock.now
+        found = OpenerSearch.opener(
+            caller: pid, askedAt: RunningProgram.bootTicksNow(), programs: programs, read: RunningProgram.record(ofProcess:))
+        samples.append((ContinuousClock.now - start).microseconds)
+    }
+    return (Latency(samples: samples), found)
+}
+
+func main() async throws {
+    let arguments = CommandLine.arguments
+    if arguments.count == 3, arguments[1] == "app" { try await serveApp(address: arguments[2]) }
+    let rounds = arguments.count > 1 ? Int(arguments[1]) ?? 5 : 5
+    let waypost = ProcessInfo.processInfo.environment["WAYPOST"]
+        ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath).deletingLastPathComponent()
+            .appendingPathComponent(".build/release/waypost").path
+    guard FileManager.default.isExecutableFile(atPath: waypost) else {
+        throw BenchError("no waypost at \(waypost): run `make release` first, or set WAYPOST")
+    }
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("opener-bench-\(getpid())")
+    let applications = root.appendingPathComponent("data/applications")
+    let associations = root.appendingPathComponent("data/waypost/associations")
+    try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: associations, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: root.appendingPathComponent("config"), withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+
+    // The app runs a copy of this executable: this process, the client, is then no process of the
+    // app (else the self-loop guard would send the owned link to a browser), and its walk reads
+    // its whole chain of ancestors.
+    let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let appProgram = root.appendingPathComponent("opener-bench-app").path
+    try FileManager.default.copyItem(atPath: me, toPath: appProgram)
+    try """
+        [Desktop Entry]
+        Type=Application
+        Name=Opener bench
+        Exec=\(appProgram) app
+        MimeType=x-scheme-handler/bench;
+        X-Waypost=true
+        X-Waypost-Associated-Domains=bench.example;
+
+        """.write(to: applications.appendingPathComponent("\(appID).desktop"), atomically: true, encoding: .utf8)
+    try #"{"applinks": {"details": [{"appIDs": ["bench.Opener"], "components": [{"/": "/item/*"}]}]}}"#
+        .write(to: associations.appendingPathComponent("bench.example.json"), atomically: true, encoding: .utf8)
+    _ = try runToEnd("/usr/bin/update-desktop-database", [applications.path], address: "")
+    var environment = ProcessInfo.processInfo.environment
+    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+    environment["XDG_DATA_DIRS"] = "/usr/share"
+
+    let bus = try PrivateBus(socketDirectory: root, environment: environment)
+    environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+    var children: [Process] = []
+    defer {
+        for child in children where child.isRunning { kill(child.processIdentifier, SIGKILL) }
+        bus.stop()
+    }
+    let daemon = Process()
+    daemon.executableURL = URL(fileURLWithPath: waypost)
+    daemon.arguments = ["daemon"]
+    daemon.environment = environment
+    try daemon.run()
+    children.append(daemon)
+    let client = try await Connection(address: bus.address)
+    for attempt in 0...500 {
+        if (try? await client.nameOwner(of: dispatcher)) != nil { break }
+        guard attempt < 500 else { throw BenchError("the daemon never took \(dispatcher)") }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    let app = try start(appProgram, ["app", bus.address], address: bus.address, environment: environment, waitFor: "ready")
+    children.append(app)
+
+    // The walk, in process, against the entries the daemon sees (this machine's and the app's).
+    for key in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_DATA_DIRS"] { setenv(key, environment[key]!, 1) }
+    let programs = try ApplicationCatalog().installedPrograms()
+    _ = walks(from: getpid(), programs, count: 200)
+    let (fromHere, hereOpener) = walks(from: getpid(), programs, count: 5_000)
+    let (fromApp, appOpener) = walks(from: app.processIdentifier, programs, count: 5_000)
+    var depth = 0, pid = getpid()
+    while pid > 1, case .success(let record) = RunningProgram.record(ofProcess: pid), depth < OpenerSearch.maximumDepth {
+        depth += 1
+        pid = record.parent
+    }
+
+    // Over the bus, interleaved call by call, on the client connection's thread.
+    func open(_ uri: String) async throws -> Double {
+        let start = ContinuousClock.now
+        let reply = try await client.call(
+            destination: dispatcher, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+            member: Contract.Dispatcher1.open.name, uri, [String: Variant]())
+        let outcome = try reply.decode([String: Variant].self)
+        guard (try? outcome["app-id"]?.decode(as: String.self)) == appID else { throw BenchError("\(uri) did not reach the app: \(outcome)") }
+        return (ContinuousClock.now - start).microseconds
+    }
+    let ownName = client.uniqueName
+    func pidRoundTrip() async throws -> Double {
+        let start = ContinuousClock.now
+        _ = try await client.processID(of: ownName)
+        return (ContinuousClock.now - start).microseconds
+    }
+    let perRound = 2_000
+    var owned: [Double] = [], scheme: [Double] = [], pids: [Double] = [], added: [Double] = []
+    try await withTaskExecutorPreference(client.executor) {
+        for _ in 0..<500 {
+            _ = try await open("https://bench.example/item/1")
+            _ = try await open("bench://item/1")
+        }
+        for _ in 0..<rounds {
+            var o: [Double] = [], s: [Double] = []
+            for _ in 0..<perRound {
+                o.append(try await open("https://bench.example/item/1"))
+                s.append(try await open("bench://item/1"))
+                pids.append(try await pidRoundTrip())
+            }
+            owned += o
+            scheme += s
+            added.append(Latency(samples: o).median - Latency(samples: s).median)
+        }
+    }
+    let ownedLatency = Latency(samples: owned), schemeLatency = Latency(samples: scheme), pidLatency = Latency(samples: pids)
+    print("opener-bench: \(rounds) rounds × \(perRound) interleaved calls each; walk 5,000 times from each pid")
+    print("walk from this process (\(depth) processes up to init, no app: \(hereOpener.label)): median \(format(fromHere.median)) µs  p99 \(format(fromHere.p99)) µs")
+    print("walk from the app's process (found at once: \(appOpener.label)): median \(format(fromApp.median)) µs  p99 \(format(fromApp.p99)) µs")
+    print("installed entries with a program: \(programs.signatures.count)")
+    print("Open owned https (waits for the opener): median \(format(ownedLatency.median)) µs  p99 \(format(ownedLatency.p99)) µs")
+    print("Open bench: scheme (no wait, yardstick): median \(format(schemeLatency.median)) µs  p99 \(format(schemeLatency.p99)) µs")
+    print("GetConnectionUnixProcessID round trip:   median \(format(pidLatency.median)) µs  p99 \(format(pidLatency.p99)) µs")
+    print("added by the owned link, median of the per-round medians: \(format(median(added))) µs (rounds: \(added.map(format).joined(separator: ", ")))   target ≤ 50 µs at p50")
+    client.close()
+}
+
+try await main()

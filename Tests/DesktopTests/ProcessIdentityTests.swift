@@ -1,0 +1,160 @@
+import Desktop
+import Testing
+
+/// The pure half of "which installed app is process P": launch shapes read from `Exec=`, the `/proc`
+/// formats, matching a process against entries, and the walk up to the opener. No I/O.
+@Suite("Process identity (pure)")
+struct ProcessIdentityTests {
+    @Test func execLinesGiveTheProgramProcessesRun() {
+        func shape(_ argv: [String]) -> LaunchShape? { LaunchShape.of(execArguments: argv) }
+        #expect(shape(["/usr/bin/notes", "--new", "%U"]) == LaunchShape(.program("/usr/bin/notes"), arguments: ["--new"]))
+        #expect(shape(["env", "-u", "X", "GDK_BACKEND=x11", "A=1", "notes", "%u"]) == LaunchShape(.program("notes")))
+        #expect(shape(["sh", "-c", "cd /opt/notes && exec ./bin/notes --x \"$@\"", "sh", "%U"])
+            == LaunchShape(.program("./bin/notes"), arguments: ["--x"]))
+        #expect(shape(["/bin/bash", "-c", "FOO=1 exec /opt/n/notes"]) == LaunchShape(.program("/opt/n/notes")))
+        #expect(shape(["python3", "-u", "-X", "dev", "/usr/share/notes/notes.py", "--gui", "%F"])
+            == LaunchShape(.script(interpreter: "python3", script: "/usr/share/notes/notes.py"), arguments: ["--gui"]))
+        #expect(shape(["python3", "-m", "notes"]) == LaunchShape(.program("python3"), arguments: ["-m", "notes"]))
+        #expect(shape(["/usr/bin/flatpak", "run", "org.example.Notes", "@@u", "%u", "@@"]) == nil)
+        #expect(shape([]) == nil)
+    }
+
+    @Test func interpretersAreKnownByFamilyWhateverTheirVersion() {
+        #expect(Interpreter.family(of: "python3.11")?.name == "python")
+        #expect(Interpreter.family(of: "perl5.36")?.name == "perl")
+        #expect(Interpreter.family(of: "dash")?.isShell == true)
+        #expect(Interpreter.family(of: "notes") == nil)
+        let python = Interpreter.family(of: "python3")!
+        #expect(Interpreter.scriptArgument(["python3", "-W", "ignore", "app.py", "x"], family: python)! == ("app.py", 3))
+        #expect(Interpreter.scriptArgument(["python3", "-c", "print(1)", "app.py"], family: python) == nil)
+        #expect(Interpreter.scriptArgument(["python3", "--", "-odd.py"], family: python)! == ("-odd.py", 2))
+    }
+
+    @Test func shebangLinesAndWrapperScripts() {
+        let direct = Shebang(head: Array("#!/usr/bin/python3 -u\nprint()".utf8))
+        #expect(direct?.interpreter == "/usr/bin/python3")
+        #expect(direct?.argument == "-u")
+        #expect(direct?.program == "/usr/bin/python3")
+        #expect(Shebang(head: Array("#! /usr/bin/env -S python3 -u\n".utf8))?.program == "python3")
+        #expect(Shebang(head: Array("#!/usr/bin/env node\n".utf8))?.program == "node")
+        #expect(Shebang(head: Array("\u{7F}ELF".utf8)) == nil)
+        let firefox = """
+            #!/bin/sh
+            # exec /not/this
+            MOZ_APP=firefox
+            if [ -x /usr/lib/firefox/firefox ]; then MOZ_X=1 exec /usr/lib/firefox/firefox "$@"; fi
+            echo 'exec /quoted/text'
+            exec "/opt/fallback" --flag
+            """
+        #expect(Shebang.execTargets(ofScript: Array(firefox.utf8)) == ["/usr/lib/firefox/firefox", "/opt/fallback"])
+    }
+
+    @Test func procFilesAreReadAsTheKernelWritesThem() {
+        let stat = "4242 (my (odd) app) S 4100 4242 4100 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100"
+        #expect(ProcFiles.stat(stat)! == ("my (odd) app", 4100, 987654))
+        #expect(ProcFiles.stat("garbage") == nil)
+        #expect(ProcFiles.arguments(Array("python3\0/a b/app.py\0\0x\0".utf8)) == ["python3", "/a b/app.py", "", "x"])
+        #expect(ProcFiles.snap(cgroup: "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.zoom-client.zoom-client-0e7c3d5a-1b2c-4d5e-8f90-a1b2c3d4e5f6.scope\n")
+            == .snap(name: "zoom-client", app: "zoom-client"))
+        #expect(ProcFiles.snap(cgroup: "1:name=systemd:/user.slice/snap.firefox.geckodriver.1234.scope") == .snap(name: "firefox", app: "geckodriver"))
+        #expect(ProcFiles.snap(cgroup: "0::/user.slice/user@1000.service/app.slice/app-gnome-org.gnome.Terminal-1.scope") == nil)
+        #expect(ProcFiles.flatpak(info: "[Application]\nname=org.example.Chat\nruntime=runtime/x\n[Instance]\ninstance-id=1\n") == .flatpak(appID: "org.example.Chat"))
+        #expect(ProcFiles.flatpak(info: "[Runtime]\nname=org.gnome.Platform\n") == nil)
+        #expect(Sandbox.snap(name: "zoom-client", app: "zoom-client").appID == "zoom-client_zoom-client")
+    }
+
+    // MARK: Matching processes to entries
+
+    static let python = "/usr/bin/python3.11"
+    static let programs = InstalledPrograms([
+        "org.example.Py": [ProgramSignature(.script(interpreter: python, script: "/usr/share/py/app.py"))],
+        "org.example.Notes": [ProgramSignature(.program("/usr/bin/notes"))],
+        "org.example.NotesPrivate": [ProgramSignature(.program("/usr/bin/notes"), arguments: ["--private"])],
+        "org.example.Twin1": [ProgramSignature(.program("/usr/bin/twin"))],
+        "org.example.Twin2": [ProgramSignature(.program("/usr/bin/twin"))],
+        // Debian's python3.11.desktop: the bare interpreter, in a terminal.
+        "python3.11": [ProgramSignature(.program(python))],
+    ])
+
+    static func process(
+        _ pid: Int32, parent: Int32 = 1, name: String = "p", start: UInt64 = 100, exe: String?, _ argv: [String],
+        script: (String, String, Int)? = nil, sandbox: Sandbox? = nil
+    ) -> ProcessRecord {
+        ProcessRecord(pid: pid, parent: parent, name: name, startTime: start, executable: exe, arguments: argv,
+                      script: script.map { (written: $0.0, resolved: $0.1, index: $0.2) }, sandbox: sandbox)
+    }
+
+    @Test func aProcessIsTheAppWhoseProgramItRuns() {
+        let py = Self.process(10, exe: Self.python, ["python3", "app.py"], script: ("app.py", "/usr/share/py/app.py", 1))
+        #expect(Self.programs.identify(py) == .app("org.example.Py"))
+        // Any other script under the same python is not that app.
+        let other = Self.process(11, exe: Self.python, ["python3", "/tmp/evil.py"], script: ("/tmp/evil.py", "/tmp/evil.py", 1))
+        #expect(Self.programs.identify(other) == .none)
+        #expect(!InstalledPrograms.isProcess(other, of: "org.example.Py", Self.programs.signatures["org.example.Py"]!))
+        // The interpreter's own entry is the bare interpreter only, never a script it runs.
+        let bare = Self.process(12, exe: Self.python, ["python3"])
+        #expect(Self.programs.identify(bare) == .app("python3.11"))
+        #expect(!InstalledPrograms.isProcess(py, of: "python3.11", Self.programs.signatures["python3.11"]!))
+        // The entry whose literal arguments the process starts with wins; a tie is never guessed.
+        #expect(Self.programs.identify(Self.process(13, exe: "/usr/bin/notes", ["notes", "--private", "x"])) == .app("org.example.NotesPrivate"))
+        #expect(Self.programs.identify(Self.process(14, exe: "/usr/bin/notes", ["notes", "x"])) == .app("org.example.Notes"))
+        #expect(Self.programs.identify(Self.process(15, exe: "/usr/bin/twin", ["twin"])) == .ambiguous(["org.example.Twin1", "org.example.Twin2"]))
+        // A sandbox names its app, whatever the program inside.
+        let flatpak = Self.process(16, exe: "/usr/bin/notes", ["notes"], sandbox: .flatpak(appID: "org.example.Chat"))
+        #expect(Self.programs.identify(flatpak) == .app("org.example.Chat"))
+        #expect(!InstalledPrograms.isProcess(flatpak, of: "org.example.Notes", Self.programs.signatures["org.example.Notes"]!))
+    }
+
+    // MARK: The walk to the opener
+
+    /// A process table: pid → record (absent pids have exited).
+    static func table(_ records: [ProcessRecord], strangers: Set<Int32> = []) -> (Int32) -> Result<ProcessRecord, ProcessReadFailure> {
+        { pid in
+            if strangers.contains(pid) { return .failure(.stranger) }
+            return records.first { $0.pid == pid }.map { .success($0) } ?? .failure(.gone)
+        }
+    }
+
+    @Test func theOpenerIsTheFirstAncestorThatIsAnApp() {
+        let notes = Self.process(100, parent: 50, name: "notes", start: 10, exe: "/usr/bin/notes", ["notes"])
+        let shell = Self.process(200, parent: 100, name: "xdg-open", start: 20, exe: "/usr/bin/dash", ["/bin/sh", "/usr/bin/xdg-open", "x"],
+                                 script: ("/usr/bin/xdg-open", "/usr/bin/xdg-open", 1))
+        let waypost = Self.process(300, parent: 200, name: "waypost", start: 30, exe: "/usr/bin/waypost", ["waypost", "open", "x"])
+        let read = Self.table([notes, shell, waypost, Self.process(50, parent: 1, name: "systemd", start: 1, exe: "/usr/lib/systemd/systemd", [])])
+        #expect(OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: read) == .app(id: "org.example.Notes", process: "notes"))
+        // No app up the chain: the caller's name.
+        let lone = Self.process(400, parent: 50, name: "gio", start: 30, exe: "/usr/bin/gio", ["gio", "open", "x"])
+        #expect(OpenerSearch.opener(caller: 400, askedAt: 40, programs: Self.programs, read: Self.table([lone, notes]))
+            == .unidentified(process: "gio"))
+    }
+
+    @Test func exitedReusedAndStrangersAreUnknownNeverAWrongApp() {
+        let notes = Self.process(100, parent: 1, name: "notes", start: 10, exe: "/usr/bin/notes", ["notes"])
+        // The caller exited before the walk.
+        #expect(OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: Self.table([notes]))
+            == .unknown(reason: "the caller (pid 300) exited before it was seen"))
+        // Its pid now belongs to an app started after the request: not the opener.
+        let reused = Self.process(300, parent: 1, name: "notes", start: 41, exe: "/usr/bin/notes", ["notes"])
+        guard case .unknown = OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: Self.table([reused])) else {
+            Issue.record("a reused pid was taken for the opener")
+            return
+        }
+        // The parent exited and an app took its pid after the child started: not the opener either.
+        let child = Self.process(300, parent: 100, name: "gio", start: 30, exe: "/usr/bin/gio", ["gio"])
+        let youngParent = Self.process(100, parent: 1, name: "notes", start: 35, exe: "/usr/bin/notes", ["notes"])
+        #expect(OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: Self.table([child, youngParent]))
+            == .unidentified(process: "gio"))
+        // Another user's caller, or ancestor.
+        guard case .unknown = OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: Self.table([child], strangers: [300])) else {
+            Issue.record("a stranger's process was identified")
+            return
+        }
+        #expect(OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: Self.table([child, notes], strangers: [100]))
+            == .unidentified(process: "gio"))
+        // The portal: the app it names, or just "via portal".
+        let portal = Self.process(500, parent: 1, name: "xdg-desktop-por", start: 5, exe: "/usr/libexec/xdg-desktop-portal", [])
+        #expect(OpenerSearch.opener(caller: 500, askedAt: 40, programs: Self.programs, read: Self.table([portal])) == .portal(app: nil))
+        #expect(OpenerSearch.opener(caller: 500, askedAt: 40, programs: Self.programs, portalAppID: "org.example.Chat", read: Self.table([portal]))
+            == .portal(app: "org.example.Chat"))
+    }
+}

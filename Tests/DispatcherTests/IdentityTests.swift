@@ -1,0 +1,83 @@
+import DBus
+import Foundation
+import TestSupport
+import Testing
+
+/// Registration follows the ways apps are really launched (`env`, `sh -c 'exec …'`, a `#!` script),
+/// and an interpreter running some other script is not the app whose `Exec` runs that interpreter.
+@Suite("dispatcher: app identity at registration", .serialized)
+struct IdentityTests {
+    /// Installs the sample app under `id` with `exec` as its whole `Exec=` line (`CONFIG` and
+    /// `SCRIPT` replaced), and returns its config file.
+    func install(_ session: DesktopSession, _ id: String, exec: String) async throws -> String {
+        let app = try await session.installApp(SampleApp(
+            id, schemes: [id.lowercased().replacingOccurrences(of: ".", with: "-")],
+            declarations: [("main", ["kind": "window-group"])], scenes: [("w", "main", [([], ["*"])])]))
+        let config = session.root.appendingPathComponent("\(app.id).json").path
+        try await session.writeEntry(id: id, """
+            [Desktop Entry]
+            Type=Application
+            Name=\(id)
+            Exec=\(exec.replacingOccurrences(of: "CONFIG", with: config).replacingOccurrences(of: "SCRIPT", with: DesktopSession.sampleApp.path))
+            MimeType=x-scheme-handler/\(id.lowercased().replacingOccurrences(of: ".", with: "-"));
+            X-Waypost=true
+
+            """)
+        return config
+    }
+
+    /// Starts `program arguments` in the session; the first line it prints (`ready`, or nothing when
+    /// registration failed) and what it wrote to stderr.
+    func run(_ session: DesktopSession, _ program: String, _ arguments: [String]) async throws -> (line: String?, errors: String) {
+        let errors = session.root.appendingPathComponent("logs/\(UUID().uuidString).stderr")
+        let process = try await ChildProcess.start(program, arguments, environment: session.environment, errors: errors)
+        let line = await process.nextLine()
+        if line != "ready" { process.kill() }
+        return (line, (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+    }
+
+    @Test("apps launched through env, sh -c and a #! script register as themselves")
+    func launchShapes() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let bus = try await session.connect()
+        // env with an assignment before the interpreter.
+        let viaEnv = try await install(session, "org.example.ViaEnv", exec: "env SAMPLE=1 /usr/bin/python3 SCRIPT CONFIG %u")
+        let envRun = try await run(session, DesktopSession.python, [DesktopSession.sampleApp.path, viaEnv])
+        #expect(envRun.line == "ready", "\(envRun.errors)")
+        // A shell that execs the program.
+        let viaShell = try await install(session, "org.example.ViaShell", exec: "sh -c 'cd / && exec python3 SCRIPT \"$1\"' sh CONFIG")
+        let shellRun = try await run(session, DesktopSession.python, [DesktopSession.sampleApp.path, viaShell])
+        #expect(shellRun.line == "ready", "\(shellRun.errors)")
+        // A #! script installed as the program (its #! line goes through env to python3).
+        let script = session.root.appendingPathComponent("bin/shebang-app")
+        try FileManager.default.createDirectory(at: script.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // Debian's python3 (with python3-dbus), not the first python3 in PATH.
+        let code = try String(contentsOf: DesktopSession.sampleApp, encoding: .utf8)
+        try ("#!\(DesktopSession.python)\n" + code.drop { $0 != "\n" }.dropFirst()).write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let shebang = try await install(session, "org.example.Shebang", exec: "\(script.path) CONFIG %U")
+        let shebangRun = try await run(session, script.path, [shebang])
+        #expect(shebangRun.line == "ready", "\(shebangRun.errors)")
+
+        let (processes, _) = try await session.status(with: bus)
+        #expect(Set(processes.compactMap { $0["app-id"] }) == ["org.example.ViaEnv", "org.example.ViaShell", "org.example.Shebang"])
+    }
+
+    @Test("python3 running another script cannot register as the app whose Exec is python3 …")
+    func otherScriptIsNotTheApp() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let config = try await install(session, "org.example.Py", exec: "/usr/bin/python3 SCRIPT CONFIG")
+        // The same code under another name is another script: a stranger to the entry.
+        let impostor = session.root.appendingPathComponent("impostor.py")
+        try FileManager.default.copyItem(at: DesktopSession.sampleApp, to: impostor)
+        let refused = try await run(session, DesktopSession.python, [impostor.path, config])
+        #expect(refused.line == nil)
+        #expect(refused.errors.contains("io.waypost.Error.ProgramMismatch"), "\(refused.errors)")
+        #expect(refused.errors.contains(impostor.path), "the error names what the process runs: \(refused.errors)")
+        // The real one still registers.
+        let real = try await run(session, DesktopSession.python, [DesktopSession.sampleApp.path, config])
+        #expect(real.line == "ready", "\(real.errors)")
+    }
+}
