@@ -43,6 +43,8 @@ public actor Dispatcher {
     var launching: Set<String> = []
     // Current activities and the store of saved ones (Dispatcher+Activities.swift).
     var activities = ActivityState()
+    // Events waiting for each app, bounded (DeliveryQueue.swift).
+    var deliveryQueues: [String: DeliveryQueue] = [:]
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -96,8 +98,10 @@ public actor Dispatcher {
         logger.info("registered \(appID) as \(caller) (pid \(pid))")
     }
 
-    func declare(caller: String, _ declarations: [SceneDeclaration]) throws(DispatchError) {
-        try registry.declare(owner: caller, declarations)
+    /// - Throws: `budgetExceeded` over `Budgets`, checked before the declarations are built.
+    func declare(caller: String, _ declared: [Contract.Declaration]) throws(DispatchError) {
+        try Budgets.check(declared, app: try registry.registered(caller).appID)
+        try registry.declare(owner: caller, declared.map(SceneDeclaration.init))
         if let process = registry.processes[caller], process.isReady { wakeLaunchWaiters(of: process.appID) }
     }
 
@@ -121,8 +125,11 @@ public actor Dispatcher {
         currentActivityMayHaveChanged()
     }
 
-    func setModifiers(caller: String, scene: String, _ modifiers: [EventPreference]) throws(DispatchError) {
-        try registry.setModifiers(owner: caller, scene: scene, modifiers)
+    /// - Throws: `budgetExceeded` over `Budgets`, checked before any condition is sorted or folded.
+    func setModifiers(caller: String, scene: String, _ modifiers: [Contract.Modifier]) throws(DispatchError) {
+        let appID = try registry.ownedScene(scene, by: caller)
+        let bytes = try Budgets.conditionBytes(ofScene: scene, app: appID, modifiers)
+        try registry.setModifiers(owner: caller, scene: scene, modifiers.map(EventPreference.init), bytes: bytes)
     }
 
     /// The connection went away: its scenes vanish with it.

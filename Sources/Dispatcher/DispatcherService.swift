@@ -17,6 +17,8 @@ public final class DispatcherService: Sendable {
     private let monitors = Mutex<Set<BusName>>([])
     /// Connections watched for leaving the bus: one subscription each, however often they register.
     private let watched = Mutex<Set<BusName>>([])
+    /// Calls each connection has in flight here, bounded by `Budgets.callsInFlightPerConnection`.
+    private let callsInFlight = Mutex<[BusName: Int]>([:])
     /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
     let runnerToken = Mutex<String?>(nil)
 
@@ -60,7 +62,7 @@ public final class DispatcherService: Sendable {
                     let (raw) = try call.arguments([Structure<String, [String: Variant]>].self)
                     let declarations = try raw.map { entry throws(DispatchError) in
                         try Self.decode("declaration \"\(entry.fields.0)\"") { () throws(Contract.KeyError) in
-                            SceneDeclaration(try Contract.Declaration(entry))
+                            try Contract.Declaration(entry)
                         }
                     }
                     try await self.dispatcher.declare(caller: call.sender.rawValue, declarations)
@@ -87,7 +89,7 @@ public final class DispatcherService: Sendable {
                 },
                 method(Members.setExternalEvents) { call in
                     let (scene, raw) = try call.arguments(String.self, [Structure<[String], [String]>].self)
-                    let modifiers = raw.map { EventPreference(Contract.Modifier($0)) }
+                    let modifiers = raw.map(Contract.Modifier.init)
                     try await self.dispatcher.setModifiers(caller: call.sender.rawValue, scene: scene, modifiers)
                     return try call.reply()
                 },
@@ -180,15 +182,38 @@ public final class DispatcherService: Sendable {
     }
 
     /// The member as the contract declares it, answered by `handler`; a `DispatchError` reaches the
-    /// caller under its contract name.
+    /// caller under its contract name. A connection with `Budgets.callsInFlightPerConnection` calls
+    /// in flight gets `Busy` at once, before anything is routed or delivered.
     func method(
         _ member: Contract.Member, _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
         member.exported { call in
-            do { return try await handler(call) } catch let error as DispatchError {
+            do {
+                try self.enter(call.sender)
+                defer { self.leave(call.sender) }
+                return try await handler(call)
+            } catch let error as DispatchError {
                 self.logger.notice("\(call.member) from \(call.sender): \(error.busError.name): \(error)")
                 throw error.busError
             }
+        }
+    }
+
+    private func enter(_ caller: BusName) throws(DispatchError) {
+        let limit = Budgets.callsInFlightPerConnection
+        let admitted = callsInFlight.withLock { counts in
+            let count = counts[caller, default: 0]
+            if count >= limit { return false }
+            counts[caller] = count + 1
+            return true
+        }
+        if !admitted { throw .busy("\(caller) has \(limit) calls in flight", limit: limit) }
+    }
+
+    private func leave(_ caller: BusName) {
+        callsInFlight.withLock { counts in
+            let count = counts[caller, default: 1] - 1
+            counts[caller] = count == 0 ? nil : count
         }
     }
 
