@@ -209,3 +209,62 @@ final class CountingApp: Sendable {
             member: member.name, repeat each arguments, timeout: .seconds(30))
     }
 }
+
+/// Budgets over the bus: what the review tried as a hostile app is refused, named, before any work.
+@Suite("dispatcher: budgets", .serialized)
+struct BudgetTests {
+    @Test("oversized condition sets, matching sets and activity fields get BudgetExceeded naming the amount; others keep being served")
+    func hostileApp() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let hostile = try await CountingApp(session, id: "org.example.Hostile", behaviour: .acknowledge)
+        try await hostile.openScene("a")
+        let neighbour = try await CountingApp(session, id: "org.example.Neighbour", behaviour: .acknowledge)
+        try await neighbour.openScene("n")
+
+        // 1,024 conditions of 4 KiB on one scene: 4 MiB, over the scene's 64 KiB.
+        let big = (0..<1024).map { "\($0)-" + String(repeating: "c", count: 4000) }
+        let sets = await DeliveryTests.failure {
+            try await hostile.call(Contract.Dispatcher1.setExternalEvents, "a", [Contract.Modifier(preferring: big, allowing: []).structure])
+        }
+        #expect(sets?.name.rawValue == "io.waypost.Error.BudgetExceeded")
+        #expect(sets?.message.contains("over its budget of 65536") == true, "\(String(describing: sets))")
+        // Scene after scene of 64 KiB each: the app's 1 MiB runs out on the 17th.
+        let perScene = (0..<16).map { "\($0)-" + String(repeating: "d", count: 4000) }
+        var refusedAt: Int?
+        for index in 0..<20 where refusedAt == nil {
+            try await hostile.call(Contract.Dispatcher1.addScene, "s\(index)", "main")
+            let error = await DeliveryTests.failure {
+                try await hostile.call(
+                    Contract.Dispatcher1.setExternalEvents, "s\(index)",
+                    [Contract.Modifier(preferring: perScene.map { "\(index)/\($0)" }, allowing: []).structure])
+            }
+            if let error {
+                #expect(error.name.rawValue == "io.waypost.Error.BudgetExceeded")
+                refusedAt = index
+            }
+        }
+        #expect(refusedAt == 16)
+        // 7,000 matching conditions of 4 KiB.
+        let matching = (0..<7000).map { "\($0)-" + String(repeating: "m", count: 4000) }
+        let declared = await DeliveryTests.failure {
+            try await hostile.call(
+                Contract.Dispatcher1.declareScenes,
+                [Contract.Declaration(id: "main", kind: .windowGroup, matching: matching).structure])
+        }
+        #expect(declared?.name.rawValue == "io.waypost.Error.BudgetExceeded")
+        // A 1 MiB activity target.
+        let target = String(repeating: "t", count: 1 << 20)
+        let activity = await DeliveryTests.failure {
+            try await hostile.call(
+                Contract.Dispatcher1.setCurrentActivity, "a", "org.example.thing", ["target-content-identifier": Variant.string(target)])
+        }
+        #expect(activity?.name.rawValue == "io.waypost.Error.BudgetExceeded")
+        #expect(activity?.message.contains("1048576") == true, "\(String(describing: activity))")
+
+        // The neighbour is served, and the hostile app's accepted scenes still route.
+        let bus = try await session.connect()
+        #expect(try await session.open("neighbour://x", with: bus)["scene-id"] == "n")
+        #expect(try await session.open("hostile://x", with: bus)["app-id"] == "org.example.Hostile")
+    }
+}
