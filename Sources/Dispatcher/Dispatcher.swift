@@ -36,7 +36,7 @@ public actor Dispatcher {
     let contentTypes: (any ContentTypeResolving)?
     /// Who owns each web domain (universal links); replaced whole by the daemon when it changes.
     let webLinks: WebLinkTable
-    private(set) var registry: Registry
+    var registry: Registry
     // Launches in progress and who waits for them (Dispatcher+Launching.swift).
     var readyWaiters: [String: [Int: CheckedContinuation<Void, any Error>]] = [:]
     var nextWaiter = 0
@@ -103,6 +103,7 @@ public actor Dispatcher {
         try Budgets.check(declared, app: try registry.registered(caller).appID)
         try registry.declare(owner: caller, declared.map(SceneDeclaration.init))
         if let process = registry.processes[caller], process.isReady { wakeLaunchWaiters(of: process.appID) }
+        if let appID = registry.processes[caller]?.appID { mergeIfDue(appID) }
     }
 
     func ready(caller: String) throws(DispatchError) {
@@ -112,11 +113,13 @@ public actor Dispatcher {
 
     func addScene(caller: String, scene: String, declaration: String) throws(DispatchError) {
         try registry.addScene(owner: caller, scene: scene, declaration: declaration)
+        if let appID = registry.processes[caller]?.appID { mergeIfDue(appID) }
         currentActivityMayHaveChanged()
     }
 
     func removeScene(caller: String, scene: String) throws(DispatchError) {
         try registry.removeScene(owner: caller, scene: scene)
+        if let appID = registry.processes[caller]?.appID { mergeIfDue(appID) }
         currentActivityMayHaveChanged()
     }
 
@@ -130,11 +133,13 @@ public actor Dispatcher {
         let appID = try registry.ownedScene(scene, by: caller)
         let bytes = try Budgets.conditionBytes(ofScene: scene, app: appID, modifiers)
         try registry.setModifiers(owner: caller, scene: scene, modifiers.map(EventPreference.init), bytes: bytes)
+        mergeIfDue(appID)
     }
 
     /// The connection went away: its scenes vanish with it.
     func connectionVanished(_ owner: String) {
         if let process = registry.removeProcess(owner) {
+            mergeIfDue(process.appID)
             logger.info("\(process.appID) (\(owner)) went away")
             currentActivityMayHaveChanged()
         }

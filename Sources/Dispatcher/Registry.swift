@@ -107,6 +107,9 @@ struct Registry: Sendable {
                     ?? (declarations.count > theirs.count ? declarations[theirs.count].id : theirs[declarations.count].id)
                 throw .declarationMismatch(app: process.appID, differing: differing, declaredBy: sibling.owner.rawValue)
             }
+        } else if let router = apps[process.appID]?.router, router.declarations == declarations,
+            router.supportsMultipleScenes != process.singleScene {
+            // The same ones again (a restart's, a retry's) cost nothing: no rebuild.
         } else {
             var kept: [OpenScene] = []
             var app = apps[process.appID]
@@ -116,9 +119,10 @@ struct Registry: Sendable {
                 for scene in old.router.openScenes where !known.contains(scene.declaration) { app!.forget(scene.id) }
             }
             do {
-                let router = try SceneRouter(
+                var router = try SceneRouter(
                     declarations: declarations, openScenes: kept, supportsMultipleScenes: !process.singleScene,
                     contentTypes: contentTypes)
+                router.defersMerges = true  // the dispatcher builds merges off its thread (Dispatcher+Merges.swift)
                 if app == nil { app = AppScenes(router: router) } else { app!.router = router }
                 apps[process.appID] = app
             } catch {
@@ -179,6 +183,12 @@ struct Registry: Sendable {
         apps[appID]!.conditionBytes[scene] = bytes == 0 ? nil : bytes
         try? apps[appID]!.router.setModifiers(modifiers, ofScene: scene)
     }
+
+    /// A due merge of the app's condition index, to build off the serving thread.
+    mutating func takeMergeJob(of appID: String) -> MergeJob? { apps[appID]?.router.takeMergeJob() }
+
+    /// Installs a merge built from `takeMergeJob(of:)`; ignored when the app's index changed since.
+    mutating func finishMerge(of appID: String, _ merged: MergedIndex) { apps[appID]?.router.finishMerge(merged) }
 
     /// The condition bytes the app's open scenes hold (what `Budgets.conditionBytesPerApp` bounds).
     func conditionBytes(of appID: String) -> Int { apps[appID]?.totalConditionBytes ?? 0 }

@@ -6,6 +6,11 @@
 /// that balances its rebuilds against the main one's), both merge into a new main one. A removed
 /// condition stays in its automaton as a tombstone, matched but held by no scene, until the next
 /// merge; so do the conditions of a scene whose sets changed.
+///
+/// With `defersMerges`, a merge is never done inline: `beginMerge()` hands out the snapshot to
+/// build (anywhere, `MergeJob.build()`), routing goes on meanwhile with the old main automaton and
+/// the small one, and `finishMerge(_:)` installs the result, so that a change costs the serving
+/// thread about its own conditions and the small automaton, never a rebuild of everything.
 struct ConditionIndex: Sendable {
     /// A scene condition that holds a pattern: the scene's slot, whether the condition is in its
     /// preferring (else its allowing) set, and where in that set the condition as given is.
@@ -29,6 +34,12 @@ struct ConditionIndex: Sendable {
     private var recentDirty = false
     /// Patterns with no holder still sitting in an automaton.
     private var tombstones = 0
+    /// Merges are handed out (`beginMerge`) instead of done inline.
+    var defersMerges = false
+    private var mergeDue = false
+    /// The merge being built elsewhere, and where `recentPatterns` added since its snapshot start.
+    private var merging: MergeToken?
+    private var recentSinceSnapshot = 0
 
     /// Registers a condition held by `holder`. Call `commit()` after a batch.
     mutating func insert(_ text: FoldedText, by holder: Holder) {
@@ -74,16 +85,66 @@ struct ConditionIndex: Sendable {
         }
     }
 
-    /// Rebuilds what a batch of changes made stale: the small automaton, or both when merging is due.
+    /// Rebuilds what a batch of changes made stale: the small automaton, or both when merging is due
+    /// (or, deferring merges, marks one due).
     mutating func commit() {
         let live = ids.count - tombstones
         let recentLimit = max(32, Int(Double(live).squareRoot()))
-        if recentPatterns.count > recentLimit || (tombstones > 64 && tombstones * 2 > live) {
+        let due = recentPatterns.count - recentSinceSnapshot > recentLimit || (tombstones > 64 && tombstones * 2 > live)
+        if due && !defersMerges {
             merge()
-        } else if recentDirty {
+            return
+        }
+        if due && merging == nil { mergeDue = true }
+        if recentDirty {
             recent = Automaton(patterns: recentPatterns)
             recentDirty = false
         }
+    }
+
+    /// The snapshot a due merge builds from, when one is due and none is being built.
+    mutating func beginMerge() -> MergeJob? {
+        guard mergeDue, merging == nil else { return nil }
+        mergeDue = false
+        var held: [(id: Int32, text: FoldedText)] = [], unheld: [(id: Int32, text: FoldedText)] = []
+        held.reserveCapacity(ids.count - tombstones)
+        for (text, id) in ids {
+            if firstHolder[Int(id)] == nil { unheld.append((id, text)) } else { held.append((id, text)) }
+        }
+        let token = MergeToken()
+        merging = token
+        recentSinceSnapshot = recentPatterns.count
+        return MergeJob(token: token, held: held, unheld: unheld)
+    }
+
+    /// Installs a merge built from this index's snapshot; a stale one (another snapshot's, or this
+    /// index's before it was replaced) changes nothing.
+    /// - Returns: whether it was installed.
+    @discardableResult
+    mutating func finishMerge(_ merged: MergedIndex) -> Bool {
+        guard let token = merging, token === merged.token else { return false }
+        merging = nil
+        main = merged.automaton
+        mainPatterns = merged.covered.count
+        // What the new main one lacks: patterns added since the snapshot, and those unheld then but
+        // held again since; the rest of the unheld ones are forgotten and their ids reused.
+        var fresh = Array(recentPatterns[recentSinceSnapshot...])
+        for (id, text) in merged.unheld {
+            if firstHolder[Int(id)] == nil {
+                ids[text] = nil
+                freeIDs.append(id)
+            } else {
+                fresh.append((id, text))
+            }
+        }
+        tombstones = 0
+        for id in merged.covered where firstHolder[Int(id)] == nil { tombstones += 1 }
+        for pattern in fresh where firstHolder[Int(pattern.id)] == nil { tombstones += 1 }
+        recentPatterns = fresh
+        recentSinceSnapshot = 0
+        recentDirty = true
+        commit()
+        return true
     }
 
     /// Calls `body` for every holder of every condition occurring in `text` (once per occurrence).
@@ -119,5 +180,30 @@ struct ConditionIndex: Sendable {
         recentPatterns = []
         recentDirty = false
         tombstones = 0
+        // A merge handed out meanwhile is stale now.
+        (merging, mergeDue, recentSinceSnapshot) = (nil, false, 0)
     }
+}
+
+/// Which snapshot a merge was built from (compared by identity).
+final class MergeToken: Sendable {}
+
+/// A snapshot of an index's patterns, for building its next main automaton off the serving thread.
+public struct MergeJob: Sendable {
+    let token: MergeToken
+    let held: [(id: Int32, text: FoldedText)]
+    let unheld: [(id: Int32, text: FoldedText)]
+
+    /// Builds the main automaton: the expensive part of a merge, in proportion to everything held.
+    public func build() -> MergedIndex {
+        MergedIndex(token: token, automaton: Automaton(patterns: held), covered: held.map(\.id), unheld: unheld)
+    }
+}
+
+/// A built merge, for `SceneRouter.finishMerge(_:)`.
+public struct MergedIndex: Sendable {
+    let token: MergeToken
+    let automaton: Automaton
+    let covered: [Int32]
+    let unheld: [(id: Int32, text: FoldedText)]
 }
