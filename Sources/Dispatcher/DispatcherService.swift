@@ -19,6 +19,9 @@ public final class DispatcherService: Sendable {
     private let watched = Mutex<Set<BusName>>([])
     /// Calls each connection has in flight here, bounded by `Budgets.callsInFlightPerConnection`.
     private let callsInFlight = Mutex<[BusName: Int]>([:])
+    /// Calls answered so far: the daemon trims its heap once this stops moving (waypost/Daemon.swift).
+    public var callsAnswered: UInt64 { answered.load(ordering: .relaxed) }
+    private let answered = Atomic<UInt64>(0)
     /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
     let runnerToken = Mutex<String?>(nil)
 
@@ -211,6 +214,7 @@ public final class DispatcherService: Sendable {
     }
 
     private func leave(_ caller: BusName) {
+        answered.add(1, ordering: .relaxed)
         callsInFlight.withLock { counts in
             let count = counts[caller, default: 1] - 1
             counts[caller] = count == 0 ? nil : count

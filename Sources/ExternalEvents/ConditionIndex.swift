@@ -1,16 +1,17 @@
 /// Every folded condition of every open scene, indexed so that finding the ones an event contains
-/// does not cost more with more scenes.
+/// does not cost more with more scenes, and so that changing a scene costs about its own conditions.
 ///
-/// Two automata: a large main one, and a small one for conditions added since the main one was
-/// built. Adding a condition rebuilds only the small one; when it outgrows √(conditions) (the size
-/// that balances its rebuilds against the main one's), both merge into a new main one. A removed
-/// condition stays in its automaton as a tombstone, matched but held by no scene, until the next
-/// merge; so do the conditions of a scene whose sets changed.
+/// A large main automaton, and a few small ones (levels) for conditions added since it was built:
+/// each commit builds a level of what it added, and a level merges with the one before it while
+/// that one is no more than twice its size, so levels stay O(log) in number and each condition is
+/// rebuilt O(log) times (a binary counter). When the levels hold a quarter of what the main one
+/// does, or tombstones half, all merge into a new main one. A removed condition stays in its
+/// automaton as a tombstone, matched but held by no scene, until that merge.
 ///
-/// With `defersMerges`, a merge is never done inline: `beginMerge()` hands out the snapshot to
-/// build (anywhere, `MergeJob.build()`), routing goes on meanwhile with the old main automaton and
-/// the small one, and `finishMerge(_:)` installs the result, so that a change costs the serving
-/// thread about its own conditions and the small automaton, never a rebuild of everything.
+/// With `defersMerges` that big merge is never done inline: `beginMerge()` hands out a snapshot to
+/// build anywhere (`MergeJob.build()`); routing goes on with the old automata (the levels of the
+/// snapshot frozen, new ones beside them); `finishMerge(_:)` installs the result. So no change ever
+/// costs the serving thread a rebuild of everything (Benchmarks/stress/churn.py).
 struct ConditionIndex: Sendable {
     /// A scene condition that holds a pattern: the scene's slot, whether the condition is in its
     /// preferring (else its allowing) set, and where in that set the condition as given is.
@@ -29,17 +30,28 @@ struct ConditionIndex: Sendable {
     private var freeIDs: [Int32] = []
     private var main = Automaton()
     private var mainPatterns = 0
-    private var recent = Automaton()
-    private var recentPatterns: [(id: Int32, text: FoldedText)] = []
-    private var recentDirty = false
+    /// An automaton of a few patterns added since the main one was built.
+    private struct Level: Sendable {
+        var automaton: Automaton
+        var patterns: [(id: Int32, text: FoldedText)]
+        init(_ patterns: [(id: Int32, text: FoldedText)]) {
+            self.patterns = patterns
+            automaton = Automaton(patterns: patterns)
+        }
+    }
+    /// Largest (oldest) first.
+    private var levels: [Level] = []
+    /// The levels of a snapshot being merged elsewhere: still searched, never merged again.
+    private var frozen: [Level] = []
+    /// Added since the last commit.
+    private var pending: [(id: Int32, text: FoldedText)] = []
     /// Patterns with no holder still sitting in an automaton.
     private var tombstones = 0
     /// Merges are handed out (`beginMerge`) instead of done inline.
     var defersMerges = false
     private var mergeDue = false
-    /// The merge being built elsewhere, and where `recentPatterns` added since its snapshot start.
+    /// The merge being built elsewhere.
     private var merging: MergeToken?
-    private var recentSinceSnapshot = 0
 
     /// Registers a condition held by `holder`. Call `commit()` after a batch.
     mutating func insert(_ text: FoldedText, by holder: Holder) {
@@ -61,8 +73,7 @@ struct ConditionIndex: Sendable {
             firstHolder.append(holder)
         }
         ids[text] = id
-        recentPatterns.append((id, text))
-        recentDirty = true
+        pending.append((id, text))
     }
 
     /// Forgets that `holder` holds the condition `text`. Call `commit()` after a batch.
@@ -85,20 +96,28 @@ struct ConditionIndex: Sendable {
         }
     }
 
-    /// Rebuilds what a batch of changes made stale: the small automaton, or both when merging is due
-    /// (or, deferring merges, marks one due).
+    /// Makes a level of what the batch added (merging small levels), then merges everything when
+    /// due — or, deferring merges, marks a merge due.
     mutating func commit() {
+        if !pending.isEmpty {
+            add(Level(pending))
+            pending = []
+        }
         let live = ids.count - tombstones
-        let recentLimit = max(32, Int(Double(live).squareRoot()))
-        let due = recentPatterns.count - recentSinceSnapshot > recentLimit || (tombstones > 64 && tombstones * 2 > live)
+        let recent = levels.reduce(0) { $0 + $1.patterns.count }
+        let due = recent > max(64, live / 4) || (tombstones > 64 && tombstones * 2 > live)
         if due && !defersMerges {
             merge()
-            return
+        } else if due && merging == nil {
+            mergeDue = true
         }
-        if due && merging == nil { mergeDue = true }
-        if recentDirty {
-            recent = Automaton(patterns: recentPatterns)
-            recentDirty = false
+    }
+
+    private mutating func add(_ level: Level) {
+        levels.append(level)
+        while levels.count >= 2, levels[levels.count - 2].patterns.count <= 2 * levels[levels.count - 1].patterns.count {
+            let last = levels.removeLast()
+            levels[levels.count - 1] = Level(levels[levels.count - 1].patterns + last.patterns)
         }
     }
 
@@ -108,12 +127,14 @@ struct ConditionIndex: Sendable {
         mergeDue = false
         var held: [(id: Int32, text: FoldedText)] = [], unheld: [(id: Int32, text: FoldedText)] = []
         held.reserveCapacity(ids.count - tombstones)
+        // Called after a commit: nothing is pending, every id is in an automaton.
         for (text, id) in ids {
             if firstHolder[Int(id)] == nil { unheld.append((id, text)) } else { held.append((id, text)) }
         }
         let token = MergeToken()
         merging = token
-        recentSinceSnapshot = recentPatterns.count
+        frozen = levels
+        levels = []
         return MergeJob(token: token, held: held, unheld: unheld)
     }
 
@@ -126,23 +147,23 @@ struct ConditionIndex: Sendable {
         merging = nil
         main = merged.automaton
         mainPatterns = merged.covered.count
-        // What the new main one lacks: patterns added since the snapshot, and those unheld then but
-        // held again since; the rest of the unheld ones are forgotten and their ids reused.
-        var fresh = Array(recentPatterns[recentSinceSnapshot...])
+        frozen = []
+        // Unheld in the snapshot: forgotten (their ids reused), unless held again since.
+        var revived: [(id: Int32, text: FoldedText)] = []
         for (id, text) in merged.unheld {
             if firstHolder[Int(id)] == nil {
                 ids[text] = nil
                 freeIDs.append(id)
             } else {
-                fresh.append((id, text))
+                revived.append((id, text))
             }
         }
+        if !revived.isEmpty { add(Level(revived)) }
         tombstones = 0
         for id in merged.covered where firstHolder[Int(id)] == nil { tombstones += 1 }
-        for pattern in fresh where firstHolder[Int(pattern.id)] == nil { tombstones += 1 }
-        recentPatterns = fresh
-        recentSinceSnapshot = 0
-        recentDirty = true
+        for level in levels {
+            for pattern in level.patterns where firstHolder[Int(pattern.id)] == nil { tombstones += 1 }
+        }
         commit()
         return true
     }
@@ -158,7 +179,8 @@ struct ConditionIndex: Sendable {
             }
         }
         if mainPatterns > 0 { main.forEachMatch(in: text, visit) }
-        if !recentPatterns.isEmpty { recent.forEachMatch(in: text, visit) }
+        for level in frozen { level.automaton.forEachMatch(in: text, visit) }
+        for level in levels { level.automaton.forEachMatch(in: text, visit) }
     }
 
     private mutating func merge() {
@@ -176,12 +198,12 @@ struct ConditionIndex: Sendable {
         for text in unheld { ids[text] = nil }
         main = Automaton(patterns: keep)
         mainPatterns = keep.count
-        recent = Automaton()
-        recentPatterns = []
-        recentDirty = false
+        levels = []
+        frozen = []
+        pending = []
         tombstones = 0
         // A merge handed out meanwhile is stale now.
-        (merging, mergeDue, recentSinceSnapshot) = (nil, false, 0)
+        (merging, mergeDue) = (nil, false)
     }
 }
 
