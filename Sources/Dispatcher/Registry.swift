@@ -160,6 +160,25 @@ struct Registry: Sendable {
     mutating func removeScene(owner: String, scene: String) throws(DispatchError) {
         let appID = try ownedScene(scene, by: owner)
         apps[appID]!.forget(scene)
+        compactIfSparse(appID)
+    }
+
+    /// Builds an app's routing state again once it holds under a quarter of the scenes its tables
+    /// were sized for: Swift's dictionaries and arrays keep their largest capacity, and 100,000
+    /// scenes opened and closed would otherwise stay resident (Benchmarks/stress/memory.py).
+    private mutating func compactIfSparse(_ appID: String) {
+        guard let old = apps[appID], old.router.capacity > 1024, old.router.openSceneCount * 4 < old.router.capacity,
+            var router = try? SceneRouter(
+                declarations: old.router.declarations, openScenes: old.router.openScenes,
+                supportsMultipleScenes: old.router.supportsMultipleScenes, contentTypes: contentTypes)
+        else { return }
+        router.defersMerges = true
+        var compact = AppScenes(router: router)
+        compact.owners = Dictionary(uniqueKeysWithValues: old.owners.map { ($0.key, $0.value) })
+        compact.activated = Dictionary(uniqueKeysWithValues: old.activated.map { ($0.key, $0.value) })
+        compact.conditionBytes = Dictionary(uniqueKeysWithValues: old.conditionBytes.map { ($0.key, $0.value) })
+        compact.totalConditionBytes = old.totalConditionBytes
+        apps[appID] = compact
     }
 
     mutating func activateScene(owner: String, scene: String) throws(DispatchError) {
@@ -173,8 +192,8 @@ struct Registry: Sendable {
     /// - Throws: `budgetExceeded` when the app's scenes would hold over `Budgets.conditionBytesPerApp`.
     mutating func setModifiers(owner: String, scene: String, _ modifiers: [EventPreference], bytes: Int) throws(DispatchError) {
         let appID = try ownedScene(scene, by: owner)
-        let app = apps[appID]!
-        let total = app.totalConditionBytes - (app.conditionBytes[scene] ?? 0) + bytes
+        // Read in place: a copy of the app's state held across the change would copy its router.
+        let total = apps[appID]!.totalConditionBytes - (apps[appID]!.conditionBytes[scene] ?? 0) + bytes
         guard total <= Budgets.conditionBytesPerApp else {
             throw .budgetExceeded(
                 what: "the condition bytes of all open scenes", app: appID, amount: total, limit: Budgets.conditionBytesPerApp)
@@ -202,6 +221,7 @@ struct Registry: Sendable {
         if !processes.values.contains(where: { $0.appID == process.appID }) { return process }
         for (scene, sceneOwner) in app.owners where sceneOwner == owner { app.forget(scene) }
         apps[process.appID] = app
+        compactIfSparse(process.appID)
         return process
     }
 

@@ -140,6 +140,10 @@ public struct SceneRouter: Sendable {
 
     public var openSceneCount: Int { slotOfScene.count }
 
+    /// The most scenes it held at once (its tables keep that size): a router far below it is worth
+    /// building again from its open scenes, to give the memory back.
+    public var capacity: Int { slots.count }
+
     /// Whether the index's merges are handed out (`takeMergeJob`) to be built elsewhere, instead of
     /// done inline by the change that makes one due: a server sets it so that no change stalls it.
     public var defersMerges: Bool {

@@ -168,4 +168,21 @@ struct RegistryTests {
         try registry.declare(owner: ":1.1", [.windowGroup("other")])
         #expect(registry.router(of: "contacts")?.openScenes.isEmpty == true)
     }
+
+    @Test("an app that closed most of its scenes has its tables built again at their size, and routes as before")
+    func compaction() throws {
+        var registry = try Self.registry([(":1.1", "contacts")])
+        for index in 0..<2000 {
+            try registry.addScene(owner: ":1.1", scene: "s\(index)", declaration: "contacts")
+            try registry.setModifiers(owner: ":1.1", scene: "s\(index)", [EventPreference(preferring: ["item-\(index)/"])], bytes: 8)
+        }
+        for index in 0..<1900 { try registry.removeScene(owner: ":1.1", scene: "s\(index)") }
+        let router = try #require(registry.router(of: "contacts"))
+        #expect(router.capacity < 2000)
+        #expect(router.openScenes.map(\.id) == (1900..<2000).reversed().map { "s\($0)" })
+        #expect(router.route(.url("app://item-1950/")).action == .deliver(scene: "s1950"))
+        #expect(router.route(.url("app://item-10/")).rule == .default)
+        #expect(registry.conditionBytes(of: "contacts") == 100 * 8)
+        #expect(registry.owner(ofScene: "s1999", in: "contacts")?.owner.rawValue == ":1.1")
+    }
 }
