@@ -3,9 +3,9 @@
 ///
 /// A large main automaton, and a few small ones (levels) for conditions added since it was built:
 /// each commit builds a level of what it added, and a level merges with the one before it while
-/// that one is no larger, so levels stay O(log) in number and each condition is rebuilt O(log)
-/// times (a binary counter). When the levels hold half of what the main one does, or tombstones
-/// half, all merge into a new main one. A removed condition stays in its
+/// that one is no larger and the two hold at most `levelLimit` patterns (a binary counter, capped:
+/// no change rebuilds more than that beside its own). When the levels hold half of what the main
+/// one does, or number over `levelsBeforeMerge`, or tombstones are half, all merge into a new main one. A removed condition stays in its
 /// automaton as a tombstone, matched but held by no scene, until that merge.
 ///
 /// With `defersMerges` that big merge is never done inline: `beginMerge()` hands out a snapshot to
@@ -105,7 +105,8 @@ struct ConditionIndex: Sendable {
         }
         let live = ids.count - tombstones
         let recent = levels.reduce(0) { $0 + $1.patterns.count }
-        let due = recent > max(64, live / 2) || (tombstones > 64 && tombstones * 2 > live)
+        let due = recent > max(64, live / 2) || levels.count > Self.levelsBeforeMerge
+            || (tombstones > 64 && tombstones * 2 > live)
         if due && !defersMerges {
             merge()
         } else if due && merging == nil {
@@ -113,9 +114,16 @@ struct ConditionIndex: Sendable {
         }
     }
 
+    /// The largest level a change may build inline: beyond it, levels wait for the main merge, so a
+    /// change never costs more than its own conditions and this many others.
+    static let levelLimit = 64
+    /// More levels than this make the main merge due (each level is one more scan per event).
+    static let levelsBeforeMerge = 12
+
     private mutating func add(_ level: Level) {
         levels.append(level)
-        while levels.count >= 2, levels[levels.count - 2].patterns.count <= levels[levels.count - 1].patterns.count {
+        while levels.count >= 2, levels[levels.count - 2].patterns.count <= levels[levels.count - 1].patterns.count,
+            levels[levels.count - 2].patterns.count + levels[levels.count - 1].patterns.count <= Self.levelLimit {
             let last = levels.removeLast()
             levels[levels.count - 1] = Level(levels[levels.count - 1].patterns + last.patterns)
         }
