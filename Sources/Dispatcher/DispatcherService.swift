@@ -22,6 +22,13 @@ public final class DispatcherService: Sendable {
     /// Calls answered so far: the daemon trims its heap once this stops moving (waypost/Daemon.swift).
     public var callsAnswered: UInt64 { answered.load(ordering: .relaxed) }
     private let answered = Atomic<UInt64>(0)
+    /// Turns between connections for calls that deliver nothing (SenderTurns.swift).
+    private let turns: SenderTurns
+    private static let delivering: Set<MemberName> = [
+        Contract.Dispatcher1.open.name, Contract.Dispatcher1.continueActivity.name,
+        Contract.Dispatcher1.continueSavedActivity.name, Contract.FreedesktopApplication.open.name,
+        Contract.SearchProvider2.activateResult.name, Contract.SearchProvider2.launchSearch.name, Contract.KRunner1.run.name,
+    ]
     /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
     let runnerToken = Mutex<String?>(nil)
 
@@ -29,6 +36,7 @@ public final class DispatcherService: Sendable {
         self.connection = connection
         self.dispatcher = dispatcher
         self.logger = logger
+        turns = SenderTurns(executor: connection.executor)
     }
 
     /// Exports the objects, then takes the bus name (so no call can arrive before they exist).
@@ -194,6 +202,10 @@ public final class DispatcherService: Sendable {
             do {
                 try self.enter(call.sender)
                 defer { self.leave(call.sender) }
+                // Calls that deliver await apps, and run side by side; the others take turns.
+                if Self.delivering.contains(member.name) { return try await handler(call) }
+                await self.turns.take(call.sender)
+                defer { self.turns.give(call.sender) }
                 return try await handler(call)
             } catch let error as DispatchError {
                 self.logger.notice("\(call.member) from \(call.sender): \(error.busError.name): \(error)")
