@@ -30,13 +30,21 @@ struct ConditionIndex: Sendable {
     private var freeIDs: [Int32] = []
     private var main = Automaton()
     private var mainPatterns = 0
-    /// An automaton of a few patterns added since the main one was built.
+    /// A few patterns added since the main automaton was built: an automaton of their own, or, for
+    /// fewer than `levelLimit`, none — searched one by one, which costs an event less than building
+    /// one costs every change.
     private struct Level: Sendable {
-        var automaton: Automaton
+        var automaton: Automaton?
         var patterns: [(id: Int32, text: FoldedText)]
         init(_ patterns: [(id: Int32, text: FoldedText)]) {
             self.patterns = patterns
-            automaton = Automaton(patterns: patterns)
+            automaton = patterns.count >= ConditionIndex.levelLimit ? Automaton(patterns: patterns) : nil
+        }
+
+        @inline(__always)
+        func forEachMatch(in text: FoldedText, _ body: (Int32) -> Void) {
+            if let automaton { return automaton.forEachMatch(in: text, body) }
+            for pattern in patterns where text.contains(pattern.text) { body(pattern.id) }
         }
     }
     /// Largest (oldest) first.
@@ -114,8 +122,8 @@ struct ConditionIndex: Sendable {
         }
     }
 
-    /// The largest level a change may build inline: beyond it, levels wait for the main merge, so a
-    /// change never costs more than its own conditions and this many others.
+    /// The largest level a change may build inline, and the smallest with an automaton: beyond it,
+    /// levels wait for the main merge, so a change never builds more than this many conditions.
     static let levelLimit = 64
     /// More levels than this make the main merge due (each level is one more scan per event).
     static let levelsBeforeMerge = 12
@@ -176,7 +184,7 @@ struct ConditionIndex: Sendable {
         return true
     }
 
-    /// Calls `body` for every holder of every condition occurring in `text` (once per occurrence).
+    /// Calls `body` for every holder of every condition occurring in `text`, at least once each.
     @inline(__always)
     func forEachHolder(in text: FoldedText, _ body: (Holder) -> Void) {
         let visit = { (id: Int32) in
@@ -187,8 +195,8 @@ struct ConditionIndex: Sendable {
             }
         }
         if mainPatterns > 0 { main.forEachMatch(in: text, visit) }
-        for level in frozen { level.automaton.forEachMatch(in: text, visit) }
-        for level in levels { level.automaton.forEachMatch(in: text, visit) }
+        for level in frozen { level.forEachMatch(in: text, visit) }
+        for level in levels { level.forEachMatch(in: text, visit) }
     }
 
     private mutating func merge() {
