@@ -5,7 +5,8 @@ Usage: stress_app.py APP_ID MODE [ARGS]
   plain                       one scene "s" allowing anything; acknowledges every OpenURL at once
   churn SCENES CONDITIONS     SCENES scenes; then replaces their sets, CONDITIONS conditions of 64
                               bytes each, round and round, as fast as the dispatcher answers (4 calls
-                              in flight), until killed; prints the changes made per second on exit
+                              in flight; a Busy one is sent again at once), until SIGTERM; then
+                              prints to stderr the changes made per second and how many were Busy
   mass COUNT                  adds COUNT scenes (each with a short preferring set), removes them all,
                               prints "done", then idles
 Prints "ready" once registered with its scenes open.
@@ -87,18 +88,25 @@ def main():
         for index in range(scenes):
             dispatcher.AddScene("c%d" % index, "main")
         print("ready", flush=True)
-        counter = {"changes": 0, "started": time.monotonic()}
+        counter = {"changes": 0, "busy": 0, "started": time.monotonic()}
         rng = random.Random(1)
 
         def one(finished, failed):
             scene = "c%d" % rng.randrange(scenes)
             words = ["%016x" % rng.getrandbits(64) * 4 for _ in range(conditions)]
             dispatcher.SetExternalEvents(scene, modifiers(words, []), reply_handler=lambda: again(finished),
-                                         error_handler=failed)
+                                         error_handler=lambda error: refused(error))
 
         def again(finished):
             counter["changes"] += 1
             finished()
+            one_more()
+
+        def refused(error):
+            # Busy (over the daemon's change rate): try again at once, as a churner would.
+            if error.get_dbus_name() != "io.waypost.Error.Busy":
+                sys.stderr.write("%s\n" % error)
+            counter["busy"] += 1
             one_more()
 
         def one_more():
@@ -106,7 +114,8 @@ def main():
 
         def report(*_):
             seconds = time.monotonic() - counter["started"]
-            sys.stderr.write("churn: %d changes in %.1f s (%.0f/s)\n" % (counter["changes"], seconds, counter["changes"] / seconds))
+            sys.stderr.write("churn: %d changes in %.1f s (%.0f/s), %d refused Busy\n"
+                             % (counter["changes"], seconds, counter["changes"] / seconds, counter["busy"]))
             os._exit(0)
 
         signal.signal(signal.SIGTERM, report)

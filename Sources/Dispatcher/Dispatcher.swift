@@ -45,6 +45,8 @@ public actor Dispatcher {
     var activities = ActivityState()
     // Events waiting for each app, bounded (DeliveryQueue.swift).
     var deliveryQueues: [String: DeliveryQueue] = [:]
+    // How fast each app changes its sets (ChangeRate.swift).
+    private var changeRates: [String: ChangeRate] = [:]
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -128,10 +130,14 @@ public actor Dispatcher {
         currentActivityMayHaveChanged()
     }
 
-    /// - Throws: `budgetExceeded` over `Budgets`, checked before any condition is sorted or folded.
+    /// - Throws: `budgetExceeded` over `Budgets`, `busy` over `ChangeRate`, both checked before any
+    ///   condition is sorted or folded.
     func setModifiers(caller: String, scene: String, _ modifiers: [Contract.Modifier]) throws(DispatchError) {
         let appID = try registry.ownedScene(scene, by: caller)
         let bytes = try Budgets.conditionBytes(ofScene: scene, app: appID, modifiers)
+        _ = try registry.conditionBytes(ifScene: scene, of: caller, held: bytes)
+        let now = ContinuousClock.now
+        try changeRates[appID, default: ChangeRate(now: now)].spend(bytes, app: appID, now: now)
         try registry.setModifiers(owner: caller, scene: scene, modifiers.map(EventPreference.init), bytes: bytes)
         mergeIfDue(appID)
     }

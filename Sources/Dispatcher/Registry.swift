@@ -30,6 +30,8 @@ public struct SceneRecord: Sendable, Hashable {
 }
 
 /// What participating apps have registered: live processes, their declarations, their open scenes.
+/// (One file over 300 lines: every change and the bookkeeping it keeps consistent — owners, recency,
+/// condition budgets, compaction — share the private per-app state.)
 ///
 /// Pure state, no I/O. Every change names the connection asking for it and is refused when that
 /// connection did not register, or when the scene is another connection's. Scene ids are unique
@@ -191,13 +193,7 @@ struct Registry: Sendable {
     /// Replaces a scene's modifiers, `bytes` of conditions as they arrived (`Budgets.conditionBytes`).
     /// - Throws: `budgetExceeded` when the app's scenes would hold over `Budgets.conditionBytesPerApp`.
     mutating func setModifiers(owner: String, scene: String, _ modifiers: [EventPreference], bytes: Int) throws(DispatchError) {
-        let appID = try ownedScene(scene, by: owner)
-        // Read in place: a copy of the app's state held across the change would copy its router.
-        let total = apps[appID]!.totalConditionBytes - (apps[appID]!.conditionBytes[scene] ?? 0) + bytes
-        guard total <= Budgets.conditionBytesPerApp else {
-            throw .budgetExceeded(
-                what: "the condition bytes of all open scenes", app: appID, amount: total, limit: Budgets.conditionBytesPerApp)
-        }
+        let (appID, total) = try conditionBytes(ifScene: scene, of: owner, held: bytes)
         apps[appID]!.totalConditionBytes = total
         apps[appID]!.conditionBytes[scene] = bytes == 0 ? nil : bytes
         try? apps[appID]!.router.setModifiers(modifiers, ofScene: scene)
@@ -208,6 +204,18 @@ struct Registry: Sendable {
 
     /// Installs a merge built from `takeMergeJob(of:)`; ignored when the app's index changed since.
     mutating func finishMerge(of appID: String, _ merged: MergedIndex) { apps[appID]?.router.finishMerge(merged) }
+
+    /// The app, and the condition bytes its scenes would hold with `scene` holding `bytes`.
+    /// - Throws: `budgetExceeded` over `Budgets.conditionBytesPerApp`; what `ownedScene` throws.
+    func conditionBytes(ifScene scene: String, of owner: String, held bytes: Int) throws(DispatchError) -> (String, Int) {
+        let appID = try ownedScene(scene, by: owner)
+        let total = apps[appID]!.totalConditionBytes - (apps[appID]!.conditionBytes[scene] ?? 0) + bytes
+        guard total <= Budgets.conditionBytesPerApp else {
+            throw .budgetExceeded(
+                what: "the condition bytes of all open scenes", app: appID, amount: total, limit: Budgets.conditionBytesPerApp)
+        }
+        return (appID, total)
+    }
 
     /// The condition bytes the app's open scenes hold (what `Budgets.conditionBytesPerApp` bounds).
     func conditionBytes(of appID: String) -> Int { apps[appID]?.totalConditionBytes ?? 0 }

@@ -40,3 +40,21 @@ struct DeliveryQueueTests {
         #expect(box.queue.withLock { $0.isIdle })
     }
 }
+
+@Suite("change rate")
+struct ChangeRateTests {
+    @Test("an app may set a burst of conditions at once, then as many bytes a second as the rate allows; over it, Busy")
+    func rate() throws {
+        let start = ContinuousClock.now
+        var rate = ChangeRate(now: start)
+        let change = 64 * 1024
+        let fits = ChangeRate.burst / (change + ChangeRate.perChange)
+        for _ in 0..<fits { try rate.spend(change, app: "a", now: start) }
+        #expect(throws: DispatchError.busy("a changes its condition sets faster than 262144 bytes a second", limit: 262_144)) {
+            try rate.spend(change, app: "a", now: start)
+        }
+        // A quarter of a second later, a quarter of the rate is back: 64 KiB and change.
+        try rate.spend(change - ChangeRate.perChange, app: "a", now: start + .milliseconds(250) + .milliseconds(1))
+        #expect(throws: DispatchError.self) { try rate.spend(change, app: "a", now: start + .milliseconds(252)) }
+    }
+}
