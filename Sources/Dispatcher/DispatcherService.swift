@@ -18,17 +18,13 @@ public final class DispatcherService: Sendable {
     /// Connections watched for leaving the bus: one subscription each, however often they register.
     private let watched = Mutex<Set<BusName>>([])
     /// Calls each connection has in flight here, bounded by `Budgets.callsInFlightPerConnection`.
-    private let callsInFlight = Mutex<[BusName: Int]>([:])
+    let callsInFlight = Mutex<[BusName: Int]>([:])
     /// Calls answered so far: the daemon trims its heap once this stops moving (waypost/Daemon.swift).
     public var callsAnswered: UInt64 { answered.load(ordering: .relaxed) }
-    private let answered = Atomic<UInt64>(0)
+    let answered = Atomic<UInt64>(0)
     /// Turns between connections for calls that deliver nothing (SenderTurns.swift).
-    private let turns: SenderTurns
-    private static let delivering: Set<MemberName> = [
-        Contract.Dispatcher1.open.name, Contract.Dispatcher1.continueActivity.name,
-        Contract.Dispatcher1.continueSavedActivity.name, Contract.FreedesktopApplication.open.name,
-        Contract.SearchProvider2.activateResult.name, Contract.SearchProvider2.launchSearch.name, Contract.KRunner1.run.name,
-    ]
+    let turns: SenderTurns
+
     /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
     let runnerToken = Mutex<String?>(nil)
 
@@ -211,25 +207,6 @@ public final class DispatcherService: Sendable {
                 self.logger.notice("\(call.member) from \(call.sender): \(error.busError.name): \(error)")
                 throw error.busError
             }
-        }
-    }
-
-    private func enter(_ caller: BusName) throws(DispatchError) {
-        let limit = Budgets.callsInFlightPerConnection
-        let admitted = callsInFlight.withLock { counts in
-            let count = counts[caller, default: 0]
-            if count >= limit { return false }
-            counts[caller] = count + 1
-            return true
-        }
-        if !admitted { throw .busy("\(caller) has \(limit) calls in flight", limit: limit) }
-    }
-
-    private func leave(_ caller: BusName) {
-        answered.add(1, ordering: .relaxed)
-        callsInFlight.withLock { counts in
-            let count = counts[caller, default: 1] - 1
-            counts[caller] = count == 0 ? nil : count
         }
     }
 
