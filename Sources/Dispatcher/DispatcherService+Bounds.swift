@@ -1,4 +1,5 @@
 import DBus
+import Logging
 import Synchronization
 import WaypostContract
 
@@ -28,5 +29,11 @@ extension DispatcherService {
             let count = counts[caller, default: 1] - 1
             counts[caller] = count == 0 ? nil : count
         }
+    }
+
+    /// Logs a refusal at notice, but `Busy` at debug: it comes by the thousand in a flood, and a
+    /// line each would be the flood's second cost.
+    func logRefusal(_ error: DispatchError, _ line: @autoclosure () -> String) {
+        if case .busy = error { logger.debug("\(line())") } else { logger.notice("\(line())") }
     }
 }

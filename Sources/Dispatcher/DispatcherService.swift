@@ -204,7 +204,7 @@ public final class DispatcherService: Sendable {
                 defer { self.turns.give(call.sender) }
                 return try await handler(call)
             } catch let error as DispatchError {
-                self.logger.notice("\(call.member) from \(call.sender): \(error.busError.name): \(error)")
+                self.logRefusal(error, "\(call.member) from \(call.sender): \(error.busError.name): \(error)")
                 throw error.busError
             }
         }
@@ -237,7 +237,7 @@ public final class DispatcherService: Sendable {
             if monitored {
                 emitRouted(event, Contract.RoutingOutcome(reason: error.description, error: error.busError.name.rawValue))
             }
-            logger.notice("\(DispatchError.abbreviated(event)) not delivered: \(error)")
+            logRefusal(error, "\(DispatchError.abbreviated(event)) not delivered: \(error)")
             throw error.busError
         }
     }
