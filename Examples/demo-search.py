@@ -51,8 +51,14 @@ def received():
 def activate(identifier, terms):
     before = len(received())
     call("ActivateResult", identifier, str(terms), str(int(time.time()) & 0xFFFFFFFF))
-    got = received()[before:]
-    return got[0] if got else None
+    # The window acknowledges on receipt and runs its handler after: wait for the handler's line.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        got = received()[before:]
+        if got:
+            return got[0]
+        time.sleep(0.02)
+    return None
 
 
 rows = []

@@ -45,6 +45,13 @@ public final class ConnectionExecutor: TaskExecutor {
         public func checkIsolated() { loop.checkIsolated() }
     }
 
+    /// Runs `body` on this connection's thread once it has next read and dispatched what arrived:
+    /// a server uses it to let one peer's next call wait until other peers' calls that arrived
+    /// meanwhile have started (it takes turns between peers). Runs at once after the connection closed.
+    public func afterPendingInput(_ body: @escaping @Sendable () -> Void) {
+        loop.afterInput(body)
+    }
+
     /// Whether the calling code runs on this connection's thread (for assertions).
     public var isCurrent: Bool { loop.isOnLoop }
 }

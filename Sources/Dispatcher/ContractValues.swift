@@ -46,10 +46,15 @@ extension SceneRecord {
 extension DispatchError {
     /// A dictionary argument that breaks the contract, as its sender hears of it.
     init(_ error: Contract.KeyError, in argument: String) {
+        if case .tooLarge(let key, _, let bytes, let limit) = error {
+            self = .budgetExceeded(what: "\"\(key)\" of the \(argument)", app: "the caller", amount: bytes, limit: limit)
+            return
+        }
         let offending = switch error {
         case .wrongType(let key, _, _): key
         case .missing(let keys): keys.joined(separator: ", ")
         case .unexpectedValue(_, let value, _): value
+        case .tooLarge(_, let value, _, _): value
         }
         self = .invalidArgument(offending, reason: "\(argument): \(error)")
     }

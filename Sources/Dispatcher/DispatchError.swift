@@ -27,6 +27,14 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case notYours(persistentIdentifier: String, app: String)
     /// The activity store failed (SQLite's reason).
     case storeFailed(String)
+    /// Refused at once, nothing delivered: the caller has `limit` calls in flight, or `app`'s queue is full.
+    case busy(String, limit: Int)
+    /// The change would take the app over a budget (docs/delivery.md); nothing changed.
+    case budgetExceeded(what: String, app: String, amount: Int, limit: Int)
+    /// Another live process of the app declared other scenes (`differing` is the first id that differs).
+    case declarationMismatch(app: String, differing: String, declaredBy: String)
+    /// The app answered `member` with signature `signature`: not an acknowledgement, nor a refusal.
+    case invalidReply(app: String, member: String, signature: String, expected: String)
 
     /// The contract's name for this failure, `io.waypost.Error.<Name>` on the bus.
     public var failure: Contract.Failure {
@@ -49,6 +57,10 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownActivity: .unknownActivity
         case .notYours: .notOwner
         case .storeFailed: .storeFailed
+        case .busy: .busy
+        case .budgetExceeded: .budgetExceeded
+        case .declarationMismatch: .declarationMismatch
+        case .invalidReply: .invalidReply
         }
     }
 
@@ -83,6 +95,15 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notYours(let identifier, let app):
             "the saved activity \(Self.abbreviated(identifier)) is another application's, not \(app)'s; nothing was deleted"
         case .storeFailed(let reason): "the activity store failed: \(reason)"
+        case .busy(let what, let limit): "busy: \(what) (at most \(limit)); nothing was delivered, try again later"
+        case .budgetExceeded(let what, let app, let amount, let limit):
+            "\(what) of \(app) would be \(amount), over its budget of \(limit); nothing changed"
+        case .declarationMismatch(let app, let differing, let owner):
+            "another process of \(app) (\(owner)) declared other scenes (\(Self.abbreviated(differing)) differs); "
+                + "its declarations stand while it runs"
+        case .invalidReply(let app, let member, let signature, let expected):
+            "\(app) answered \(member) with '\(signature)' where the contract says '\(expected)'; "
+                + "it may have received the event, so it was sent nowhere else"
         }
     }
 

@@ -4,9 +4,14 @@ import ExternalEvents
 import WaypostContract
 
 // Handing an event to a participating app's scenes, and the calls of io.waypost.Application1 that do it.
+//
+// At most once (docs/delivery.md): an event goes on to the next destination only when the one tried
+// is known not to have it — it refused (an error reply) or vanished from the bus without answering.
+// No answer in time, or an answer of the wrong signature, may mean the app has it: the opener hears
+// `Timeout` or `InvalidReply`, naming the app, and the event goes nowhere else.
 extension Dispatcher {
     /// Starts the app if no process of it is ready, then routes the event over its live scenes,
-    /// falling through past every destination that fails until one acknowledges.
+    /// falling through past every destination that refused it or vanished until one acknowledges.
     func deliver(_ pending: PendingEvent, to app: ApplicationEntry) async throws(DispatchError) -> Outcome {
         var launched = false
         if !registry.isReady(app.id) {
@@ -30,28 +35,31 @@ extension Dispatcher {
                     continue
                 }
                 let outcome = Outcome(decision, app: app.id, launched: launched)
-                do {
-                    try await handOver(pending, toScene: scene, of: process) { pending.prepare?(outcome) }
-                    return outcome
-                } catch {
-                    failures.append("scene \"\(scene)\" (\(process.owner)): \(error)")
+                switch await attempt(pending, app: app.id, process, { () async throws -> Void in
+                    try await self.handOver(pending, toScene: scene, of: process) { pending.prepare?(outcome) }
+                }) {
+                case .success: return outcome
+                case .failure(.notTaken(let why)):
+                    failures.append("scene \"\(scene)\" (\(process.owner)): \(why)")
                     failedScenes.insert(scene)
-                    forgetIfGone(process.owner.rawValue, error)
+                case .failure(.mayHaveIt(let error)): throw error
                 }
             case .create(let declaration):
                 let candidates = registry.processes(of: app.id).filter {
                     !failedProcesses.contains($0.owner.rawValue) && $0.declarations?.contains { $0.id == declaration } == true
                 }
                 for process in candidates {
-                    do {
-                        let scene = try await createScene(declaration, for: pending, in: process)
+                    switch await attempt(pending, app: app.id, process, { () async throws -> String in
+                        try await self.createScene(declaration, for: pending, in: process)
+                    }) {
+                    case .success(let scene):
                         var result = Outcome(decision, app: app.id, launched: launched)
                         result.sceneID = scene
                         return result
-                    } catch {
-                        failures.append("creating \"\(declaration)\" in \(process.owner): \(error)")
+                    case .failure(.notTaken(let why)):
+                        failures.append("creating \"\(declaration)\" in \(process.owner): \(why)")
                         failedProcesses.insert(process.owner.rawValue)
-                        forgetIfGone(process.owner.rawValue, error)
+                    case .failure(.mayHaveIt(let error)): throw error
                     }
                 }
                 if failures.isEmpty { failures.append("no process of \(app.id) declares \"\(declaration)\"") }
@@ -63,30 +71,78 @@ extension Dispatcher {
         }
     }
 
-    /// An app whose connection is gone will not answer again: drop it now rather than when the
-    /// bus's NameOwnerChanged arrives, so the next attempt does not try it.
-    private func forgetIfGone(_ owner: String, _ error: any Error) {
-        guard let error = error as? BusError else { return }
-        let gone: Set<ErrorName> = [.serviceUnknown, .nameHasNoOwner, .disconnected]
-        if gone.contains(error.name) { connectionVanished(owner) }
+    /// Why a hand-over did not succeed, as far as the event's next destination is concerned.
+    enum HandOverFailure: Error {
+        /// The app refused it, or vanished without answering: it does not have it; try the next.
+        case notTaken(String)
+        /// It may have it: the opener hears this, and nobody else gets the event.
+        case mayHaveIt(DispatchError)
+    }
+
+    /// Sends one hand-over in the app's turn (`DeliveryQueue`) and sorts out how it failed.
+    private func attempt<Value>(
+        _ pending: PendingEvent, app: String, _ process: AppProcess, _ send: () async throws -> Value
+    ) async -> Result<Value, HandOverFailure> {
+        do {
+            return .success(try await inTurn(for: app, send))
+        } catch let error as DispatchError {
+            return .failure(.mayHaveIt(error))
+        } catch let error as BusError {
+            return .failure(await sorted(error, pending, app: app, process))
+        } catch {
+            return .failure(.mayHaveIt(.deliveryFailed(pending.label, attempts: ["\(app) (\(process.owner)): \(error)"])))
+        }
+    }
+
+    /// An error reply is a refusal; `NoReply` is the app vanishing when the bus no longer knows its
+    /// connection (the bus says so when a recipient disconnects), else the delivery timeout.
+    private func sorted(_ error: BusError, _ pending: PendingEvent, app: String, _ process: AppProcess) async -> HandOverFailure {
+        let owner = process.owner
+        switch error.name {
+        case .serviceUnknown, .nameHasNoOwner:
+            connectionVanished(owner.rawValue)
+            return .notTaken("it left the bus (\(error))")
+        case .noReply:
+            // A unique name is never reused: no owner now means the process is gone.
+            let gone: Bool
+            do { gone = try await connection.nameOwner(of: owner) == nil } catch { gone = false }
+            if gone {
+                connectionVanished(owner.rawValue)
+                return .notTaken("it left the bus without answering")
+            }
+            let timeout = configuration.deliveryTimeout.components
+            return .mayHaveIt(.timeout(
+                app: app, waitedFor: "acknowledge \(DispatchError.abbreviated(pending.label)) (\(owner)); it was sent nowhere else",
+                seconds: Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18))
+        case .disconnected:
+            // The dispatcher's own connection closed: nobody can be told anything any more.
+            return .mayHaveIt(.deliveryFailed(pending.label, attempts: ["the dispatcher's connection closed: \(error)"]))
+        default:
+            return .notTaken("refused: \(error)")
+        }
     }
 
     private func handOver(
         _ pending: PendingEvent, toScene scene: String, of process: AppProcess, whileAwaiting: () -> Void
     ) async throws {
         let platform = pending.platformData.variants
+        let reply: Message
+        let member: Contract.Member
         switch pending.event {
         case .url(let uri):
-            _ = try await connection.call(
+            member = Contract.Application1.openURL
+            reply = try await connection.call(
                 destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
                 member: Contract.Application1.openURL.name, scene, uri, platform, timeout: configuration.deliveryTimeout,
                 whileAwaiting: whileAwaiting)
         case .activity(let activity):
-            _ = try await connection.call(
+            member = Contract.Application1.continueUserActivity
+            reply = try await connection.call(
                 destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
                 member: Contract.Application1.continueUserActivity.name, scene, activity.type, pending.activity, platform,
                 timeout: configuration.deliveryTimeout, whileAwaiting: whileAwaiting)
         }
+        try Self.check(reply, of: member, from: process)
     }
 
     private func createScene(_ declaration: String, for pending: PendingEvent, in process: AppProcess) async throws -> String {
@@ -98,6 +154,17 @@ extension Dispatcher {
             destination: process.owner, path: process.objectPath,
             interface: Contract.Application1.interface, member: Contract.Application1.createScene.name,
             declaration, event.variants, pending.platformData.variants, timeout: configuration.deliveryTimeout)
+        try Self.check(reply, of: Contract.Application1.createScene, from: process)
         return try reply.decode(String.self)
+    }
+
+    /// A reply of another signature than the contract's is no acknowledgement (nor a refusal).
+    private static func check(_ reply: Message, of member: Contract.Member, from process: AppProcess) throws(DispatchError) {
+        let expected = member.outputSignature
+        guard reply.signature.rawValue == expected else {
+            throw .invalidReply(
+                app: "\(process.appID) (\(process.owner))", member: member.name.rawValue, signature: reply.signature.rawValue,
+                expected: expected)
+        }
     }
 }

@@ -63,6 +63,12 @@ extension Dispatcher {
                 return Outcome(action: .fallback, appID: entry.id, rule: "fallback", preface: "\(entry.id) does not take part in Waypost; it was sent org.freedesktop.Application.Open")
             } catch let error as BusError where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
                 // Not running: launched below.
+            } catch let error as BusError where error.name == .noReply {
+                // It may have the link: not launched again (docs/delivery.md).
+                let timeout = configuration.deliveryTimeout.components
+                throw .timeout(
+                    app: entry.id, waitedFor: "answer org.freedesktop.Application.Open (\(error.message)); the link was sent nowhere else",
+                    seconds: Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
             } catch {
                 throw .deliveryFailed(uri, attempts: ["\(entry.id) refused org.freedesktop.Application.Open: \(error)"])
             }

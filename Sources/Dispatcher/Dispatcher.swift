@@ -38,13 +38,17 @@ public actor Dispatcher {
     let webLinks: WebLinkTable
     /// Who opened each event (OpenerLookup.swift).
     public nonisolated let openers: OpenerLookup
-    private(set) var registry: Registry
+    var registry: Registry
     // Launches in progress and who waits for them (Dispatcher+Launching.swift).
     var readyWaiters: [String: [Int: CheckedContinuation<Void, any Error>]] = [:]
     var nextWaiter = 0
     var launching: Set<String> = []
     // Current activities and the store of saved ones (Dispatcher+Activities.swift).
     var activities = ActivityState()
+    // Events waiting for each app, bounded (DeliveryQueue.swift).
+    var deliveryQueues: [String: DeliveryQueue] = [:]
+    // How fast each app changes its sets (ChangeRate.swift).
+    private var changeRates: [String: ChangeRate] = [:]
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -95,9 +99,12 @@ public actor Dispatcher {
         logger.info("registered \(appID) as \(caller) (pid \(pid))")
     }
 
-    func declare(caller: String, _ declarations: [SceneDeclaration]) throws(DispatchError) {
-        try registry.declare(owner: caller, declarations)
+    /// - Throws: `budgetExceeded` over `Budgets`, checked before the declarations are built.
+    func declare(caller: String, _ declared: [Contract.Declaration]) throws(DispatchError) {
+        try Budgets.check(declared, app: try registry.registered(caller).appID)
+        try registry.declare(owner: caller, declared.map(SceneDeclaration.init))
         if let process = registry.processes[caller], process.isReady { wakeLaunchWaiters(of: process.appID) }
+        if let appID = registry.processes[caller]?.appID { mergeIfDue(appID) }
     }
 
     func ready(caller: String) throws(DispatchError) {
@@ -107,11 +114,13 @@ public actor Dispatcher {
 
     func addScene(caller: String, scene: String, declaration: String) throws(DispatchError) {
         try registry.addScene(owner: caller, scene: scene, declaration: declaration)
+        if let appID = registry.processes[caller]?.appID { mergeIfDue(appID) }
         currentActivityMayHaveChanged()
     }
 
     func removeScene(caller: String, scene: String) throws(DispatchError) {
         try registry.removeScene(owner: caller, scene: scene)
+        if let appID = registry.processes[caller]?.appID { mergeIfDue(appID) }
         currentActivityMayHaveChanged()
     }
 
@@ -120,13 +129,22 @@ public actor Dispatcher {
         currentActivityMayHaveChanged()
     }
 
-    func setModifiers(caller: String, scene: String, _ modifiers: [EventPreference]) throws(DispatchError) {
-        try registry.setModifiers(owner: caller, scene: scene, modifiers)
+    /// - Throws: `budgetExceeded` over `Budgets`, `busy` over `ChangeRate`, both checked before any
+    ///   condition is sorted or folded.
+    func setModifiers(caller: String, scene: String, _ modifiers: [Contract.Modifier]) throws(DispatchError) {
+        let appID = try registry.ownedScene(scene, by: caller)
+        let bytes = try Budgets.conditionBytes(ofScene: scene, app: appID, modifiers)
+        _ = try registry.conditionBytes(ifScene: scene, of: caller, held: bytes)
+        let now = ContinuousClock.now
+        try changeRates[appID, default: ChangeRate(now: now)].spend(bytes, app: appID, now: now)
+        try registry.setModifiers(owner: caller, scene: scene, modifiers.map(EventPreference.init), bytes: bytes)
+        mergeIfDue(appID)
     }
 
     /// The connection went away: its scenes vanish with it.
     func connectionVanished(_ owner: String) {
         if let process = registry.removeProcess(owner) {
+            mergeIfDue(process.appID)
             logger.info("\(process.appID) (\(owner)) went away")
             currentActivityMayHaveChanged()
         }

@@ -18,6 +18,14 @@ public final class DispatcherService: Sendable {
     private let monitors = Mutex<[BusName: Contract.MonitorOptions]>([:])
     /// Connections watched for leaving the bus: one subscription each, however often they register.
     private let watched = Mutex<Set<BusName>>([])
+    /// Calls each connection has in flight here, bounded by `Budgets.callsInFlightPerConnection`.
+    let callsInFlight = Mutex<[BusName: Int]>([:])
+    /// Calls answered so far: the daemon trims its heap once this stops moving (waypost/Daemon.swift).
+    public var callsAnswered: UInt64 { answered.load(ordering: .relaxed) }
+    let answered = Atomic<UInt64>(0)
+    /// Turns between connections for calls that deliver nothing (SenderTurns.swift).
+    let turns: SenderTurns
+
     /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
     let runnerToken = Mutex<String?>(nil)
 
@@ -25,6 +33,7 @@ public final class DispatcherService: Sendable {
         self.connection = connection
         self.dispatcher = dispatcher
         self.logger = logger
+        turns = SenderTurns(executor: connection.executor)
     }
 
     /// Exports the objects, then takes the bus name (so no call can arrive before they exist).
@@ -61,7 +70,7 @@ public final class DispatcherService: Sendable {
                     let (raw) = try call.arguments([Structure<String, [String: Variant]>].self)
                     let declarations = try raw.map { entry throws(DispatchError) in
                         try Self.decode("declaration \"\(entry.fields.0)\"") { () throws(Contract.KeyError) in
-                            SceneDeclaration(try Contract.Declaration(entry))
+                            try Contract.Declaration(entry)
                         }
                     }
                     try await self.dispatcher.declare(caller: call.sender.rawValue, declarations)
@@ -88,7 +97,7 @@ public final class DispatcherService: Sendable {
                 },
                 method(Members.setExternalEvents) { call in
                     let (scene, raw) = try call.arguments(String.self, [Structure<[String], [String]>].self)
-                    let modifiers = raw.map { EventPreference(Contract.Modifier($0)) }
+                    let modifiers = raw.map(Contract.Modifier.init)
                     try await self.dispatcher.setModifiers(caller: call.sender.rawValue, scene: scene, modifiers)
                     return try call.reply()
                 },
@@ -196,16 +205,25 @@ public final class DispatcherService: Sendable {
     }
 
     /// The member as the contract declares it, answered by `handler`; a `DispatchError` reaches the
-    /// caller under its contract name.
+    /// caller under its contract name. A connection with `Budgets.callsInFlightPerConnection` calls
+    /// in flight gets `Busy` at once, before anything is routed or delivered.
     func method(
         _ member: Contract.Member, _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
         member.exported { call in
-            do { return try await handler(call) } catch let error as DispatchError {
+            do {
+                try self.enter(call.sender)
+                defer { self.leave(call.sender) }
+                // Calls that deliver await apps, and run side by side; the others take turns.
+                if Self.delivering.contains(member.name) { return try await handler(call) }
+                await self.turns.take(call.sender)
+                defer { self.turns.give(call.sender) }
+                return try await handler(call)
+            } catch let error as DispatchError {
                 // The only URI a method's error can name is its first argument's (Explain's).
                 var arguments = call.message.reader()
                 let uri = (try? arguments.read(String.self)) ?? ""
-                self.logger.notice("\(call.member) from \(call.sender): \(error.busError.name): \(error.redacting(uri))")
+                self.logRefusal(error, "\(call.member) from \(call.sender): \(error.busError.name): \(error.redacting(uri))")
                 throw error.busError
             }
         }
@@ -250,7 +268,7 @@ public final class DispatcherService: Sendable {
                     Contract.RoutingOutcome(reason: (full ? error : redacted).description, error: error.busError.name.rawValue, opener: openerLabel)
                 }
             }
-            logger.notice("\(DispatchError.abbreviated(Contract.redacted(event))) not delivered: \(redacted)")
+            logRefusal(error, "\(DispatchError.abbreviated(Contract.redacted(event))) not delivered: \(redacted)")
             throw error.busError
         }
     }

@@ -30,17 +30,18 @@ public struct SceneRecord: Sendable, Hashable {
 }
 
 /// What participating apps have registered: live processes, their declarations, their open scenes.
+/// (One file over 300 lines: every change and the bookkeeping it keeps consistent — owners, recency,
+/// condition budgets, compaction — share the private per-app state.)
 ///
 /// Pure state, no I/O. Every change names the connection asking for it and is refused when that
 /// connection did not register, or when the scene is another connection's. Scene ids are unique
-/// within an app, across its processes, so that one search order spans them all.
+/// within an app, across its processes, so that one search order spans them all. Declarations are
+/// app-wide: a process may not replace those another live process of its app declared
+/// (`declarationMismatch`), so that one process cannot close another's scenes.
 struct Registry: Sendable {
-    /// Limits that keep one misbehaving client from growing the daemon without bound.
+    /// Limits that keep one misbehaving client from growing the daemon without bound (the rest are `Budgets`).
     enum Limits {
         static let idBytes = 1024
-        static let conditionBytes = 4096
-        static let conditionsPerScene = 1024
-        static let declarations = 256
         static let scenesPerApplication = 100_000
     }
 
@@ -49,6 +50,16 @@ struct Registry: Sendable {
         var owners: [String: String] = [:]
         /// When each scene was last added or activated, on the registry's clock (which spans apps).
         var activated: [String: UInt64] = [:]
+        /// Condition bytes of each scene that has any, and their sum (`Budgets.conditionBytesPerApp`).
+        var conditionBytes: [String: Int] = [:]
+        var totalConditionBytes = 0
+
+        mutating func forget(_ scene: String) {
+            owners[scene] = nil
+            activated[scene] = nil
+            totalConditionBytes -= conditionBytes.removeValue(forKey: scene) ?? 0
+            try? router.removeScene(scene)
+        }
     }
 
     private(set) var processes: [String: AppProcess] = [:]
@@ -82,27 +93,43 @@ struct Registry: Sendable {
         processes[owner]!.announcedReady = true
     }
 
-    /// Replaces the app's declarations with the caller's; open scenes of declarations that are gone close.
+    /// Sets the app's declarations: replaces them when no other live process of the app has
+    /// declared (open scenes of declarations that are gone close), else accepts the very same ones.
+    /// - Throws: `declarationMismatch` when another live process declared different ones;
+    ///   `invalidArgument` for a bad id or a duplicate.
     mutating func declare(owner: String, _ declarations: [SceneDeclaration]) throws(DispatchError) {
         var process = try registered(owner)
-        guard declarations.count <= Limits.declarations else {
-            throw .invalidArgument("\(declarations.count) declarations", reason: "at most \(Limits.declarations) are accepted")
-        }
         for declaration in declarations { try Self.check(id: declaration.id, what: "declaration id") }
-        var kept: [OpenScene] = []
-        var owners: [String: String] = [:]
-        if let app = apps[process.appID] {
-            let known = Set(declarations.map(\.id))
-            kept = app.router.openScenes.filter { known.contains($0.declaration) }
-            owners = app.owners.filter { scene, _ in kept.contains { $0.id == scene } }
+        let sibling = processes.values.first {
+            $0.appID == process.appID && $0.owner != process.owner && $0.declarations != nil
         }
-        do {
-            let router = try SceneRouter(
-                declarations: declarations, openScenes: kept, supportsMultipleScenes: !process.singleScene,
-                contentTypes: contentTypes)
-            apps[process.appID] = AppScenes(router: router, owners: owners)
-        } catch {
-            throw .invalidArgument(Self.offendingID(error), reason: error.description)
+        if let sibling, let theirs = apps[process.appID]?.router.declarations {
+            guard theirs == declarations else {
+                let differing = zip(theirs, declarations).first { $0 != $1 }.map { $1.id }
+                    ?? (declarations.count > theirs.count ? declarations[theirs.count].id : theirs[declarations.count].id)
+                throw .declarationMismatch(app: process.appID, differing: differing, declaredBy: sibling.owner.rawValue)
+            }
+        } else if let router = apps[process.appID]?.router, router.declarations == declarations,
+            router.supportsMultipleScenes != process.singleScene {
+            // The same ones again (a restart's, a retry's) cost nothing: no rebuild.
+        } else {
+            var kept: [OpenScene] = []
+            var app = apps[process.appID]
+            if let old = app {
+                let known = Set(declarations.map(\.id))
+                kept = old.router.openScenes.filter { known.contains($0.declaration) }
+                for scene in old.router.openScenes where !known.contains(scene.declaration) { app!.forget(scene.id) }
+            }
+            do {
+                var router = try SceneRouter(
+                    declarations: declarations, openScenes: kept, supportsMultipleScenes: !process.singleScene,
+                    contentTypes: contentTypes)
+                router.defersMerges = true  // the dispatcher builds merges off its thread (Dispatcher+Merges.swift)
+                if app == nil { app = AppScenes(router: router) } else { app!.router = router }
+                apps[process.appID] = app
+            } catch {
+                throw .invalidArgument(Self.offendingID(error), reason: error.description)
+            }
         }
         process.declarations = declarations
         process.lastActive = tick()
@@ -134,9 +161,26 @@ struct Registry: Sendable {
 
     mutating func removeScene(owner: String, scene: String) throws(DispatchError) {
         let appID = try ownedScene(scene, by: owner)
-        apps[appID]!.owners[scene] = nil
-        apps[appID]!.activated[scene] = nil
-        try? apps[appID]!.router.removeScene(scene)
+        apps[appID]!.forget(scene)
+        compactIfSparse(appID)
+    }
+
+    /// Builds an app's routing state again once it holds under a quarter of the scenes its tables
+    /// were sized for: Swift's dictionaries and arrays keep their largest capacity, and 100,000
+    /// scenes opened and closed would otherwise stay resident (Benchmarks/stress/memory.py).
+    private mutating func compactIfSparse(_ appID: String) {
+        guard let old = apps[appID], old.router.capacity > 1024, old.router.openSceneCount * 4 < old.router.capacity,
+            var router = try? SceneRouter(
+                declarations: old.router.declarations, openScenes: old.router.openScenes,
+                supportsMultipleScenes: old.router.supportsMultipleScenes, contentTypes: contentTypes)
+        else { return }
+        router.defersMerges = true
+        var compact = AppScenes(router: router)
+        compact.owners = Dictionary(uniqueKeysWithValues: old.owners.map { ($0.key, $0.value) })
+        compact.activated = Dictionary(uniqueKeysWithValues: old.activated.map { ($0.key, $0.value) })
+        compact.conditionBytes = Dictionary(uniqueKeysWithValues: old.conditionBytes.map { ($0.key, $0.value) })
+        compact.totalConditionBytes = old.totalConditionBytes
+        apps[appID] = compact
     }
 
     mutating func activateScene(owner: String, scene: String) throws(DispatchError) {
@@ -146,17 +190,35 @@ struct Registry: Sendable {
         apps[appID]!.activated[scene] = processes[owner]!.lastActive
     }
 
-    mutating func setModifiers(owner: String, scene: String, _ modifiers: [EventPreference]) throws(DispatchError) {
-        let appID = try ownedScene(scene, by: owner)
-        let conditions = modifiers.flatMap { $0.preferring.conditions + $0.allowing.conditions }
-        guard conditions.count <= Limits.conditionsPerScene else {
-            throw .invalidArgument("\(conditions.count) conditions", reason: "a scene may carry at most \(Limits.conditionsPerScene)")
-        }
-        if let long = conditions.first(where: { $0.utf8.count > Limits.conditionBytes }) {
-            throw .invalidArgument(long, reason: "a condition may be at most \(Limits.conditionBytes) bytes")
-        }
+    /// Replaces a scene's modifiers, `bytes` of conditions as they arrived (`Budgets.conditionBytes`).
+    /// - Throws: `budgetExceeded` when the app's scenes would hold over `Budgets.conditionBytesPerApp`.
+    mutating func setModifiers(owner: String, scene: String, _ modifiers: [EventPreference], bytes: Int) throws(DispatchError) {
+        let (appID, total) = try conditionBytes(ifScene: scene, of: owner, held: bytes)
+        apps[appID]!.totalConditionBytes = total
+        apps[appID]!.conditionBytes[scene] = bytes == 0 ? nil : bytes
         try? apps[appID]!.router.setModifiers(modifiers, ofScene: scene)
     }
+
+    /// A due merge of the app's condition index, to build off the serving thread.
+    mutating func takeMergeJob(of appID: String) -> MergeJob? { apps[appID]?.router.takeMergeJob() }
+
+    /// Installs a merge built from `takeMergeJob(of:)`; ignored when the app's index changed since.
+    mutating func finishMerge(of appID: String, _ merged: MergedIndex) { apps[appID]?.router.finishMerge(merged) }
+
+    /// The app, and the condition bytes its scenes would hold with `scene` holding `bytes`.
+    /// - Throws: `budgetExceeded` over `Budgets.conditionBytesPerApp`; what `ownedScene` throws.
+    func conditionBytes(ifScene scene: String, of owner: String, held bytes: Int) throws(DispatchError) -> (String, Int) {
+        let appID = try ownedScene(scene, by: owner)
+        let total = apps[appID]!.totalConditionBytes - (apps[appID]!.conditionBytes[scene] ?? 0) + bytes
+        guard total <= Budgets.conditionBytesPerApp else {
+            throw .budgetExceeded(
+                what: "the condition bytes of all open scenes", app: appID, amount: total, limit: Budgets.conditionBytesPerApp)
+        }
+        return (appID, total)
+    }
+
+    /// The condition bytes the app's open scenes hold (what `Budgets.conditionBytesPerApp` bounds).
+    func conditionBytes(of appID: String) -> Int { apps[appID]?.totalConditionBytes ?? 0 }
 
     /// Forgets a process whose connection went away, with every scene it owned.
     /// - Returns: the process, or nil when it was not registered.
@@ -165,12 +227,9 @@ struct Registry: Sendable {
         guard let process = processes.removeValue(forKey: owner) else { return nil }
         guard var app = apps.removeValue(forKey: process.appID) else { return process }
         if !processes.values.contains(where: { $0.appID == process.appID }) { return process }
-        for (scene, sceneOwner) in app.owners where sceneOwner == owner {
-            app.owners[scene] = nil
-            app.activated[scene] = nil
-            try? app.router.removeScene(scene)
-        }
+        for (scene, sceneOwner) in app.owners where sceneOwner == owner { app.forget(scene) }
         apps[process.appID] = app
+        compactIfSparse(process.appID)
         return process
     }
 

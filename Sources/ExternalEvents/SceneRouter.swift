@@ -140,6 +140,26 @@ public struct SceneRouter: Sendable {
 
     public var openSceneCount: Int { slotOfScene.count }
 
+    /// The most scenes it held at once (its tables keep that size): a router far below it is worth
+    /// building again from its open scenes, to give the memory back.
+    public var capacity: Int { slots.count }
+
+    /// Whether the index's merges are handed out (`takeMergeJob`) to be built elsewhere, instead of
+    /// done inline by the change that makes one due: a server sets it so that no change stalls it.
+    public var defersMerges: Bool {
+        get { index.defersMerges }
+        set { index.defersMerges = newValue }
+    }
+
+    /// A due merge of the condition index, to `build()` anywhere and hand back to `finishMerge(_:)`;
+    /// nil when none is due or one is already out. Routing stays exact meanwhile.
+    public mutating func takeMergeJob() -> MergeJob? { index.beginMerge() }
+
+    /// Installs a merge `takeMergeJob()` handed out; a stale one is ignored.
+    /// - Returns: whether it was installed.
+    @discardableResult
+    public mutating func finishMerge(_ merged: MergedIndex) -> Bool { index.finishMerge(merged) }
+
     /// What the index holds for a scene: its united sets' conditions, folded, each held as its
     /// original's position in the set, so that a decision names it without any copy kept here.
     /// Derived again when the scene changes rather than stored beside every open scene.

@@ -31,6 +31,10 @@ public enum Contract {
         case userInfoTooLarge = "UserInfoTooLarge"
         case unknownActivity = "UnknownActivity"
         case storeFailed = "StoreFailed"
+        case busy = "Busy"
+        case budgetExceeded = "BudgetExceeded"
+        case declarationMismatch = "DeclarationMismatch"
+        case invalidReply = "InvalidReply"
 
         /// The failure an error name stands for; nil for a name outside the contract.
         public init?(_ name: ErrorName) {

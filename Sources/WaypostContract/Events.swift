@@ -87,8 +87,15 @@ extension Contract {
                 (expirationDate, persistentIdentifier, requiredUserInfoKeys)
         }
 
-        /// - Throws: `KeyError.wrongType` for a value of the wrong type.
+        /// Bytes one text field may hold (title, target, webpage URL, persistent identifier, one keyword
+        /// or required key), and all of them together; `user-info` has its own limit (the daemon's).
+        public static let fieldBytes = 4096
+        public static let textBytes = 16 * 1024
+
+        /// - Throws: `KeyError.wrongType` for a value of the wrong type; `KeyError.tooLarge` for text
+        ///   over `fieldBytes` or `textBytes`, checked before anything else reads it.
         public init(_ activity: [String: Variant]) throws(KeyError) {
+            try Self.checkSizes(activity)
             targetContentIdentifier = try activity.value(Keys.targetContentIdentifier)
             webpageURL = try activity.value(Keys.webpageURL)
             title = try activity.value(Keys.title)
@@ -99,6 +106,27 @@ extension Contract {
             expirationDate = try activity.value(Keys.expirationDate)
             persistentIdentifier = try activity.value(Keys.persistentIdentifier)
             requiredUserInfoKeys = try activity.value(Keys.requiredUserInfoKeys) ?? []
+        }
+
+        private static func checkSizes(_ activity: [String: Variant]) throws(KeyError) {
+            var total = 0
+            func count(_ key: String, _ text: String) throws(KeyError) {
+                let bytes = text.utf8.count
+                total += bytes
+                if bytes > fieldBytes {
+                    throw .tooLarge(key: key, value: String(text.prefix(40)), bytes: bytes, limit: fieldBytes)
+                }
+                if total > textBytes {
+                    throw .tooLarge(key: "the activity's text", value: String(text.prefix(40)), bytes: total, limit: textBytes)
+                }
+            }
+            for key in [Keys.targetContentIdentifier, Keys.webpageURL, Keys.title, Keys.persistentIdentifier] {
+                if case .string(let text)? = activity[key.name] { try count(key.name, text) }
+            }
+            for key in [Keys.keywords, Keys.requiredUserInfoKeys] {
+                guard case .array(_, let items)? = activity[key.name] else { continue }
+                for case .string(let text) in items { try count(key.name, text) }
+            }
         }
 
         /// Defaults (no keywords, not for search, for handoff) are left out, as absent keys mean them.

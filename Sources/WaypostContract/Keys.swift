@@ -47,6 +47,8 @@ extension Contract {
         case missing(keys: [String])
         /// `key` holds `value`, which is none of those the contract allows.
         case unexpectedValue(key: String, value: String, allowed: [String])
+        /// `key` holds `bytes` bytes (`value` is its start), over the contract's `limit`.
+        case tooLarge(key: String, value: String, bytes: Int, limit: Int)
 
         public var description: String {
             switch self {
@@ -54,6 +56,8 @@ extension Contract {
             case .missing(let keys): keys.map { "\"\($0)\"" }.joined(separator: " or ") + " is missing"
             case .unexpectedValue(let key, let value, let allowed):
                 "\"\(key)\" is \"\(value)\"; expected \(allowed.joined(separator: " or "))"
+            case .tooLarge(let key, let value, let bytes, let limit):
+                "\"\(key)\" holds \(bytes) bytes (\"\(value)…\"), over its limit of \(limit)"
             }
         }
     }

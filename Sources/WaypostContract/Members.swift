@@ -21,6 +21,9 @@ extension Contract {
             Method(name, arguments: arguments.map(\.argument), returns: results.map(\.argument), handler: handler)
         }
 
+        /// What a reply to the method must carry: its results' signatures, joined.
+        public var outputSignature: String { results.map(\.signature.rawValue).joined() }
+
         /// A signal declared for introspection as declared here.
         public var signalDeclaration: SignalDeclaration {
             SignalDeclaration(name, arguments: arguments.map(\.argument))
@@ -138,7 +141,7 @@ extension Contract {
             out: [.init("scene_id", "s")])
 
         public static let members = [openURL, continueUserActivity, createScene]
-        /// What an app refuses an event with (any error makes the dispatcher try the next destination).
+        /// What an app refuses an event with (any error reply makes the dispatcher try the next destination).
         public static let errors: [Failure] = [.unknownScene, .unknownDeclaration, .noHandler, .invalidArgument]
     }
 

@@ -43,7 +43,7 @@ extension Application {
         do {
             switch decision.action {
             case .deliver(let scene):
-                try await deliver(.url(url), toScene: scene, context: EventContext())
+                try await handling(.url(url), inScene: scene, context: EventContext())()
                 return scene
             case .create(let declaration):
                 guard let factory = state.withLock({ $0.createScene }) else {
@@ -51,7 +51,7 @@ extension Application {
                 }
                 let scene = try await factory(SceneRequest(
                     declaration: declarations.first { $0.id == declaration }!, event: .url(url), context: EventContext()))
-                try await deliver(.url(url), toScene: scene.id, context: EventContext())
+                try await handling(.url(url), inScene: scene.id, context: EventContext())()
                 return scene.id
             case .unhandled:
                 throw BusError(.failed, decision.reason)

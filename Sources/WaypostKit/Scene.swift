@@ -55,9 +55,10 @@ public struct Scene: Sendable, Hashable, Identifiable {
         application.changed { $0.scenes[id] = nil }
     }
 
-    /// Sets the handler of URLs delivered to this scene (`onOpenURL`). It runs before the
-    /// dispatcher hears that the URL was delivered; throwing refuses the URL, which then goes to
-    /// the next scene the rules allow. Without a handler the scene refuses URLs.
+    /// Sets the handler of URLs delivered to this scene (`onOpenURL`). The dispatcher hears that
+    /// the URL arrived first, then the handler runs (after earlier events' handlers), so a slow
+    /// handler never looks like a hung app; what it throws is the app's own to report. Without a
+    /// handler the scene refuses URLs, and they go to the next scene the rules allow.
     public func onOpenURL(perform handler: @escaping @Sendable (_ url: String, _ context: EventContext) async throws -> Void) {
         application.state.withLock { $0.scenes[id]?.openURL = handler }
     }

@@ -70,6 +70,8 @@ struct ApplicationState: Sendable {
     var clock: UInt64 = 0
     var nextSceneNumber = 1
     var createScene: SceneFactory?
+    /// The last acknowledged event's handler run; the next one starts after it (Serving.swift).
+    var lastHandler: Task<Void, Never>?
 
     /// Bumped by every change the dispatcher must hear of; `syncedGeneration` is the last one it has.
     var generation: UInt64 = 0

@@ -8,6 +8,9 @@ import WaypostContract
 /// Policy: only the dispatcher instance the app registered with may call; an event for a scene the
 /// app has closed, or one the scene has no handler for, is refused with an error, so the
 /// dispatcher falls through to the next destination the rules allow and it is never lost.
+/// An event is acknowledged on receipt — once its scene and handler are found — and the handler
+/// runs after, handlers one at a time in the order their events arrived: a slow handler never
+/// looks like a hung app to the dispatcher (docs/delivery.md).
 extension Application {
     /// Where each process serves `io.waypost.Application1` (it names the path when it registers).
     static let objectPath: ObjectPath = "/io/waypost/Application"
@@ -21,7 +24,7 @@ extension Application {
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
                     let (scene, uri, platform) = try call.arguments(String.self, String.self, [String: Variant].self)
-                    try await deliver(.url(uri), toScene: scene, context: Self.context(platform))
+                    runAfterAcknowledging(try handling(.url(uri), inScene: scene, context: Self.context(platform)))
                     return try call.reply()
                 },
                 Members.continueUserActivity.exported { [weak self] call in
@@ -29,7 +32,8 @@ extension Application {
                     try checkCaller(call)
                     let (scene, type, activity, platform) = try call.arguments(
                         String.self, String.self, [String: Variant].self, [String: Variant].self)
-                    try await deliver(.activity(Self.activity(type, activity)), toScene: scene, context: Self.context(platform))
+                    runAfterAcknowledging(
+                        try handling(.activity(Self.activity(type, activity)), inScene: scene, context: Self.context(platform)))
                     return try call.reply()
                 },
                 Members.createScene.exported { [weak self] call in
@@ -58,8 +62,10 @@ extension Application {
         case activity(ContinuedActivity)
     }
 
-    /// Hands `event` to the scene's handler, if the scene is open and has one.
-    func deliver(_ event: Delivery, toScene sceneID: String, context: EventContext) async throws {
+    /// The scene's handler called with `event`, to run once the event is acknowledged (or at once,
+    /// for a launch URL routed here without a dispatcher).
+    /// - Throws: the refusal the dispatcher gets when the scene is not open or has no such handler.
+    func handling(_ event: Delivery, inScene sceneID: String, context: EventContext) throws -> @Sendable () async throws -> Void {
         enum Found { case url(URLHandler), activity(ActivityHandler) }
         let found: Found? = try state.withLock { state in
             guard let scene = state.scenes[sceneID] else {
@@ -71,8 +77,8 @@ extension Application {
             }
         }
         switch (found, event) {
-        case (.url(let handler)?, .url(let url)): try await handler(url, context)
-        case (.activity(let handler)?, .activity(let activity)): try await handler(activity, context)
+        case (.url(let handler)?, .url(let url)): return { try await handler(url, context) }
+        case (.activity(let handler)?, .activity(let activity)): return { try await handler(activity, context) }
         case (_, .url):
             throw BusError(Contract.Failure.noHandler.errorName, "scene \"\(sceneID)\" of \(id) has no onOpenURL handler")
         case (_, .activity(let activity)):
@@ -81,8 +87,25 @@ extension Application {
         }
     }
 
-    /// Asks the app for a scene of `declarationID`, hands it the event, and waits until the
-    /// dispatcher knows the scene (and whatever sets its handler set) before answering.
+    /// Runs handlers one after another, in the order their events were acknowledged. What a handler
+    /// throws then is the app's own to report: the dispatcher has been told the event arrived.
+    private func runAfterAcknowledging(_ handler: @escaping @Sendable () async throws -> Void) {
+        state.withLock { state in
+            let previous = state.lastHandler
+            state.lastHandler = Task {
+                await previous?.value
+                try? await handler()
+            }
+        }
+    }
+
+    /// Returns once every handler of an event acknowledged so far has run (for tests).
+    func handlersFinished() async {
+        await state.withLock { $0.lastHandler }?.value
+    }
+
+    /// Asks the app for a scene of `declarationID`, waits until the dispatcher knows the scene,
+    /// then answers with it; the scene's handler gets the event after that answer.
     private func createScene(_ declarationID: String, for event: Delivery, context: EventContext) async throws -> String {
         guard let declaration = declarations.first(where: { $0.id == declarationID }) else {
             throw BusError(Contract.Failure.unknownDeclaration.errorName, "\(id) declares no scene \"\(declarationID)\"")
@@ -103,8 +126,9 @@ extension Application {
                 .failed, "the onCreateScene handler of \(id) returned scene \"\(scene.id)\" of \"\(scene.declaration)\", "
                     + "not an open scene of \"\(declarationID)\"")
         }
-        try await deliver(event, toScene: scene.id, context: context)
+        let handler = try handling(event, inScene: scene.id, context: context)
         try await synchronize()
+        runAfterAcknowledging(handler)
         return scene.id
     }
 

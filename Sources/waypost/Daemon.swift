@@ -93,11 +93,10 @@ struct Daemon: AsyncParsableCommand {
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: launcher,
             contentTypes: contentTypes, webLinks: webLinks, configuration: configuration, logger: logger)
-        if let store = Self.openActivityStore(xdg, logger) {
-            await dispatcher.attach(store: store)
-            Self.trimMemory(after: store)
-        }
+        let store = Self.openActivityStore(xdg, logger)
+        if let store { await dispatcher.attach(store: store) }
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
+        Self.trimMemory { service.callsAnswered &+ UInt64(store?.accesses ?? 0) }
         do { try await service.start() } catch {
             printError("waypost daemon: \(error)")
             throw ExitCode(69)
@@ -107,19 +106,23 @@ struct Daemon: AsyncParsableCommand {
         logger.notice("the bus went away (\(reason)); exiting")
     }
 
-    /// Hands the heap's free pages back to the system a few seconds after the store was used: SQLite's
-    /// and FTS5's buffers, freed on the store's threads, otherwise stay resident (activity-bench:
-    /// 41 MiB anonymous after 100,000 saves, 6 MiB once trimmed).
-    static func trimMemory(after store: ActivityStore) {
+    /// Hands the heap's free pages back to the system once the daemon has been idle for a few
+    /// seconds after work (`activity` stops moving). glibc keeps what a burst freed — in every
+    /// thread's arena, in the middle of the heap — resident otherwise: SQLite's and FTS5's buffers
+    /// (activity-bench: 41 MiB anonymous after 100,000 saves, 6 MiB once trimmed), and a flood's
+    /// messages, tasks and automatons (Benchmarks/stress/memory.py; docs/delivery.md).
+    static func trimMemory(activity: @escaping @Sendable () -> UInt64) {
         Task.detached(priority: .background) {
-            var trimmedAt = store.accesses
+            var trimmedAt = activity()
+            var previous = trimmedAt
             while true {
-                try? await Task.sleep(for: .seconds(5))
-                let accesses = store.accesses
-                if accesses != trimmedAt {
-                    trimmedAt = accesses
+                try? await Task.sleep(for: .seconds(3))
+                let now = activity()
+                if now == previous, now != trimmedAt {
+                    trimmedAt = now
                     _ = malloc_trim(0)
                 }
+                previous = now
             }
         }
     }

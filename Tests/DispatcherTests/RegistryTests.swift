@@ -2,6 +2,7 @@ import DBus
 @testable import Dispatcher
 import ExternalEvents
 import Testing
+import WaypostContract
 
 /// The registry alone, without a bus: who may change what, and what vanishes with a process.
 @Suite("registry of processes and scenes")
@@ -39,7 +40,7 @@ struct RegistryTests {
             #expect(throws: DispatchError.self) { try copy.removeScene(owner: stranger, scene: "mine") }
             #expect(throws: DispatchError.self) { try copy.activateScene(owner: stranger, scene: "mine") }
             #expect(throws: DispatchError.self) {
-                try copy.setModifiers(owner: stranger, scene: "mine", [EventPreference(allowing: ["*"])])
+                try copy.setModifiers(owner: stranger, scene: "mine", [EventPreference(allowing: ["*"])], bytes: 1)
             }
         }
         do {
@@ -108,10 +109,80 @@ struct RegistryTests {
         let long = String(repeating: "x", count: Registry.Limits.idBytes + 1)
         #expect(throws: DispatchError.self) { try registry.addScene(owner: ":1.1", scene: long, declaration: "contacts") }
         try registry.addScene(owner: ":1.1", scene: "s", declaration: "contacts")
-        let many = ConditionSet((0...Registry.Limits.conditionsPerScene).map { "c\($0)" })
-        #expect(throws: DispatchError.self) { try registry.setModifiers(owner: ":1.1", scene: "s", [EventPreference(preferring: many)]) }
-        let huge = ConditionSet([String(repeating: "y", count: Registry.Limits.conditionBytes + 1)])
-        #expect(throws: DispatchError.self) { try registry.setModifiers(owner: ":1.1", scene: "s", [EventPreference(allowing: huge)]) }
+        let many = Contract.Modifier(preferring: (0...Budgets.conditionsPerScene).map { "c\($0)" }, allowing: [])
+        #expect(throws: DispatchError.budgetExceeded(
+            what: "the conditions of scene \"s\"", app: "contacts", amount: Budgets.conditionsPerScene + 1,
+            limit: Budgets.conditionsPerScene)) { try Budgets.conditionBytes(ofScene: "s", app: "contacts", [many]) }
+        let huge = String(repeating: "y", count: Budgets.conditionBytes + 1)
+        #expect(throws: DispatchError.invalidArgument(huge, reason: "a condition may be at most 4096 bytes")) {
+            try Budgets.conditionBytes(ofScene: "s", app: "contacts", [Contract.Modifier(preferring: [], allowing: [huge])])
+        }
+        let wide = Contract.Modifier(preferring: (0..<20).map { "\($0)" + String(repeating: "z", count: 4000) }, allowing: [])
+        #expect(throws: DispatchError.self) { try Budgets.conditionBytes(ofScene: "s", app: "contacts", [wide]) }
         #expect(registry.router(of: "contacts")?.openScenes.first?.modifiers == [])
+    }
+
+    @Test("an app's open scenes together hold at most their budget of condition bytes; a refused change changes nothing")
+    func conditionBudgetPerApp() throws {
+        var registry = try Self.registry([(":1.1", "contacts")])
+        let perScene = Budgets.conditionBytesPerScene
+        let scenes = Budgets.conditionBytesPerApp / perScene
+        for index in 0..<scenes {
+            try registry.addScene(owner: ":1.1", scene: "s\(index)", declaration: "contacts")
+            try registry.setModifiers(owner: ":1.1", scene: "s\(index)", [EventPreference(allowing: ["s\(index)"])], bytes: perScene)
+        }
+        try registry.addScene(owner: ":1.1", scene: "one-more", declaration: "contacts")
+        #expect(throws: DispatchError.budgetExceeded(
+            what: "the condition bytes of all open scenes", app: "contacts", amount: Budgets.conditionBytesPerApp + 1,
+            limit: Budgets.conditionBytesPerApp)) {
+            try registry.setModifiers(owner: ":1.1", scene: "one-more", [EventPreference(allowing: ["x"])], bytes: 1)
+        }
+        #expect(registry.router(of: "contacts")?.route(.url("app://x")).rule != .allowing)
+        // Closing a scene gives its bytes back; replacing a scene's sets counts only the new ones.
+        try registry.removeScene(owner: ":1.1", scene: "s0")
+        try registry.setModifiers(owner: ":1.1", scene: "one-more", [EventPreference(allowing: ["x"])], bytes: 1)
+        try registry.setModifiers(owner: ":1.1", scene: "s1", [EventPreference(allowing: ["s1"])], bytes: perScene - 1)
+        #expect(registry.conditionBytes(of: "contacts") == Budgets.conditionBytesPerApp - perScene)
+        registry.removeProcess(":1.1")
+        #expect(registry.conditionBytes(of: "contacts") == 0)
+    }
+
+    @Test("declarations are app-wide: a sibling process may repeat them, not replace them, and cannot close the first one's scenes")
+    func declarationsAcrossProcesses() throws {
+        var registry = try Self.registry([(":1.1", "contacts")])
+        try registry.addScene(owner: ":1.1", scene: "mine", declaration: "contacts")
+        registry.register(owner: try BusName(":1.2"), appID: "contacts", objectPath: "/app", pid: 2, singleScene: false)
+        #expect(throws: DispatchError.declarationMismatch(app: "contacts", differing: "other", declaredBy: ":1.1")) {
+            try registry.declare(owner: ":1.2", [.windowGroup("other")])
+        }
+        #expect(throws: DispatchError.declarationMismatch(app: "contacts", differing: "more", declaredBy: ":1.1")) {
+            try registry.declare(owner: ":1.2", Self.contacts + [.windowGroup("more")])
+        }
+        try registry.declare(owner: ":1.2", Self.contacts)
+        try registry.addScene(owner: ":1.2", scene: "theirs", declaration: "contacts")
+        #expect(registry.router(of: "contacts")?.openScenes.map(\.id) == ["theirs", "mine"])
+        // Once the sibling is gone, the first process keeps its scene …
+        registry.removeProcess(":1.2")
+        #expect(registry.router(of: "contacts")?.openScenes.map(\.id) == ["mine"])
+        // … and, alone again, may change the app's declarations (the scenes of dropped ones close).
+        try registry.declare(owner: ":1.1", [.windowGroup("other")])
+        #expect(registry.router(of: "contacts")?.openScenes.isEmpty == true)
+    }
+
+    @Test("an app that closed most of its scenes has its tables built again at their size, and routes as before")
+    func compaction() throws {
+        var registry = try Self.registry([(":1.1", "contacts")])
+        for index in 0..<2000 {
+            try registry.addScene(owner: ":1.1", scene: "s\(index)", declaration: "contacts")
+            try registry.setModifiers(owner: ":1.1", scene: "s\(index)", [EventPreference(preferring: ["item-\(index)/"])], bytes: 8)
+        }
+        for index in 0..<1900 { try registry.removeScene(owner: ":1.1", scene: "s\(index)") }
+        let router = try #require(registry.router(of: "contacts"))
+        #expect(router.capacity < 2000)
+        #expect(router.openScenes.map(\.id) == (1900..<2000).reversed().map { "s\($0)" })
+        #expect(router.route(.url("app://item-1950/")).action == .deliver(scene: "s1950"))
+        #expect(router.route(.url("app://item-10/")).rule == .default)
+        #expect(registry.conditionBytes(of: "contacts") == 100 * 8)
+        #expect(registry.owner(ofScene: "s1999", in: "contacts")?.owner.rawValue == ":1.1")
     }
 }

@@ -162,3 +162,52 @@ struct IndexedRouterPropertyTests {
         #expect(ConditionSet(["sÉ"]).firstMatch(in: .url("Béßé")) == "sÉ")
     }
 }
+
+@Suite("The indexed router, merging off the serving thread, decides as the reference does")
+struct DeferredMergePropertyTests {
+    @Test("random scenes and changes; merges built late, in between changes, or thrown away", arguments: 0..<30)
+    func randomScenarios(seed: UInt64) throws {
+        var random = IndexedRouterPropertyTests.Scenario(generator: SeededGenerator(state: seed &+ 7000))
+        let declarations = random.declarations()
+        var reference = ReferenceRouter(declarations: declarations, multiple: true, scenes: [])
+        var app = try SceneRouter(declarations: declarations, contentTypes: ExtensionContentTypes())
+        app.defersMerges = true
+        var out: [MergeJob] = []
+        var merges = 0
+        var nextID = 0
+        for step in 0..<400 {
+            let op = reference.scenes.isEmpty ? 0 : Int.random(in: 0..<10, using: &random.generator)
+            switch op {
+            case 0...3 where reference.scenes.count < 80:
+                let scene = OpenScene(
+                    id: "s\(nextID)", declaration: declarations.randomElement(using: &random.generator)!.id,
+                    modifiers: random.modifiers())
+                nextID += 1
+                try app.addScene(scene.id, declaration: scene.declaration, modifiers: scene.modifiers)
+                reference.scenes.insert(scene, at: 0)
+            case 4, 5:
+                let at = Int.random(in: 0..<reference.scenes.count, using: &random.generator)
+                try app.removeScene(reference.scenes.remove(at: at).id)
+            default:
+                let at = Int.random(in: 0..<reference.scenes.count, using: &random.generator)
+                reference.scenes[at].modifiers = random.modifiers()
+                try app.setModifiers(reference.scenes[at].modifiers, ofScene: reference.scenes[at].id)
+            }
+            if let job = app.takeMergeJob() { out.append(job) }
+            // A merge comes back some changes later (or, once in a while, a stale one comes back twice).
+            if !out.isEmpty, Int.random(in: 0..<4, using: &random.generator) == 0 {
+                let merged = out.removeFirst().build()
+                if app.finishMerge(merged) { merges += 1 }
+                let again = app.finishMerge(merged)
+                #expect(!again, "a merge is installed once")
+            }
+            for _ in 0..<5 {
+                let event = random.event()
+                let decision = app.route(event)
+                let expected = reference.route(event)
+                #expect(decision.action == expected.0 && decision.rule == expected.1, "seed \(seed) step \(step): \(event)")
+            }
+        }
+        #expect(merges > 0, "seed \(seed): no merge was ever due")
+    }
+}

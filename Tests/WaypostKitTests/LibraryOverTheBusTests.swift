@@ -56,6 +56,7 @@ struct LibraryOverTheBusTests {
         w2.handlesExternalEvents(view: "detail", preferring: ["dan"], allowing: [])
         try await app.synchronize()
         #expect(try await session.open("contacts://show?id=dan", with: bus)["rule"] == "preferring")
+        await app.handlersFinished()  // handlers run after the acknowledgement
         #expect(inbox.received(by: "w1") == ["contacts://show?id=carol"])
         #expect(inbox.received(by: "w2") == ["contacts://show?id=carol", "contacts://show?id=dan"])
     }
@@ -82,6 +83,7 @@ struct LibraryOverTheBusTests {
         #expect(created["rule"] == "default")
         let newScene = try #require(created["scene-id"])
         #expect(newScene != "list")
+        await app.handlersFinished()  // handlers run after the acknowledgement
         #expect(inbox.received(by: newScene) == ["contacts://show?id=erin"])
         #expect(inbox.received(by: "list").isEmpty)
         // The dispatcher knew the new scene before CreateScene returned.
@@ -110,6 +112,7 @@ struct LibraryOverTheBusTests {
         #expect(try await session.scenes(with: bus).map(\.id) == ["newer", "older"])
         let outcome = try await session.open("contacts://show?id=frank", with: bus)
         #expect(outcome["scene-id"] == "older")
+        await app.handlersFinished()  // handlers run after the acknowledgement
         #expect(inbox.received(by: "newer").isEmpty)
         #expect(inbox.received(by: "older") == ["contacts://show?id=frank"])
         app.holdSynchronization(false)
@@ -147,6 +150,7 @@ struct LibraryOverTheBusTests {
         }
         #expect(try await session.open("contacts://show?id=gina", with: bus)["scene-id"] == "w2")
         #expect(try await session.open("contacts://show?id=hal", with: bus)["scene-id"] == "w1")
+        await app.handlersFinished()  // handlers run after the acknowledgement
         #expect(inbox.received(by: "w2") == ["contacts://show?id=gina"], "\(session.busLog)")
     }
 
@@ -216,6 +220,7 @@ struct LibraryOverTheBusTests {
             member: "ContinueActivity", "io.waypost.test.contact",
             ["target-content-identifier": Variant.string("ivy")], [String: Variant]())
         #expect(KitSession.strings(try reply.decode([String: Variant].self))["scene-id"] == "w1")
+        await app.handlersFinished()  // handlers run after the acknowledgement
         #expect(inbox.received(by: "w1") == ["activity ivy"])
 
         scene.userActivity("io.waypost.test.contact", isActive: false)

@@ -96,6 +96,7 @@ extension ConnectionCore {
                 handleReadyWatches(&polled)
             }
             while dbus_connection_dispatch(connection.pointer) == DBUS_DISPATCH_DATA_REMAINS {}
+            loop.runAfterInput()
             calls.expire(now: monotonicNanoseconds())
             loop.runQueuedJobs()
             if dbus_connection_get_is_connected(connection.pointer) == 0 { return }

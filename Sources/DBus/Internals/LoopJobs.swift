@@ -13,6 +13,8 @@ final class LoopJobs: Sendable {
         var spare: [Job] = []
         /// Set when the loop has ended; from then on jobs go to `afterClose`.
         var loopEnded = false
+        /// Run once the loop has next read and dispatched its input (`afterInput`).
+        var afterInput: [@Sendable () -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -55,7 +57,26 @@ final class LoopJobs: Sendable {
 
     var isOnLoop: Bool { pthread_equal(pthread_self(), loopThread) != 0 }
 
-    var hasQueuedJobs: Bool { state.withLock { !$0.queued.isEmpty } }
+    var hasQueuedJobs: Bool { state.withLock { !$0.queued.isEmpty || !$0.afterInput.isEmpty } }
+
+    /// Runs `body` on the loop once it has next read and dispatched what the sockets hold, so that
+    /// work queued behind it comes after calls that arrived meanwhile; at once once the loop ended.
+    func afterInput(_ body: @escaping @Sendable () -> Void) {
+        let ended = state.withLock { state in
+            if !state.loopEnded { state.afterInput.append(body) }
+            return state.loopEnded
+        }
+        if ended { afterClose.async(execute: body) } else { wakeUnlessOnLoop() }
+    }
+
+    /// Called by the loop after dispatching its input.
+    func runAfterInput() {
+        let due = state.withLock { state in
+            defer { state.afterInput = [] }
+            return state.afterInput
+        }
+        for body in due { body() }
+    }
 
     /// Runs the queued jobs and those they queue, up to a bound: hops between tasks and actors here
     /// cost no poll, and a task that keeps yielding cannot starve the connection.
@@ -77,12 +98,13 @@ final class LoopJobs: Sendable {
     /// Called once as the loop ends: whatever is queued, and everything after, runs on `afterClose`
     /// in order.
     func loopEnded() {
-        let leftovers = state.withLock { state in
+        let (leftovers, bodies) = state.withLock { state in
             state.loopEnded = true
-            defer { state.queued = [] }
-            return state.queued
+            defer { (state.queued, state.afterInput) = ([], []) }
+            return (state.queued, state.afterInput)
         }
         for job in leftovers { afterClose.async { self.run(job) } }
+        for body in bodies { afterClose.async(execute: body) }
     }
 
     /// Runs `job` isolated to the serial executor and on the task executor, whichever it was

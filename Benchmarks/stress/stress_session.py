@@ -1,0 +1,99 @@
+"""A throwaway desktop session for the stress scripts: temporary XDG directories, a private
+dbus-daemon, the release (or $WAYPOST) `waypost daemon`, and participating apps that are this
+directory's `stress_app.py` run by python3 (their desktop entries name it, so the daemon's program
+check passes). Never the user's bus or files."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import dbus
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PYTHON = "/usr/bin/python3"
+
+
+def waypost_binary():
+    for candidate in [os.environ.get("WAYPOST"), os.path.join(ROOT, ".build/release/waypost"),
+                      os.path.join(ROOT, ".build/debug/waypost")]:
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    sys.exit("no waypost binary: run `make release` or set WAYPOST")
+
+
+def rss_kib(pid):
+    """Resident set of a process, from /proc (VmRSS)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+class Session:
+    def __init__(self, apps, delivery_timeout=5):
+        """apps: {app_id: scheme}; each becomes a participating entry running stress_app.py."""
+        self.root = tempfile.mkdtemp(prefix="waypost-stress-")
+        self.children = []
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL")}
+        for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"):
+            path = os.path.join(self.root, name.lower())
+            os.makedirs(path, mode=0o700)
+            env[name] = path
+        env["XDG_DATA_DIRS"] = "/usr/share"
+        applications = os.path.join(env["XDG_DATA_HOME"], "applications")
+        os.makedirs(applications)
+        for app_id, scheme in apps.items():
+            with open(os.path.join(applications, app_id + ".desktop"), "w") as f:
+                f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=%s %s/stress_app.py %s\n"
+                        "MimeType=x-scheme-handler/%s;\nX-Waypost=true\n" % (app_id, PYTHON, HERE, app_id, scheme))
+        subprocess.run(["update-desktop-database", applications], check=True)
+        bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+                               stdout=subprocess.PIPE, env=env, text=True)
+        self.children.append(bus)
+        env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().strip()
+        self.env = env
+        os.environ.update(env)
+        self.daemon = self.spawn([waypost_binary(), "daemon", "--delivery-timeout", str(delivery_timeout)])
+        self.bus = dbus.bus.BusConnection(env["DBUS_SESSION_BUS_ADDRESS"])
+        self.wait_for_name("io.waypost.Dispatcher")
+        self.dispatcher = dbus.Interface(
+            self.bus.get_object("io.waypost.Dispatcher", "/io/waypost/Dispatcher"), "io.waypost.Dispatcher1")
+
+    def spawn(self, argv):
+        child = subprocess.Popen(argv, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.children.append(child)
+        return child
+
+    def start_app(self, app_id, *arguments):
+        """Starts stress_app.py as APP_ID; returns once it says it registered and opened its scenes."""
+        child = self.spawn([PYTHON, os.path.join(HERE, "stress_app.py"), app_id] + [str(a) for a in arguments])
+        line = child.stdout.readline().strip()
+        if line != "ready":
+            sys.exit("%s did not start: %r" % (app_id, line))
+        return child
+
+    def wait_for_name(self, name, seconds=30):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if self.bus.name_has_owner(name):
+                return
+            time.sleep(0.02)
+        sys.exit("%s never appeared on the bus" % name)
+
+    def open(self, uri):
+        return self.dispatcher.Open(uri, dbus.Dictionary({}, signature="sv"), timeout=60)
+
+    def close(self):
+        for child in reversed(self.children):
+            child.kill()
+            child.wait()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]

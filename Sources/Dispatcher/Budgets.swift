@@ -1,0 +1,67 @@
+import ExternalEvents
+import WaypostContract
+
+/// What one app may make the daemon hold, checked before any work is done for a call (before
+/// conditions are sorted, folded or indexed), so that no client can grow or stall the daemon.
+/// docs/delivery.md lists these numbers; a call over one gets `BudgetExceeded` (or, for one value
+/// that is malformed rather than large, `InvalidArgument`) naming the value, and changes nothing.
+enum Budgets {
+    /// One condition, as given (UTF-8 bytes).
+    static let conditionBytes = 4096
+    /// Conditions of one scene, all its modifiers' preferring and allowing sets together.
+    static let conditionsPerScene = 1024
+    /// Condition bytes of one scene.
+    static let conditionBytesPerScene = 64 * 1024
+    /// Condition bytes of all of an app's open scenes together (what its index holds).
+    static let conditionBytesPerApp = 1024 * 1024
+    /// Declarations of an app.
+    static let declarations = 256
+    /// `matching` condition bytes of all of an app's declarations together (routing reads them all
+    /// for every event that no open scene takes).
+    static let matchingBytesPerApp = 64 * 1024
+    /// Calls one connection may have in flight at the dispatcher; the next gets `Busy` at once.
+    static let callsInFlightPerConnection = 32
+
+    /// The condition bytes of a scene's modifiers as they arrived, after checking each condition
+    /// and the scene's totals.
+    /// - Throws: `invalidArgument` for an oversized condition, `budgetExceeded` for the scene's totals.
+    static func conditionBytes(ofScene scene: String, app: String, _ modifiers: [Contract.Modifier]) throws(DispatchError) -> Int {
+        var count = 0, bytes = 0
+        for modifier in modifiers {
+            for condition in modifier.preferring + modifier.allowing {
+                let size = condition.utf8.count
+                if size > conditionBytes {
+                    throw .invalidArgument(condition, reason: "a condition may be at most \(conditionBytes) bytes")
+                }
+                count += 1
+                bytes += size
+            }
+        }
+        if count > conditionsPerScene {
+            throw .budgetExceeded(what: "the conditions of scene \"\(scene)\"", app: app, amount: count, limit: conditionsPerScene)
+        }
+        if bytes > conditionBytesPerScene {
+            throw .budgetExceeded(
+                what: "the condition bytes of scene \"\(scene)\"", app: app, amount: bytes, limit: conditionBytesPerScene)
+        }
+        return bytes
+    }
+
+    /// Checks an app's declarations as they arrived: their number and their `matching` bytes.
+    /// - Throws: `invalidArgument` for an oversized condition, `budgetExceeded` for the totals.
+    static func check(_ declarations: [Contract.Declaration], app: String) throws(DispatchError) {
+        if declarations.count > Self.declarations {
+            throw .budgetExceeded(what: "the declarations", app: app, amount: declarations.count, limit: Self.declarations)
+        }
+        var bytes = 0
+        for condition in declarations.lazy.flatMap({ $0.matching ?? [] }) {
+            if condition.utf8.count > conditionBytes {
+                throw .invalidArgument(condition, reason: "a condition may be at most \(conditionBytes) bytes")
+            }
+            bytes += condition.utf8.count
+        }
+        if bytes > matchingBytesPerApp {
+            throw .budgetExceeded(what: "the matching bytes of the declarations", app: app, amount: bytes, limit: matchingBytesPerApp)
+        }
+    }
+}
