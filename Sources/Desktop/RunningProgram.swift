@@ -31,7 +31,7 @@ extension RunningProgram {
     }
 
     /// Now, in the clock of `ProcessRecord.startTime` (clock ticks since boot).
-    public static func bootTicksNow() -> UInt64 { Desktop.bootTicksNow() }
+    public static func bootTicksNow() -> UInt64 { readBootTicks() }
 }
 
 extension InstalledPrograms {

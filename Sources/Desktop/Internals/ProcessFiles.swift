@@ -39,7 +39,7 @@ func readProcessRecord(pid: Int32) -> Result<ProcessRecord, ProcessReadFailure> 
 
 /// Now, in the clock of `/proc/PID/stat`'s start times: clock ticks since boot. `clock_gettime`
 /// (`CLOCK_BOOTTIME`), `sysconf(_SC_CLK_TCK)`.
-func bootTicksNow() -> UInt64 {
+func readBootTicks() -> UInt64 {
     var now = timespec()
     clock_gettime(CLOCK_BOOTTIME, &now)
     let hertz = UInt64(max(1, sysconf(Int32(_SC_CLK_TCK))))
