@@ -29,7 +29,7 @@ public struct UserRule: Sendable {
 /// - Each app is judged by its most specific claim covering the host (Apple: the longest), whose
 ///   association domain's file must name it; the most specific domains are tried first.
 public struct LinkOwnership: Sendable {
-    private let userRules: [UserRule]
+    let userRules: [UserRule]
     private let associations: [String: DeferredAssociation]
     private let claims: [String: [DomainClaim]]
     /// Host → apps claiming exactly it; domain → apps claiming `*.domain`.
@@ -152,6 +152,17 @@ public struct LinkOwnership: Sendable {
             }
         }
         return list.sorted { ($0.claim.domain, $0.claim.description, $0.appID) < ($1.claim.domain, $1.claim.description, $1.appID) }
+    }
+}
+
+extension LinkOwnership {
+    /// The host patterns (`shop.example`, `*.shop.example`) under which some link may go to an app:
+    /// each claim whose association names its app, and each user rule that names an entry. What a
+    /// browser extension keeps to decide a click on any other host without asking. Sorted, unique.
+    public var ownedDomains: [String] {
+        var domains = Set(claimedDomains.filter { $0.agreement == .named }.map(\.claim.description))
+        for rule in userRules where !rule.file.appIDs.isEmpty { domains.insert(rule.hosts.description) }
+        return domains.sorted()
     }
 }
 

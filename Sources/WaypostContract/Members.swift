@@ -101,6 +101,8 @@ extension Contract {
                 .init("scenes", "aa{sv}", keys: SceneStatus.Keys.all),
             ])
         public static let monitorRouted = Member.method("MonitorRouted")
+        public static let ownedDomains = Member.method("OwnedDomains", out: [.init("domains", "as")])
+        public static let ownedDomainsChanged = Member.signal("OwnedDomainsChanged", [.init("domains", "as")])
         public static let routed = Member.signal(
             "Routed", [.init("event", "s"), .init("outcome", "a{sv}", keys: RoutingOutcome.Keys.routed)])
 
@@ -109,7 +111,7 @@ extension Contract {
             open, continueActivity, explain, status, monitorRouted, routed,
             setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
             getCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
-            forgetSavedActivities,
+            forgetSavedActivities, ownedDomains, ownedDomainsChanged,
         ]
         /// Every error of the contract comes from the dispatcher.
         public static let errors = Failure.allCases
