@@ -9,9 +9,11 @@
   /** Domains the user keeps in the browser ("Keep opening … in the browser"). */
   let kept = new Set();
 
-  api.storage.local.get(["owned", "kept"]).then((lists) => {
+  let loaded = false;
+  const ready = api.storage.local.get(["owned", "kept"]).then((lists) => {
     owned = lists.owned ?? [];
     kept = new Set(lists.kept ?? []);
+    loaded = true;
   });
   api.storage.onChanged.addListener((changes, area) => {
     if (area !== "local") return;
@@ -57,13 +59,18 @@
     let url;
     try { url = new URL(link.href); } catch { return; }
     if (url.protocol !== "https:" && url.protocol !== "http:") return;
-    if (sameSite(location.hostname, url.hostname) || !mayBeOwned(url.hostname)) return;
+    if (sameSite(location.hostname, url.hostname)) return;
+    if (loaded && !mayBeOwned(url.hostname)) return;
 
-    // The decision needs Waypost: hold the navigation, and make it ourselves unless an app took the link.
+    // The decision needs Waypost (or, in a page's first moments, the lists): hold the navigation,
+    // and make it ourselves unless an app took the link.
     event.preventDefault();
     const proceed = () => location.assign(url.href);
-    api.runtime.sendMessage({ type: "open", url: url.href }).then(
-      (reply) => { if (!reply || reply.opened !== true) proceed(); },
-      proceed);
+    ready.then(() => {
+      if (!mayBeOwned(url.hostname)) return proceed();
+      api.runtime.sendMessage({ type: "open", url: url.href }).then(
+        (reply) => { if (!reply || reply.opened !== true) proceed(); },
+        proceed);
+    }, proceed);
   });
 })();

@@ -242,6 +242,12 @@ def run(tools, scenario, port):
                 raise RuntimeError(f"unknown step {action}")
         except Exception as error:  # reported to the test, which fails with it
             result["error"] = str(error)
+            try:
+                collect()
+                result["tab"] = evaluate("location.href", session)
+                result["navigations"] = list(navigations)
+            except Exception:
+                pass
         print(json.dumps(result), flush=True)
         if "error" in result:
             break

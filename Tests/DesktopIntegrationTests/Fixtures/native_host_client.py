@@ -7,6 +7,7 @@ then the reply; {"stop-daemon"} / {"continue-daemon"}: SIGSTOP / SIGCONT the dis
 on the session bus). Prints one JSON line per reply, then {"exit": status}."""
 import json
 import os
+import select
 import signal
 import struct
 import subprocess
@@ -44,7 +45,14 @@ for action in actions:
         host.stdin.flush()
         print(json.dumps(reply()), flush=True)
     elif "stop-daemon" in action:
-        os.kill(daemon_pid(), signal.SIGSTOP)
+        pid = daemon_pid()
+        os.kill(pid, signal.SIGSTOP)
+        # kill() returns before every thread has stopped: wait for the kernel's word (each thread in state T).
+        def stopped():
+            tasks = os.listdir(f"/proc/{pid}/task")
+            return all(open(f"/proc/{pid}/task/{t}/stat").read().rsplit(")", 1)[1].split()[0] == "T" for t in tasks)
+        while not stopped():
+            select.select([], [], [], 0.01)
     elif "continue-daemon" in action:
         os.kill(daemon_pid(), signal.SIGCONT)
 host.stdin.close()
