@@ -147,7 +147,7 @@ import TestSupport
         try JSONSerialization.data(withJSONObject: actions).write(to: file)
         let run = try await desktop.run(ThrowawayDesktop.python, [Self.hostClient, file.path, ThrowawayDesktop.waypost, "browser-host"] + caller)
         let replies = run.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        try #require(replies.count == actions.filter { $0["send"] != nil || $0["send-raw"] != nil || $0["send-length"] != nil }.count + 1,
+        try #require(replies.count == actions.filter { $0["send"] != nil || $0["send-raw"] != nil || $0["send-length"] != nil || $0["await-push"] != nil }.count + 1,
                      "\(run.output)\(run.errors)\n\(desktop.busLog)")
         return replies
     }
@@ -168,6 +168,10 @@ import TestSupport
             ["send": ["id": 6, "type": "open", "url": "file:///etc/passwd"]],
             ["send": ["id": 7, "type": "owned-domains", "extra": true]],
             ["send": ["id": 8, "type": "keep-in-browser", "domain": "shop.example/evil"]],
+            // A user rule sending news.example to an app: the daemon says the owned domains changed.
+            ["write": desktop.root.appendingPathComponent("config/waypost/associations/news.example.json").path,
+             "text": #"{"applinks": {"details": [{"appIDs": ["org.example.Shop"], "components": [{"/": "*"}]}]}}"#],
+            ["await-push": "news.example"],
             // A silent daemon: the click waits 300 ms at most, then proceeds in the browser.
             ["stop-daemon": true],
             ["send": ["id": 9, "type": "open", "url": "https://shop.example/product/10"]],
@@ -184,10 +188,11 @@ import TestSupport
         #expect(replies[6]["error"] as? String == "invalid-value", "\(replies[6])")
         #expect(replies[7]["error"] as? String == "unexpected-key", "\(replies[7])")
         #expect(replies[8]["error"] as? String == "invalid-value", "\(replies[8])")
-        #expect(replies[9]["owned"] as? Bool == false && replies[9]["opened"] as? Bool == false, "\(replies[9])")
-        #expect((replies[9]["reason"] as? String)?.contains("did not answer") == true, "\(replies[9])")
-        #expect(replies[10]["error"] as? String == "message-too-large", "\(replies[10])")
-        #expect(replies[11]["exit"] as? Int == 65, "the host ends after an oversized message: \(replies[11])")
+        #expect(replies[9]["domains"] as? [String] == ["news.example", "shop.example"], "\(replies[9])")
+        #expect(replies[10]["owned"] as? Bool == false && replies[10]["opened"] as? Bool == false, "\(replies[10])")
+        #expect((replies[10]["reason"] as? String)?.contains("did not answer") == true, "\(replies[10])")
+        #expect(replies[11]["error"] as? String == "message-too-large", "\(replies[11])")
+        #expect(replies[12]["exit"] as? Int == 65, "the host ends after an oversized message: \(replies[12])")
         #expect(shopLinks(desktop) == ["https://shop.example/product/9"], "only the opened link reached the app")
     }
 

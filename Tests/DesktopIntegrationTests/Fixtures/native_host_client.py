@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Talks to a native-messaging host as a browser does (length-prefixed JSON on its stdin and stdout),
 for the host's tests. usage: native_host_client.py ACTIONS.json PROGRAM ARGUMENT...
-Actions: {"send": object} or {"send-raw": text}: one message, then the host's next reply (pushes
+Actions: {"write": path, "text": text}; {"await-push": domain}: until the host pushes owned
+domains holding it; {"send": object} or {"send-raw": text}: one message, then the host's next reply (pushes
 of the owned domains, which carry no id, are skipped); {"send-length": N}: only a length header,
 then the reply; {"stop-daemon"} / {"continue-daemon"}: SIGSTOP / SIGCONT the dispatcher (found
 on the session bus). Prints one JSON line per reply, then {"exit": status}."""
@@ -44,6 +45,21 @@ for action in actions:
         host.stdin.write(struct.pack("=I", action["send-length"]))
         host.stdin.flush()
         print(json.dumps(reply()), flush=True)
+    elif "write" in action:
+        os.makedirs(os.path.dirname(action["write"]), exist_ok=True)
+        with open(action["write"], "w") as file:
+            file.write(action["text"])
+    elif "await-push" in action:
+        # Until the host pushes owned domains holding this one (the host's pushes carry no id).
+        while True:
+            header = host.stdout.read(4)
+            if len(header) < 4:
+                print(json.dumps({"closed": True}), flush=True)
+                break
+            message = json.loads(host.stdout.read(struct.unpack("=I", header)[0]))
+            if message.get("type") == "owned-domains" and "id" not in message and action["await-push"] in message.get("domains", []):
+                print(json.dumps(message), flush=True)
+                break
     elif "stop-daemon" in action:
         pid = daemon_pid()
         os.kill(pid, signal.SIGSTOP)
