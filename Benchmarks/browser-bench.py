@@ -178,7 +178,8 @@ def main():
         other = f"http://127.0.0.1:{port}/other.html"
         unowned = {"with": [], "without": []}
         for i in range(ROUNDS):
-            for name, tools, session in [("with", with_tools, with_session), ("without", without_tools, without_session)]:
+            pair = [("with", with_tools, with_session), ("without", without_tools, without_session)]
+            for name, tools, session in (pair if i % 2 == 0 else reversed(pair)):  # neither always first
                 load(tools, session, page)
                 started = click(tools, session, "#unowned")
                 unowned[name].append(navigation_start(tools, session, other) - started)
