@@ -55,7 +55,15 @@ public final class PrivateSession: Sendable {
         environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
         environment["XDG_CACHE_HOME"] = root.appendingPathComponent("cache").path
         environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
-        environment["XDG_DATA_DIRS"] = "/usr/share"  // the MIME database, and nothing of the machine's apps
+        // The machine's MIME database and GSettings schemas, and nothing of its apps: a browser
+        // installed on the machine (Chromium, for the extension's tests) would otherwise be every
+        // session's https handler of last resort.
+        let systemData = root.appendingPathComponent("system-data")
+        try FileManager.default.createDirectory(at: systemData, withIntermediateDirectories: true)
+        for shared in ["mime", "glib-2.0"] {
+            try FileManager.default.createSymbolicLink(atPath: systemData.appendingPathComponent(shared).path, withDestinationPath: "/usr/share/" + shared)
+        }
+        environment["XDG_DATA_DIRS"] = systemData.path
         environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path
         environment.merge(extraEnvironment) { _, new in new }
         try prepare(root)
