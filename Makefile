@@ -18,13 +18,15 @@ DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-b
 # bundle; its tests make a throwaway CA with openssl and run a loopback HTTPS server in a network
 # namespace (unshare and nsenter from util-linux, mount, ip).
 DEB_PACKAGES += libcurl4-openssl-dev ca-certificates openssl mount iproute2
+# The browser extension's end-to-end tests and benchmark: Debian's Chromium, driven under Xvfb.
+DEB_PACKAGES += chromium xvfb
 # libdbus-1.a calls libsystemd, which only libsystemd-dev lets a program link (see `release`).
 ifeq ($(STATIC_LIBDBUS),1)
 DEB_PACKAGES += libsystemd-dev
 endif
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test test-release demo bench bench-activities bench-routing bench-bus bench-dispatch bench-instructions bench-message-building bench-open dist install uninstall check-install clean
+.PHONY: all deps build release test test-release demo bench bench-browser browser-extension bench-activities bench-routing bench-bus bench-dispatch bench-instructions bench-message-building bench-open dist install uninstall check-install clean
 
 all: build
 
@@ -81,14 +83,15 @@ release: deps
 	  echo "error: the files above import Foundation; import FoundationEssentials, or nothing." >&2; exit 1; \
 	fi
 
+# WAYPOST_REQUIRE_BROWSER=1: the Chromium tests fail rather than skip where Chromium is missing.
 test: deps
-	$(SWIFT) test
+	WAYPOST_REQUIRE_BROWSER=1 $(SWIFT) test
 
 # The daemon's and the desktop's end-to-end tests again, run against the release binary that
 # `make install` installs: what users run is tested. Then the DBus module's own tests, compiled
 # optimised, in a build folder of their own so that -enable-testing does not rebuild that binary.
 test-release: release
-	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" $(SWIFT) test --filter 'DispatcherTests|DesktopIntegrationTests'
+	WAYPOST_REQUIRE_BROWSER=1 WAYPOST="$(CURDIR)/$(RELEASE_BIN)" $(SWIFT) test --filter 'DispatcherTests|DesktopIntegrationTests'
 	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build/release-tests --filter DBusTests
 
 # First where example scenarios would go (waypost explain), then the live demo: real gio open and
@@ -158,6 +161,24 @@ bench-associations: deps
 # and what keeping them costs on disk and in the daemon (issue 17's figures).
 bench-activities: release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench
+
+# A click in Chromium on a link an app owns → the app acknowledged, beside `gio open` of the same link
+# in the same run; and a click on a link no app owns with and without the extension (Benchmarks/README.md).
+bench-browser: release
+	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" /usr/bin/python3 Benchmarks/browser-bench.py
+
+# After editing browser/: the copy inside the binary (Sources/Installation/BrowserExtensionFiles.swift,
+# which `waypost install --browser` writes out), and the packages a store or a user installs:
+# .build/browser/waypost-chromium.zip and waypost-firefox.xpi (a zip with manifest.json at its root).
+browser-extension:
+	/usr/bin/python3 browser/embed.py Sources/Installation/BrowserExtensionFiles.swift
+	@mkdir -p .build/browser
+	cd browser && for browser in chromium firefox; do \
+	  suffix=$$([ $$browser = firefox ] && echo xpi || echo zip); \
+	  /usr/bin/python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED); z.write(sys.argv[2], "manifest.json"); [z.write(f) for f in sys.argv[3:]]' \
+	    ../.build/browser/waypost-$$browser.$$suffix manifest.$$browser.json background.js content.js popup.html popup.js; \
+	done
+	@ls -l .build/browser
 
 # gio open → the daemon → a running app, beside gio open straight to the app and to an Exec= entry.
 bench-open: deps release

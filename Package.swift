@@ -89,15 +89,19 @@ let package = Package(
         // fetched through libcurl (opened on the first fetch), verified and cached.
         .target(name: "AssociationSources", dependencies: ["CCurl"], swiftSettings: strict),
 
+        // The browsers' native-messaging protocol as the browser extension's host speaks it: framing,
+        // the messages' schema, the calling extension. Pure: bytes in, bytes out.
+        .target(name: "NativeMessaging", swiftSettings: strict),
+
         // Desktop integration: the handler's files, handing schemes over in mimeapps.list, doctor.
-        .target(name: "Installation", dependencies: ["Desktop"], swiftSettings: strict),
+        .target(name: "Installation", dependencies: ["Desktop", "NativeMessaging"], swiftSettings: strict),
 
         // One executable: argument parsing and wiring only.
         .executableTarget(
             name: "waypost",
             dependencies: [
                 "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
-                "Associations", "AssociationSources", "ActivityStore",
+                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -128,6 +132,7 @@ let package = Package(
 
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "AssociationsTests", dependencies: ["Associations"], swiftSettings: strict),
+        .testTarget(name: "NativeMessagingTests", dependencies: ["NativeMessaging"], swiftSettings: strict),
         .testTarget(name: "ActivityStoreTests", dependencies: ["ActivityStore"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),

@@ -93,7 +93,7 @@ public enum SchemeRuling: Sendable, Equatable, CustomStringConvertible {
 ///   association domain's file must name it; the most specific domains are tried first.
 public struct LinkOwnership: Sendable {
     /// The rules for web links, and for each custom scheme those for its links, in file order.
-    private let userRules: [UserRule]
+    let userRules: [UserRule]
     private let schemeRules: [String: [UserRule]]
     private let associations: [String: DeferredAssociation]
     private let claims: [String: [DomainClaim]]
@@ -256,6 +256,21 @@ public struct LinkOwnership: Sendable {
             }
         }
         return list.sorted { ($0.claim.domain, $0.claim.description, $0.appID) < ($1.claim.domain, $1.claim.description, $1.appID) }
+    }
+}
+
+extension LinkOwnership {
+    /// The host patterns (`shop.example`, `*.shop.example`) under which some link may go to an app:
+    /// each claim whose association names its app, and each user rule that names an entry. What a
+    /// browser extension keeps to decide a click on any other host without asking. Sorted, unique.
+    public var ownedDomains: [String] {
+        var domains = Set(claimedDomains.filter { $0.agreement == .named }.map(\.claim.description))
+        // A rule for every host ("hosts": ["*"]) makes every link worth asking about: "*".
+        for rule in userRules where !rule.file.appIDs.isEmpty {
+            if rule.scope.everyHost { domains.insert("*") }
+            domains.formUnion(rule.scope.hosts.map(\.description))
+        }
+        return domains.sorted()
     }
 }
 

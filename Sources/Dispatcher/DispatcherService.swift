@@ -44,6 +44,12 @@ public final class DispatcherService: Sendable {
             Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication],
             executor: connection.executor)
         try exportSearchProviders()
+        // Browser extensions keep a copy of the owned domains (waypost browser-host): tell them of a change.
+        dispatcher.webLinks.onOwnedDomainsChange { [connection] domains in
+            try? connection.emit(
+                path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                member: Contract.Dispatcher1.ownedDomainsChanged.name, domains)
+        }
         let reply = try await connection.requestName(Contract.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner || reply == .alreadyOwner else {
             throw BusError(.failed, "\(Contract.busName) is taken: \(await currentOwner())")
@@ -143,12 +149,18 @@ public final class DispatcherService: Sendable {
                     if added { await self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
+                method(Members.ownedDomains) { call in
+                    try call.reply(self.dispatcher.webLinks.ownedDomains)
+                },
                 method(Members.status) { call in
                     let (processes, scenes) = await self.dispatcher.status
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
             ] + activityMethods,
-            signals: [Members.routed.signalDeclaration, Members.currentActivityChanged.signalDeclaration])
+            signals: [
+                Members.routed.signalDeclaration, Members.currentActivityChanged.signalDeclaration,
+                Members.ownedDomainsChanged.signalDeclaration,
+            ])
     }
 
     // MARK: org.freedesktop.Application (how GIO openers reach a DBusActivatable entry)

@@ -6,6 +6,8 @@ import Synchronization
 /// so a link is always decided against one consistent table, and never waits for the rebuild.
 public final class WebLinkTable: Sendable {
     private let current: Mutex<LinkOwnership>
+    /// The owned domains last announced, and who hears of a change (the service's signal).
+    private let announced = Mutex<(domains: [String]?, observers: [@Sendable ([String]) -> Void])>((nil, []))
 
     /// - Parameter ownership: the table to start with (none: every web link goes to the browser).
     public init(_ ownership: LinkOwnership = LinkOwnership(userRules: [], associations: [:], claims: [:])) {
@@ -15,6 +17,29 @@ public final class WebLinkTable: Sendable {
     /// Replaces the table; links decided afterwards use the new one.
     public func replace(with ownership: LinkOwnership) {
         current.withLock { $0 = ownership }
+        guard !announced.withLock({ $0.observers.isEmpty }) else { return }
+        // Off the caller: listing owned domains compiles every association, which a rebuild defers.
+        Task.detached(priority: .utility) { self.announceOwnedDomains() }
+    }
+
+    /// Calls `observer` with `ownedDomains` each time a replaced table changes them.
+    public func onOwnedDomainsChange(_ observer: @escaping @Sendable ([String]) -> Void) {
+        announced.withLock { $0.observers.append(observer) }
+    }
+
+    /// The host patterns under which some link may go to an app (`LinkOwnership.ownedDomains`).
+    public var ownedDomains: [String] { ownership.ownedDomains }
+
+    /// Tells the observers the domains of the table in use now, when they differ from the last told
+    /// (two quick replaces may both get here: each reads the newest table, so the last word is right).
+    private func announceOwnedDomains() {
+        let domains = ownedDomains
+        let observers: [@Sendable ([String]) -> Void] = announced.withLock { state in
+            guard state.domains != domains else { return [] }
+            state.domains = domains
+            return state.observers
+        }
+        for observer in observers { observer(domains) }
     }
 
     /// The table in use now.

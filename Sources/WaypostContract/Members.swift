@@ -108,6 +108,8 @@ extension Contract {
             ])
         public static let monitorRouted = Member.method(
             "MonitorRouted", in: [.init("options", "a{sv}", keys: MonitorOptions.Keys.all)])
+        public static let ownedDomains = Member.method("OwnedDomains", out: [.init("domains", "as")])
+        public static let ownedDomainsChanged = Member.signal("OwnedDomainsChanged", [.init("domains", "as")])
         public static let routed = Member.signal(
             "Routed", [.init("event", "s"), .init("outcome", "a{sv}", keys: RoutingOutcome.Keys.routed)])
 
@@ -116,7 +118,7 @@ extension Contract {
             open, continueActivity, explain, explainOpenedBy, status, monitorRouted, routed,
             setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
             getCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
-            forgetSavedActivities,
+            forgetSavedActivities, ownedDomains, ownedDomainsChanged,
         ]
         /// Every error of the contract comes from the dispatcher.
         public static let errors = Failure.allCases

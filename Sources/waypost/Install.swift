@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import Desktop
+import Glibc
 import Installation
 import WaypostContract
 
@@ -24,15 +25,22 @@ struct LayoutOptions: ParsableArguments {
     /// The user's layout comes from GLib's XDG directories, so it needs GIO.
     func layout() throws(GIOLoadError) -> InstallLayout { system ? .system(prefix: prefix) : try .user() }
     var command: String { system ? "waypost install --system --prefix \(prefix)" : "waypost install --user" }
+
+    /// Where the browser extension goes (the user's: Firefox reads `~/.mozilla`, so HOME too).
+    func browserLayout() throws(GIOLoadError) -> BrowserLayout {
+        system ? .system(prefix: prefix) : .user(try XDGDirectories(), home: getenv("HOME").map { String(cString: $0) } ?? "")
+    }
 }
 
 /// Runs one installer operation and prints its report; a failure exits 1 with the reason.
-private func runInstaller(_ what: String, _ body: () throws(InstallError) -> Installer.Report) throws {
+private func runInstaller(
+    _ what: String, quietWhenUnchanged: Bool = false, _ body: () throws(InstallError) -> Installer.Report
+) throws {
     do {
         let report = try body()
         for change in report.changes { print(change) }
         for warning in report.warnings { printError("waypost: warning: \(warning)") }
-        if report.changes.isEmpty { print("\(what): nothing to change") }
+        if report.changes.isEmpty && !quietWhenUnchanged { print("\(what): nothing to change") }
     } catch {
         printError("waypost \(what): \(error)")
         if case .file = error { printError("waypost \(what): nothing was changed") }
@@ -79,6 +87,9 @@ struct Install: ParsableCommand {
     @Flag(help: "With --web: local HTML files too (text/html).")
     var html = false
 
+    @Flag(help: "Also the browser extension for Chromium, Chrome and Firefox: its files and the browsers' native-messaging host manifests.")
+    var browser = false
+
     func validate() throws {
         if html && !web { throw ValidationError("--html goes with --web") }
     }
@@ -87,6 +98,10 @@ struct Install: ParsableCommand {
         let program = try installedProgram()
         let installer = try withDesktop("install") { () throws(GIOLoadError) in try Installer(layout: options.layout(), program: program) }
         try runInstaller("install") { () throws(InstallError) in try installer.install(web: web, html: html) }
+        if browser {
+            let layout = try withDesktop("install") { () throws(GIOLoadError) in try options.browserLayout() }
+            try runInstaller("install --browser") { () throws(InstallError) in try installer.installBrowser(layout) }
+        }
     }
 }
 
@@ -110,10 +125,24 @@ struct Uninstall: ParsableCommand {
     @Flag(help: "Give back only http, https and text/html (what install --web took); schemes stay with Waypost.")
     var web = false
 
+    @Flag(help: "Remove only the browser extension's files and host manifests (plain uninstall removes them too).")
+    var browser = false
+
+    func validate() throws {
+        if web && browser { throw ValidationError("choose one of --web and --browser") }
+    }
+
     func run() throws {
         let program = try installedProgram()
         let installer = try withDesktop("uninstall") { () throws(GIOLoadError) in try Installer(layout: options.layout(), program: program) }
-        try runInstaller("uninstall") { () throws(InstallError) in try installer.uninstall(webOnly: web) }
+        let layout = try withDesktop("uninstall") { () throws(GIOLoadError) in try options.browserLayout() }
+        if !browser {
+            try runInstaller("uninstall") { () throws(InstallError) in try installer.uninstall(webOnly: web) }
+        }
+        if !web {
+            // Plain uninstall mentions the extension only when there was one to remove.
+            try runInstaller("uninstall --browser", quietWhenUnchanged: !browser) { () throws(InstallError) in try installer.uninstallBrowser(layout) }
+        }
     }
 }
 
@@ -127,7 +156,9 @@ struct Doctor: AsyncParsableCommand {
         let doctor = try withDesktop("doctor") { () throws(GIOLoadError) in
             try Installation.Doctor(layout: options.layout(), installCommand: options.command)
         }
+        let browser = try withDesktop("doctor") { () throws(GIOLoadError) in try options.browserLayout() }
         let findings = doctor.check(activatable: await Self.activatable()) + [await Self.ownerFinding()]
+            + doctor.browserFindings(browser, program: try installedProgram())
         for finding in findings {
             let mark = switch finding.severity { case .ok: "ok  "; case .note: "note"; case .problem: "FIX " }
             print("\(mark) \(finding.summary)")

@@ -1,12 +1,14 @@
 import ArgumentParser
+import AssociationSources
 import Associations
+import Desktop
 import FoundationEssentials
 
 /// `waypost links …`: universal links. More subcommands join `match` in this group.
 struct Links: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Universal links: https links that open in the app their domain names.",
-        subcommands: [Match.self, List.self, Verify.self])
+        subcommands: [Match.self, List.self, Verify.self, KeepInBrowser.self, UndoKeep.self])
 }
 
 extension Links {
@@ -96,4 +98,68 @@ extension Links {
             try container.encode(match.reason, forKey: .reason)
         }
     }
+}
+
+extension Links {
+    /// `waypost links keep-in-browser DOMAIN…`: what the browser extension's "Keep opening DOMAIN in
+    /// the browser" writes, from the command line.
+    struct KeepInBrowser: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "keep-in-browser",
+            abstract: "Open every link of a domain in the browser, whoever opens it (undo with `waypost links undo-keep`).",
+            discussion: """
+                Writes $XDG_CONFIG_HOME/waypost/associations/DOMAIN.json, a user rule naming no app and \
+                marked as Waypost's; the running daemon uses it at once, for every opener (the browser \
+                extension, gio open, xdg-open). A rule file of your own for the domain is never changed.
+                """)
+
+        @ArgumentParser.Argument(help: "The domains (shop.example).")
+        var domains: [String]
+
+        func run() throws { try changeKeptDomains(domains) { kept, domain throws(KeptInBrowserError) in
+            try kept.keep(domain) ? "links of \(domain) now open in the browser (\(kept.path(of: domain)))" : "\(domain) was kept in the browser already"
+        } }
+    }
+
+    /// `waypost links undo-keep DOMAIN…`: removes the rule `keep-in-browser` (or the extension) wrote.
+    struct UndoKeep: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "undo-keep",
+            abstract: "Let a domain's links open in the app that owns them again (undoes keep-in-browser).",
+            discussion: "Removes the rule file Waypost wrote for the domain; a rule file of your own is never removed.")
+
+        @ArgumentParser.Argument(help: "The domains (shop.example).")
+        var domains: [String]
+
+        func run() throws { try changeKeptDomains(domains) { kept, domain throws(KeptInBrowserError) in
+            try kept.undo(domain) ? "links of \(domain) open in the app that owns them again" : "\(domain) was not kept in the browser"
+        } }
+    }
+}
+
+/// Applies `change` to each domain, printing what it did; exits 1 after the last when one failed,
+/// 64 for a text that is not a domain name, 69 without GIO (the XDG directories are GLib's).
+private func changeKeptDomains(
+    _ domains: [String], _ change: (KeptInBrowser, AssociatedDomain) throws(KeptInBrowserError) -> String
+) throws {
+    var names: [AssociatedDomain] = []
+    for domain in domains {
+        do { names.append(try AssociatedDomain(domain)) } catch {
+            printError("waypost links: \(error)")
+            throw ExitCode(64)
+        }
+    }
+    let kept: KeptInBrowser
+    do { kept = KeptInBrowser(AssociationDirectories(try XDGDirectories())) } catch {
+        printError("waypost links: \(error)")
+        throw ExitCode(69)
+    }
+    var failed = false
+    for name in names {
+        do { print(try change(kept, name)) } catch {
+            printError("waypost links: \(error)")
+            failed = true
+        }
+    }
+    if failed { throw ExitCode(1) }
 }

@@ -87,8 +87,9 @@ extension Links {
             }
             var rules = AssociationFileSet.user(domains.directories)
             _ = rules.refresh()
+            let kept = Set(KeptInBrowser(domains.directories).domains)
             for name in rules.files.keys.sorted() {
-                print("\(name)  user rule \(rules.files[name]!.path)")
+                print("\(name)  user rule \(rules.files[name]!.path)\(kept.contains(name) ? " (kept in the browser; waypost links undo-keep \(name))" : "")")
             }
         }
     }

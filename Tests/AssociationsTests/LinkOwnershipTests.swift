@@ -176,6 +176,18 @@ struct LinkOwnershipTests {
             "shop.example org.example.Shop named",
         ])
     }
+
+    @Test("ownedDomains: agreed claims and user rules naming an entry; not hijacks, unverified claims or rules naming no app")
+    func ownedDomains() throws {
+        let owner = try ownership(
+            associations: ["shop.example": Self.shopFile],
+            claims: ["org.example.Shop": ["shop.example", "*.shop.example", "other.example"], "org.evil.Phish": ["shop.example", "bank.example"]],
+            userRules: [
+                ("*.corp.example", #"{"applinks": {"details": [{"appIDs": ["org.example.WorkBrowser"], "components": [{"/": "*"}]}]}}"#),
+                ("news.example", #"{"applinks": {"details": [{"appIDs": [], "components": [{"/": "*"}]}]}}"#),
+            ])
+        #expect(owner.ownedDomains == ["*.corp.example", "*.shop.example", "shop.example"])
+    }
 }
 
 extension OwnershipDecision {

@@ -55,6 +55,9 @@ public enum Files {
         }
     }
 
+    /// Removes a directory when it is empty; nothing otherwise. `rmdir`.
+    public static func removeEmptyDirectory(_ path: String) { _ = rmdir(path) }
+
     /// Removes a file; one that is already gone is fine. `unlink`.
     public static func remove(_ path: String) throws(KeyFileError) {
         guard unlink(path) == 0 || errno == ENOENT else { throw .inaccessible(file: path, reason: errnoMessage(errno)) }

@@ -1,0 +1,263 @@
+import ArgumentParser
+import AssociationSources
+import DBus
+import Desktop
+import Dispatch
+import Glibc
+import NativeMessaging
+import Synchronization
+import WaypostContract
+
+/// `waypost browser-host`: the native-messaging host of Waypost's browser extension. The browser
+/// starts it (through the host manifest `waypost install --browser` writes) and speaks the
+/// length-prefixed JSON protocol on its stdin and stdout; every answer comes from the dispatcher.
+/// Hidden from the help: people never run it.
+struct BrowserHost: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "browser-host",
+        abstract: "The native-messaging host of Waypost's browser extension (the browser starts it).",
+        shouldDisplay: false)
+
+    /// Chromium and Chrome pass the extension's origin; Firefox the manifest's path and the add-on id.
+    @ArgumentParser.Argument(parsing: .allUnrecognized)
+    var arguments: [String] = []
+
+    /// How long a click waits for the dispatcher before it proceeds in the browser.
+    static let clickWait: Duration = .milliseconds(300)
+    /// How long the owned domains may take (not on a click's path: the daemon may be starting).
+    static let listWait: Duration = .seconds(10)
+
+    func run() async throws {
+        do { _ = try BrowserCaller(arguments: arguments) } catch {
+            printError("waypost browser-host: \(error)")
+            throw ExitCode(77)  // EX_NOPERM
+        }
+        let connection: Connection
+        let kept: KeptInBrowser
+        do {
+            connection = try await Connection.session()
+            kept = KeptInBrowser(AssociationDirectories(try XDGDirectories()))
+        } catch {
+            printError("waypost browser-host: \(error)")
+            throw ExitCode(69)
+        }
+        let host = BrowserHostSession(connection: connection, kept: kept)
+        await host.watchChanges()
+        let status = await host.serve(StandardInput.chunks())
+        connection.close()
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// One browser's conversation with the host: requests in, replies and pushes out, each request
+/// answered on a task of its own (a slow `open` does not hold up the next click).
+final class BrowserHostSession: Sendable {
+    let connection: Connection
+    let kept: KeptInBrowser
+    private let output = StandardOutput()
+    /// The owned domains last heard from the dispatcher (pushed again with `kept` when either changes).
+    private let domains = Mutex<[String]>([])
+    private let catalog = Mutex<ApplicationCatalog?>(nil)
+
+    init(connection: Connection, kept: KeptInBrowser) {
+        self.connection = connection
+        self.kept = kept
+    }
+
+    /// Reads messages until the browser hangs up (0) or sends one over the limit (65, after
+    /// answering `message-too-large`: the stream cannot be followed past it).
+    func serve(_ input: AsyncStream<[UInt8]>) async -> Int32 {
+        var reader = FrameReader()
+        for await chunk in input {
+            reader.append(chunk)
+            while true {
+                let message: [UInt8]?
+                do { message = try reader.next() } catch {
+                    printError("waypost browser-host: \(error)")
+                    output.send(HostMessage(id: nil, refusing: error))
+                    return 65  // EX_DATAERR
+                }
+                guard let message else { break }
+                do {
+                    let request = try BrowserRequest(json: message)
+                    Task { self.output.send(await self.answer(request)) }
+                } catch {
+                    output.send(HostMessage(id: nil, refusing: error))
+                }
+            }
+        }
+        return 0
+    }
+
+    func answer(_ request: BrowserRequest) async -> HostMessage {
+        switch request.kind {
+        case .ownedDomains:
+            let current = await askOwnedDomains() ?? domains.withLock { $0 }
+            return ownedDomainsMessage(id: request.id, current)
+        case .owner(let url):
+            var reply = HostMessage(id: request.id, type: "owner")
+            reply.url = url
+            await describeOwner(of: url, in: &reply)
+            return reply
+        case .open(let url):
+            var reply = HostMessage(id: request.id, type: "open")
+            reply.url = url
+            await describeOwner(of: url, in: &reply)
+            reply.opened = false
+            guard reply.owned == true else { return reply }
+            do {
+                // The daemon decides again, by its normal rules (both sides agree, the user's
+                // rules), and tells the opener from the bus: this host, the browser's child.
+                _ = try await connection.call(
+                    destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                    member: Contract.Dispatcher1.open.name, url, [String: Variant](), timeout: BusClient.routingTimeout)
+                reply.opened = true
+            } catch {
+                reply.reason = BusClient.message(error)
+            }
+            return reply
+        case .keepInBrowser(let domain), .undoKeep(let domain):
+            let keep = if case .keepInBrowser = request.kind { true } else { false }
+            var reply = HostMessage(id: request.id, type: keep ? "keep-in-browser" : "undo-keep")
+            reply.domain = domain
+            do {
+                let name: AssociatedDomain
+                do { name = try AssociatedDomain(domain) } catch {
+                    throw NativeMessagingError.invalidValue(key: "domain", value: domain, reason: error.problem)
+                }
+                do { _ = keep ? try kept.keep(name) : try kept.undo(name) } catch {
+                    reply.error = "rule-file"
+                    reply.message = error.description
+                }
+            } catch let error as NativeMessagingError {
+                return HostMessage(id: request.id, refusing: error)
+            } catch {}
+            reply.kept = kept.domains
+            pushOwnedDomains()
+            return reply
+        }
+    }
+
+    /// Fills `owned`, `app`, `name` (and `reason` when not owned) from the dispatcher's `Explain`,
+    /// waiting `clickWait` at most: a silent daemon means "not owned", and the click proceeds.
+    private func describeOwner(of url: String, in reply: inout HostMessage) async {
+        reply.owned = false
+        let outcome: Contract.RoutingOutcome
+        do {
+            let answer = try await connection.call(
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                member: Contract.Dispatcher1.explain.name, url, timeout: BrowserHost.clickWait)
+            outcome = try Contract.RoutingOutcome(try answer.decode([String: Variant].self))
+        } catch {
+            reply.reason = "the dispatcher did not answer: \(BusClient.message(error))"
+            return
+        }
+        guard outcome.rule != "browser", let app = outcome.appID else {
+            reply.reason = outcome.reason
+            return
+        }
+        reply.owned = true
+        reply.app = app
+        reply.name = appName(app)
+    }
+
+    /// The app's name from its desktop entry (GIO, loaded on the first owned link).
+    private func appName(_ id: String) -> String {
+        catalog.withLock { catalog in
+            if catalog == nil { catalog = try? ApplicationCatalog() }
+            return (try? catalog?.entry(id: id))?.name ?? id
+        }
+    }
+
+    /// The dispatcher's `OwnedDomains`, remembered; nil when it did not answer.
+    private func askOwnedDomains() async -> [String]? {
+        do {
+            let answer = try await connection.call(
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                member: Contract.Dispatcher1.ownedDomains.name, timeout: BrowserHost.listWait)
+            let (list) = try answer.decode([String].self)
+            domains.withLock { $0 = list }
+            return list
+        } catch {
+            printError("waypost browser-host: the dispatcher did not list the owned domains: \(BusClient.message(error))")
+            return nil
+        }
+    }
+
+    private func ownedDomainsMessage(id: Int?, _ list: [String]) -> HostMessage {
+        var message = HostMessage(id: id, type: "owned-domains")
+        message.domains = list
+        message.kept = kept.domains
+        return message
+    }
+
+    /// Sends the extension the owned domains and the kept ones as they stand.
+    func pushOwnedDomains() {
+        output.send(ownedDomainsMessage(id: nil, domains.withLock { $0 }))
+    }
+
+    /// Pushes the lists again when the dispatcher says its domains changed, when a dispatcher
+    /// (re)starts, and when the user's rules directory changes (`waypost links keep-in-browser`).
+    func watchChanges() async {
+        let changed = MatchRule(
+            sender: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+            member: Contract.Dispatcher1.ownedDomainsChanged.name)
+        if let signals = try? await connection.signals(matching: changed) {
+            Task {
+                for try await signal in signals {
+                    guard let (list) = try? signal.decode([String].self) else { continue }
+                    self.domains.withLock { $0 = list }
+                    self.pushOwnedDomains()
+                }
+            }
+        }
+        if let owners = try? await connection.nameOwnerChanges(for: Contract.busName) {
+            Task {
+                for try await change in owners where change.newOwner != nil {
+                    if await self.askOwnedDomains() != nil { self.pushOwnedDomains() }
+                }
+            }
+        }
+        try? await DirectoryChanges.watch([kept.directory]) { _ in self.pushOwnedDomains() }
+    }
+}
+
+/// The browser's messages as they arrive on stdin, read on a thread of their own (a blocking
+/// `read`, never on the concurrency pool); the stream ends when the browser closes the pipe.
+enum StandardInput {
+    static func chunks() -> AsyncStream<[UInt8]> {
+        let (stream, sink) = AsyncStream<[UInt8]>.makeStream()
+        DispatchQueue(label: "waypost.browser-host.stdin").async {
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                sink.yield(Array(buffer[0 ..< count]))
+            }
+            sink.finish()
+        }
+        return stream
+    }
+}
+
+/// Framed messages to the browser on stdout, one whole message at a time.
+final class StandardOutput: Sendable {
+    private let lock = Mutex(())
+
+    func send(_ message: HostMessage) {
+        let bytes: [UInt8]
+        do { bytes = try FrameReader.frame(message.json) } catch {
+            bytes = (try? FrameReader.frame(HostMessage(id: message.id, refusing: error).json)) ?? []
+        }
+        lock.withLock { _ in
+            var written = 0
+            while written < bytes.count {
+                let result = bytes.withUnsafeBytes { write(1, $0.baseAddress! + written, bytes.count - written) }
+                if result < 0 && errno == EINTR { continue }
+                guard result > 0 else { return }  // the browser went away; stdin's end stops us
+                written += result
+            }
+        }
+    }
+}
