@@ -84,7 +84,11 @@ release: deps
 	fi
 
 # WAYPOST_REQUIRE_BROWSER=1: the Chromium tests fail rather than skip where Chromium is missing.
+# The extension inside the binary must be browser/ as it is: checked before the tests.
 test: deps
+	@mkdir -p .build && /usr/bin/python3 browser/embed.py .build/BrowserExtensionFiles.check.swift && \
+	  cmp -s .build/BrowserExtensionFiles.check.swift Sources/Installation/BrowserExtensionFiles.swift || \
+	  { echo "Sources/Installation/BrowserExtensionFiles.swift is not browser/'s copy: run make browser-extension" >&2; exit 1; }
 	WAYPOST_REQUIRE_BROWSER=1 $(SWIFT) test
 
 # The daemon's and the desktop's end-to-end tests again, run against the release binary that
