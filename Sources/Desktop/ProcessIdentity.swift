@@ -103,6 +103,15 @@ public struct InstalledPrograms: Sendable {
         }
     }
 
+    /// Whether a process running `executable` (nil: unreadable) could be told apart only by its
+    /// arguments: it is an interpreter (the script names the app, and a bare interpreter is not a
+    /// script's app), or several entries run that program (literal arguments break the tie). Else
+    /// its program alone decides, and its argument vector need not be read.
+    public func needsArguments(toIdentify executable: String?) -> Bool {
+        guard let executable else { return false }
+        return Interpreter.family(of: baseName(executable)) != nil || (byProgram[executable]?.count ?? 0) > 1
+    }
+
     /// Whether `process` is a process of the app with these signatures (registration's check): its
     /// sandbox names `appID`, or, unsandboxed, it runs one of the programs.
     public static func isProcess(_ process: ProcessRecord, of appID: String, _ signatures: [ProgramSignature]) -> Bool {
@@ -160,10 +169,9 @@ public enum Opener: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a process could not be read.
 public enum ProcessReadFailure: Error, Sendable, Hashable {
-    /// It exited (or never was).
+    /// It exited (or never was), before it was read or while: what was read of it is dropped,
+    /// even when a newer process has its pid by now.
     case gone
-    /// Its pid now belongs to a newer process (the start time changed while it was read).
-    case reused
     /// It belongs to another user, or the kernel refuses to show it.
     case stranger
 }

@@ -41,6 +41,14 @@ public struct ProcessRecord: Sendable, Hashable {
 
 /// A sandbox that names the app inside it.
 public enum Sandbox: Sendable, Hashable, CustomStringConvertible {
+    /// Whether a process can be in a sandbox, so that its root and cgroup must be read: Flatpak and
+    /// strict snaps always give it a mount namespace of its own; in the daemon's, only a classic snap
+    /// (no confinement, the host's files) can be, and its programs are under `/snap`. A classic
+    /// snap's process running a host program is that program, like any unconfined process.
+    public static func isPossible(inOwnMountNamespace: Bool, running executable: String?) -> Bool {
+        !inOwnMountNamespace || (executable?.hasPrefix("/snap/") ?? true)
+    }
+
     /// Flatpak: `[Application] name=` of `/.flatpak-info` in the process's root (the app id).
     case flatpak(appID: String)
     /// Snap: the `snap.NAME.APP` part of its cgroup.
@@ -68,11 +76,36 @@ public enum ProcFiles {
     /// `/proc/PID/stat`: (comm, ppid, starttime); nil when malformed. The name is between the first
     /// `(` and the last `)`, since it may hold spaces and parentheses itself.
     public static func stat(_ text: String) -> (name: String, parent: Int32, startTime: UInt64)? {
-        guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"), open < close else { return nil }
-        let name = String(text[text.index(after: open)..<close])
-        let fields = text[text.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
-        // fields[0] is field 3 (state): ppid is field 4, starttime field 22.
-        guard fields.count > 19, let parent = Int32(fields[1]), let start = UInt64(fields[19]) else { return nil }
+        stat(bytes: Array(text.utf8))
+    }
+
+    /// `stat(_:)` on the file's bytes as read, without making a string of the whole line.
+    public static func stat(bytes: some RandomAccessCollection<UInt8>) -> (name: String, parent: Int32, startTime: UInt64)? {
+        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")),
+              open < close else { return nil }
+        // Fields after the name, from field 3 (state): ppid is field 4, starttime field 22.
+        var field = 2
+        var parent: Int32?, start: UInt64?
+        var value: UInt64 = 0, digits = 0
+        for byte in bytes[bytes.index(after: close)...] {
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
+                if digits > 0 {
+                    if field == 4 { parent = value <= UInt64(Int32.max) ? Int32(value) : nil }
+                    if field == 22 { start = value; break }
+                }
+                (value, digits) = (0, 0)
+                field += 1
+                continue
+            }
+            guard field == 4 || field == 22 else { continue }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflowed) = value.multipliedReportingOverflow(by: 10)
+            guard !overflowed else { return nil }
+            (value, digits) = (times + UInt64(byte - UInt8(ascii: "0")), digits + 1)
+        }
+        if start == nil, field == 22, digits > 0 { start = value }
+        guard let parent, let start else { return nil }
+        let name = String(decoding: bytes[bytes.index(after: open)..<close], as: UTF8.self)
         return (name, parent, start)
     }
 
@@ -81,6 +114,17 @@ public enum ProcFiles {
         var arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         if arguments.last == "" { arguments.removeLast() }
         return arguments
+    }
+
+    /// `snap(cgroup:)` on the file's bytes, which are made a string only when they name a snap.
+    public static func snap(cgroup bytes: some Collection<UInt8>) -> Sandbox? {
+        let marker = Array("snap.".utf8)
+        var matched = 0
+        for byte in bytes {
+            matched = byte == marker[matched] ? matched + 1 : (byte == marker[0] ? 1 : 0)
+            if matched == marker.count { return snap(cgroup: String(decoding: bytes, as: UTF8.self)) }
+        }
+        return nil
     }
 
     /// `/proc/PID/cgroup`: the snap whose `snap.NAME.APP[.…].scope` (or `.service`) the process is in.

@@ -23,11 +23,17 @@ public struct RunningProgramError: Error, Sendable, Hashable, CustomStringConver
 }
 
 extension RunningProgram {
-    /// What identifying process `pid` needs (program, arguments, script, sandbox, parent, start),
-    /// read from `/proc/<pid>`; `reused` when its start time changed while it was read, `stranger`
-    /// for another user's process.
+    /// Everything identifying process `pid` can use (program, arguments, script, sandbox, parent,
+    /// start), read from `/proc/<pid>`: `gone` when it exited before or while it was read (its pid
+    /// taken by a newer process or not), `stranger` for another user's process.
     public static func record(ofProcess pid: Int32) -> Result<ProcessRecord, ProcessReadFailure> {
-        readProcessRecord(pid: pid)
+        readProcessRecord(pid: pid) { _ in true }
+    }
+
+    /// What identifying process `pid` against `programs` needs: its arguments (and a script's
+    /// directory) only when they decide (`InstalledPrograms.needsArguments`), else left empty.
+    public static func record(ofProcess pid: Int32, against programs: InstalledPrograms) -> Result<ProcessRecord, ProcessReadFailure> {
+        readProcessRecord(pid: pid, needsArguments: programs.needsArguments(toIdentify:))
     }
 
     /// Now, in the clock of `ProcessRecord.startTime` (clock ticks since boot).

@@ -1,19 +1,30 @@
-public import DBus
-public import Desktop
+import DBus
+import Desktop
 import Synchronization
 
-/// Finds the opener of each event off the connection's thread: the caller's pid from the bus (kept
-/// per connection: a connection's pid never changes, and unique names are never reused), then the
-/// walk up its ancestors (`OpenerSearch`) against the installed programs. Routing awaits the answer
-/// only where a decision depends on it (a web link an app owns, a rule naming openers).
+/// Finds the opener of an event when routing first asks for it (a web link an app owns, a rule
+/// naming openers, a monitor listening): the caller's pid from the bus, then the walk up its
+/// ancestors (`OpenerSearch`) against the installed programs. Events nobody asks about cost nothing.
+///
+/// Kept per caller connection: its pid, and once found its opener. A connection belongs to one
+/// process for its whole life and unique names are never reused, so an app sending links over its
+/// own connection (GIO in process) is walked once; `gio open` and `waypost open` connect anew each
+/// time and are walked each time. A process that changed its program (`exec`) while keeping its
+/// connection keeps the opener first found: such a same-user process could pose as the app anyway
+/// (docs/opener.md).
 public final class OpenerLookup: Sendable {
     let connection: Connection
     let directory: any ApplicationDirectory
     /// Entries that are never an opener: the dispatcher's own, and generic openers (`xdg-open %u`).
     let passesLinksOn: @Sendable (String) -> Bool
-    /// Caller connection → its pid, at most `cacheLimit` of them (dropped whole when full).
-    private let pids = Mutex<[BusName: UInt32]>([:])
+    /// Caller connection → what is known of it, at most `cacheLimit` of them (dropped whole when full).
+    private let callers = Mutex<[BusName: Known]>([:])
     static let cacheLimit = 512
+
+    enum Known {
+        case process(UInt32)
+        case opener(Opener)
+    }
 
     init(connection: Connection, directory: any ApplicationDirectory, passesLinksOn: @escaping @Sendable (String) -> Bool) {
         self.connection = connection
@@ -21,74 +32,120 @@ public final class OpenerLookup: Sendable {
         self.passesLinksOn = passesLinksOn
     }
 
-    /// Starts finding who opened a request from `caller`, now.
+    /// Who opened a request from `caller` arriving now, found when first asked.
     /// - Parameter portalAppID: the app id the platform data names, believed from the portal only.
     func start(caller: BusName, portalAppID: String?) -> PendingOpener {
         let askedAt = RunningProgram.bootTicksNow()
-        let pending = PendingOpener()
-        let known = pids.withLock { $0[caller] }
-        Task.detached(priority: .userInitiated) {
-            let pid: UInt32
-            if let known { pid = known } else {
-                do { pid = try await self.connection.processID(of: caller) } catch {
-                    return pending.resolve(.unknown(reason: "the bus does not tell the caller's process (\(error))"))
-                }
-                self.pids.withLock { cache in
-                    if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
-                    cache[caller] = pid
-                }
-            }
-            pending.resolve(self.opener(ofProcess: Int32(bitPattern: pid), askedAt: askedAt, portalAppID: portalAppID))
-        }
-        return pending
+        return PendingOpener { await self.find(caller: caller, askedAt: askedAt, portalAppID: portalAppID) }
     }
 
-    /// The walk itself, for a pid already known.
+    /// On the caller's executor (the connection's thread): a walk is a few reads of `/proc` per
+    /// process, at most `OpenerSearch.maximumDepth` of them, cheaper than two thread hops.
+    nonisolated(nonsending) func find(caller: BusName, askedAt: UInt64, portalAppID: String?) async -> Opener {
+        let pid: UInt32
+        switch callers.withLock({ $0[caller] }) {
+        case .opener(let opener): return opener
+        case .process(let known): pid = known
+        case nil:
+            do { pid = try await connection.processID(of: caller) } catch {
+                return .unknown(reason: "the bus does not tell the caller's process (\(error))")
+            }
+            remember(.process(pid), for: caller)
+        }
+        let opener = opener(ofProcess: Int32(bitPattern: pid), askedAt: askedAt, portalAppID: portalAppID)
+        if Self.isTheConnections(opener) { remember(.opener(opener), for: caller) }
+        return opener
+    }
+
+    /// Whether an opener holds for every later event of the same connection: an app or a process
+    /// name does; the portal's app is named per request, and `unknown` may be a passing doubt.
+    static func isTheConnections(_ opener: Opener) -> Bool {
+        switch opener {
+        case .app, .unidentified: true
+        case .portal, .unknown: false
+        }
+    }
+
+    private func remember(_ known: Known, for caller: BusName) {
+        callers.withLock { cache in
+            if cache.count >= Self.cacheLimit, cache[caller] == nil { cache.removeAll(keepingCapacity: true) }
+            cache[caller] = known
+        }
+    }
+
+    /// The walk itself, for a pid already known: each process read as far as identifying it against
+    /// the installed programs needs (`RunningProgram.record(ofProcess:against:)`).
     func opener(ofProcess pid: Int32, askedAt: UInt64, portalAppID: String?) -> Opener {
         let programs = directory.installedPrograms()
-        let passesLinksOn = passesLinksOn
         return OpenerSearch.opener(
             caller: pid, askedAt: askedAt, programs: programs, portalAppID: portalAppID, ignoring: passesLinksOn,
-            read: RunningProgram.record(ofProcess:))
+            read: { RunningProgram.record(ofProcess: $0, against: programs) })
     }
 
-    /// A connection left the bus: its pid is no longer needed.
+    /// A connection left the bus: what is known of it is no longer needed.
     func forget(_ caller: BusName) {
-        _ = pids.withLock { $0.removeValue(forKey: caller) }
+        _ = callers.withLock { $0.removeValue(forKey: caller) }
     }
 }
 
-/// The opener of one event, found in the background; awaited where a decision needs it.
+/// The opener of one event: found by the first who awaits it, then kept; `current` never waits.
 public final class PendingOpener: Sendable {
-    private let state = Mutex<(opener: Opener?, waiters: [CheckedContinuation<Opener, Never>])>((nil, []))
-
-    init() {}
-
-    /// Already known, for an event whose opener is given (`Explain` with `--opener`).
-    init(known opener: Opener) { state.withLock { $0.opener = opener } }
-
-    func resolve(_ opener: Opener) {
-        let waiters = state.withLock { state in
-            state.opener = opener
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume(returning: opener) }
+    private enum State {
+        case notAsked(Finding)
+        case finding([CheckedContinuation<Opener, Never>])
+        case found(Opener)
     }
 
-    /// The opener if found already, without waiting.
-    var current: Opener? { state.withLock { $0.opener } }
+    /// Finding it runs on the executor of whoever asks first (no thread hop).
+    typealias Finding = nonisolated(nonsending) @Sendable () async -> Opener
+    private let state: Mutex<State>
 
-    /// The opener, once found.
-    func value() async -> Opener {
-        if let opener = current { return opener }
-        return await withCheckedContinuation { continuation in
-            let found: Opener? = state.withLock { state in
-                if let opener = state.opener { return opener }
-                state.waiters.append(continuation)
-                return nil
+    init(finding: @escaping Finding) { state = Mutex(.notAsked(finding)) }
+
+    /// Already known, for an event whose opener is given (`Explain` with `--opener`).
+    init(known opener: Opener) { state = Mutex(.found(opener)) }
+
+    /// The opener if found already, without waiting or finding it.
+    var current: Opener? {
+        state.withLock { if case .found(let opener) = $0 { opener } else { nil } }
+    }
+
+    /// The opener: found now on the caller's executor when nobody asked before, else awaited.
+    nonisolated(nonsending) func value() async -> Opener {
+        enum Step { case done(Opener), find(Finding), wait }
+        let step: Step = state.withLock { state in
+            switch state {
+            case .found(let opener): return .done(opener)
+            case .notAsked(let find):
+                state = .finding([])
+                return .find(find)
+            case .finding: return .wait
             }
-            if let found { continuation.resume(returning: found) }
+        }
+        switch step {
+        case .done(let opener): return opener
+        case .find(let find):
+            let opener = await find()
+            let waiters = state.withLock { state in
+                defer { state = .found(opener) }
+                if case .finding(let waiters) = state { return waiters }
+                return []
+            }
+            for waiter in waiters { waiter.resume(returning: opener) }
+            return opener
+        case .wait:
+            return await withCheckedContinuation { continuation in
+                let found: Opener? = state.withLock { state in
+                    switch state {
+                    case .found(let opener): return opener
+                    case .finding(let waiters):
+                        state = .finding(waiters + [continuation])
+                        return nil
+                    case .notAsked: return nil  // never: `.wait` is only seen once finding started
+                    }
+                }
+                if let found { continuation.resume(returning: found) }
+            }
         }
     }
 }

@@ -105,6 +105,48 @@ struct ProcessIdentityTests {
         #expect(!InstalledPrograms.isProcess(flatpak, of: "org.example.Notes", Self.programs.signatures["org.example.Notes"]!))
     }
 
+    // MARK: What the walk reads of each process
+
+    @Test func argumentsAreReadOnlyWhereTheyDecide() {
+        // No entry runs gio: its program decides (that it is no app).
+        #expect(!Self.programs.needsArguments(toIdentify: "/usr/bin/gio"))
+        #expect(!Self.programs.needsArguments(toIdentify: nil))
+        // Two entries run /usr/bin/notes (one with --private): the arguments break the tie.
+        #expect(Self.programs.needsArguments(toIdentify: "/usr/bin/notes"))
+        #expect(Self.programs.needsArguments(toIdentify: "/usr/bin/twin"))
+        // An interpreter: the script it runs is the app, and a bare one is not a script's app.
+        #expect(Self.programs.needsArguments(toIdentify: Self.python))
+        #expect(Self.programs.needsArguments(toIdentify: "/usr/bin/dash"))
+        #expect(InstalledPrograms([:]).needsArguments(toIdentify: "/usr/bin/perl5.36"))
+        // Without its arguments, a program one entry runs is still that entry's app.
+        let single = InstalledPrograms(["org.example.Gio": [ProgramSignature(.program("/usr/bin/gio"), arguments: ["open"])]])
+        #expect(!single.needsArguments(toIdentify: "/usr/bin/gio"))
+        #expect(single.identify(Self.process(20, exe: "/usr/bin/gio", [])) == .app("org.example.Gio"))
+    }
+
+    @Test func aSandboxIsLookedForOnlyWhereOneCanBe() {
+        // Another mount namespace (Flatpak, strict snaps): always, whatever it runs.
+        #expect(Sandbox.isPossible(inOwnMountNamespace: false, running: "/usr/bin/python3"))
+        #expect(Sandbox.isPossible(inOwnMountNamespace: false, running: nil))
+        // The daemon's namespace: only a classic snap's program, or a process whose program is unknown.
+        #expect(Sandbox.isPossible(inOwnMountNamespace: true, running: "/snap/zoom-client/230/zoom/zoom"))
+        #expect(Sandbox.isPossible(inOwnMountNamespace: true, running: nil))
+        #expect(!Sandbox.isPossible(inOwnMountNamespace: true, running: "/usr/bin/gio"))
+        #expect(!Sandbox.isPossible(inOwnMountNamespace: true, running: "/usr/lib/snapd/snap-confine-not-a-snap"))
+    }
+
+    @Test func procBytesAreReadWithoutAStringOfTheWholeFile() {
+        let line = "4242 (a) b) R 7 4242 7 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 18446744073709551615 1000 100\n"
+        #expect(ProcFiles.stat(bytes: Array(line.utf8))! == ("a) b", 7, UInt64.max))
+        // Ends at field 22 without a space; a ppid that is no number is malformed.
+        #expect(ProcFiles.stat(bytes: Array("1 (x) S 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55".utf8))! == ("x", 0, 55))
+        #expect(ProcFiles.stat(bytes: Array("1 (x) S ? 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55".utf8)) == nil)
+        #expect(ProcFiles.stat(bytes: Array("1 (x) S 1 1".utf8)) == nil)
+        #expect(ProcFiles.snap(cgroup: Array("0::/user.slice/app.slice/snap.zoom-client.zoom-client-1.scope\n".utf8))
+            == .snap(name: "zoom-client", app: "zoom-client-1"))
+        #expect(ProcFiles.snap(cgroup: Array("0::/user.slice/app.slice/ssnap-not.scope\n".utf8)) == nil)
+    }
+
     // MARK: The walk to the opener
 
     /// A process table: pid → record (absent pids have exited).

@@ -1,6 +1,7 @@
 import Desktop
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Reading a running process's program")
 struct RunningProgramTests {
@@ -28,6 +29,28 @@ struct RunningProgramTests {
         let path = try RunningProgram.executable(ofProcess: getpid())
         #expect(path == (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")))
         #expect(path.hasPrefix("/"))
+    }
+
+    /// What the opener walk reads: the whole record, or only what identifying against entries needs.
+    @Test func readsThisProcesssRecordAsFarAsIdentifyingNeeds() throws {
+        let exe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let whole = try RunningProgram.record(ofProcess: getpid()).get()
+        #expect(whole.executable == exe && whole.arguments == CommandLine.arguments && whole.parent == getppid())
+        #expect(whole.startTime > 0 && whole.startTime <= RunningProgram.bootTicksNow())
+        #expect(whole.sandbox == nil)
+        // No entry runs this program: it decides alone, and the argument vector is not read.
+        let lean = try RunningProgram.record(ofProcess: getpid(), against: InstalledPrograms([:])).get()
+        #expect(lean.executable == exe && lean.arguments.isEmpty && lean.startTime == whole.startTime && lean.parent == whole.parent)
+        // Two entries run it: their arguments break the tie, so they are read.
+        let twins = InstalledPrograms(["a": [ProgramSignature(.program(exe))], "b": [ProgramSignature(.program(exe))]])
+        #expect(try RunningProgram.record(ofProcess: getpid(), against: twins).get().arguments == CommandLine.arguments)
+    }
+
+    @Test func aProcessThatExitedIsGone() async throws {
+        let child = try await ChildProcess.start("/bin/true", [], environment: [:])
+        _ = try await child.status()
+        #expect(RunningProgram.record(ofProcess: child.pid) == .failure(.gone))
+        #expect(RunningProgram.record(ofProcess: Int32.max) == .failure(.gone))
     }
 
     @Test func missingProcessesGetTypedErrors() {

@@ -277,7 +277,7 @@ func runBench(rounds: Int) async throws {
     // Then, apart (so that its signals do not weigh on the figures above), the daemon's own share.
     _ = try await observer.call(
         destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
-        member: "MonitorRouted")
+        member: "MonitorRouted", [String: Variant]())
     for round in 0..<50 {
         let gio = spawn("/usr/bin/gio", ["open", "benchwp://item?monitored=\(round)"], environment: environment)
         guard reader.next() != nil else { fatalError("waypost: no handler ran within 10 s") }

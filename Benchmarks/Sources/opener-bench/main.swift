@@ -1,18 +1,21 @@
 // opener-bench: what finding the opener of each event costs (issue 20), two ways:
 //
 //   walk   in process: `OpenerSearch.opener` from a pid up its ancestors against the installed
-//          programs (this machine's entries), as the daemon runs it off its connection thread —
+//          programs (this machine's entries), each process read as the daemon reads it —
 //          from this process (no app above it: the whole chain to init is read, the worst case)
-//          and from the bench app's process (an app at once)
+//          and from the bench app's process (an app at once); and one whole record (registration's
+//          read: arguments and all) of the app's process
 //   owned  Open("https://bench.example/item/1") to the daemon: the app owns the link (its entry
 //          claims bench.example, the installed association names it), so routing waits for the
 //          opener (the self-loop guard) before delivering to the app's scene
 //   scheme Open("bench://item/1"): the same app, the same scene, by its x-scheme-handler; nothing
 //          waits for the opener (the yardstick)
-//   pid    GetConnectionUnixProcessID on the bus: the first step of every lookup (the daemon keeps
-//          it per connection, so the Opens above do not pay it again)
+//   pid    GetConnectionUnixProcessID on the bus: the first step of every lookup
 //
-// The three bus figures are interleaved call by call; the added latency is owned − scheme.
+// Both links are sent twice over: on one connection (the daemon keeps a connection's opener, so
+// after the first link that is an app sending links over its own connection), and each on a new
+// connection (as `gio open` and `waypost open` do: the pid asked and the whole walk, every time;
+// connecting is not timed). Interleaved call by call; the added latency is owned − scheme.
 //
 //   WAYPOST=/abs/release/waypost opener-bench [ROUNDS]
 //   opener-bench app ADDRESS     (internal) the participating app process
@@ -58,10 +61,22 @@ func walks(from pid: Int32, _ programs: InstalledPrograms, count: Int) -> (Laten
     for _ in 0..<count {
         let start = ContinuousClock.now
         found = OpenerSearch.opener(
-            caller: pid, askedAt: RunningProgram.bootTicksNow(), programs: programs, read: RunningProgram.record(ofProcess:))
+            caller: pid, askedAt: RunningProgram.bootTicksNow(), programs: programs,
+            read: { RunningProgram.record(ofProcess: $0, against: programs) })
         samples.append((ContinuousClock.now - start).microseconds)
     }
     return (Latency(samples: samples), found)
+}
+
+/// One whole record of `pid` (registration's read), timed `count` times (µs each).
+func wholeRecords(of pid: Int32, count: Int) -> Latency {
+    var samples: [Double] = []
+    for _ in 0..<count {
+        let start = ContinuousClock.now
+        _ = RunningProgram.record(ofProcess: pid)
+        samples.append((ContinuousClock.now - start).microseconds)
+    }
+    return Latency(samples: samples)
 }
 
 func main() async throws {
@@ -134,6 +149,7 @@ func main() async throws {
     _ = walks(from: getpid(), programs, count: 200)
     let (fromHere, hereOpener) = walks(from: getpid(), programs, count: 5_000)
     let (fromApp, appOpener) = walks(from: app.processIdentifier, programs, count: 5_000)
+    let whole = wholeRecords(of: app.processIdentifier, count: 5_000)
     var depth = 0, pid = getpid()
     while pid > 1, case .success(let record) = RunningProgram.record(ofProcess: pid), depth < OpenerSearch.maximumDepth {
         depth += 1
@@ -141,7 +157,7 @@ func main() async throws {
     }
 
     // Over the bus, interleaved call by call, on the client connection's thread.
-    func open(_ uri: String) async throws -> Double {
+    func open(_ uri: String, on client: Connection = client) async throws -> Double {
         let start = ContinuousClock.now
         let reply = try await client.call(
             destination: dispatcher, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
@@ -175,15 +191,44 @@ func main() async throws {
             added.append(Latency(samples: o).median - Latency(samples: s).median)
         }
     }
+    // Each link on a connection of its own, opened and closed untimed.
+    func openAlone(_ uri: String) async throws -> Double {
+        let alone = try await Connection(address: bus.address)
+        defer { alone.close() }
+        return try await open(uri, on: alone)
+    }
+    let alonePerRound = 200
+    var ownedAlone: [Double] = [], schemeAlone: [Double] = [], addedAlone: [Double] = []
+    for _ in 0..<20 {
+        _ = try await openAlone("https://bench.example/item/1")
+        _ = try await openAlone("bench://item/1")
+    }
+    for _ in 0..<rounds {
+        var o: [Double] = [], s: [Double] = []
+        for _ in 0..<alonePerRound {
+            o.append(try await openAlone("https://bench.example/item/1"))
+            s.append(try await openAlone("bench://item/1"))
+        }
+        ownedAlone += o
+        schemeAlone += s
+        addedAlone.append(Latency(samples: o).median - Latency(samples: s).median)
+    }
     let ownedLatency = Latency(samples: owned), schemeLatency = Latency(samples: scheme), pidLatency = Latency(samples: pids)
+    let ownedAloneLatency = Latency(samples: ownedAlone), schemeAloneLatency = Latency(samples: schemeAlone)
     print("opener-bench: \(rounds) rounds × \(perRound) interleaved calls each; walk 5,000 times from each pid")
     print("walk from this process (\(depth) processes up to init, no app: \(hereOpener.label)): median \(format(fromHere.median)) µs  p99 \(format(fromHere.p99)) µs")
     print("walk from the app's process (found at once: \(appOpener.label)): median \(format(fromApp.median)) µs  p99 \(format(fromApp.p99)) µs")
+    print("one whole record of the app's process (registration's read): median \(format(whole.median)) µs  p99 \(format(whole.p99)) µs")
     print("installed entries with a program: \(programs.signatures.count)")
+    print("one connection (\(rounds) rounds × \(perRound) pairs):")
     print("Open owned https (waits for the opener): median \(format(ownedLatency.median)) µs  p99 \(format(ownedLatency.p99)) µs")
     print("Open bench: scheme (no wait, yardstick): median \(format(schemeLatency.median)) µs  p99 \(format(schemeLatency.p99)) µs")
     print("GetConnectionUnixProcessID round trip:   median \(format(pidLatency.median)) µs  p99 \(format(pidLatency.p99)) µs")
     print("added by the owned link, median of the per-round medians: \(format(median(added))) µs (rounds: \(added.map(format).joined(separator: ", ")))   target ≤ 50 µs at p50")
+    print("a new connection for each link (\(rounds) rounds × \(alonePerRound) pairs; connecting not timed):")
+    print("Open owned https (waits for the opener): median \(format(ownedAloneLatency.median)) µs  p99 \(format(ownedAloneLatency.p99)) µs")
+    print("Open bench: scheme (no wait, yardstick): median \(format(schemeAloneLatency.median)) µs  p99 \(format(schemeAloneLatency.p99)) µs")
+    print("added by the owned link, median of the per-round medians: \(format(median(addedAlone))) µs (rounds: \(addedAlone.map(format).joined(separator: ", ")))   target ≤ 50 µs at p50")
     client.close()
 }
 

@@ -1,40 +1,113 @@
 internal import Glibc
 
 // Reading /proc and the files an entry's program is resolved through. Each read is a few system
-// calls; nothing here follows a path the process chose beyond its own /proc directory.
+// calls; nothing here follows a path the process chose beyond its own /proc directory (and its
+// script, resolved against its working directory).
 
-/// The process's record, read twice-checked: its `stat` before and after the other files, so that a
-/// pid reused meanwhile reads as `reused`, never as a mix of two processes. `stat`, `open`, `readlink`.
-func readProcessRecord(pid: Int32) -> Result<ProcessRecord, ProcessReadFailure> {
+/// The process's record, every file read through one descriptor of its `/proc/PID` directory: the
+/// kernel ties that descriptor to the process, not to its number, so once the process is gone every
+/// read through it fails, even when a new process has taken the pid. A record is therefore never a
+/// mix of two processes, and one `stat` (parent, start time) suffices.
+///
+/// A sandbox is looked for only where one can be (`Sandbox.isPossible`): in a mount namespace other
+/// than the daemon's (Flatpak and strict snaps always have their own), or running a program from
+/// `/snap` (a classic snap). In another namespace the sandbox is read before the program: an exiting
+/// process loses its memory (`exe`, `cmdline`) before its root and cgroup, so a sandbox unreadable
+/// because the process was exiting leaves no program to identify it by either. `cmdline` (and
+/// `cwd`, for a relative script) only when `needsArguments(executable)` says they decide. Each file
+/// is one `openat` and one `read` into a buffer on the stack. `open`, `fstat`, `openat`, `read`,
+/// `readlinkat`.
+func readProcessRecord(pid: Int32, needsArguments: (String?) -> Bool) -> Result<ProcessRecord, ProcessReadFailure> {
     guard pid > 0 else { return .failure(.gone) }
-    let directory = "/proc/\(pid)"
+    let directory = openProcessDirectory(pid)
+    guard directory >= 0 else { return .failure(errno == ENOENT || errno == ESRCH ? .gone : .stranger) }
+    defer { close(directory) }
     var status = stat()
-    guard stat(directory, &status) == 0 else { return .failure(errno == ENOENT ? .gone : .stranger) }
+    guard fstat(directory, &status) == 0 else { return .failure(.gone) }
     guard status.st_uid == getuid() else { return .failure(.stranger) }
-    guard let before = readSmallFile(directory + "/stat").flatMap({ ProcFiles.stat(String(decoding: $0, as: UTF8.self)) }) else {
+    guard let (name, parent, startTime) = withFile(directory, "stat", capacity: 1024, { ProcFiles.stat(bytes: $0) }) ?? nil else {
         return .failure(.gone)
     }
-    let executable = try? readLink(directory + "/exe").get()
-    guard let commandLine = readSmallFile(directory + "/cmdline", limit: 64 * 1024) else { return .failure(.gone) }
-    let arguments = ProcFiles.arguments(commandLine)
+    let ownNamespace = readLink(at: directory, "ns/mnt").map { $0 == ownMountNamespace } ?? false
+    var sandbox = ownNamespace ? nil : readSandbox(directory)
+    let executable = readLink(at: directory, "exe")
+    if ownNamespace, Sandbox.isPossible(inOwnMountNamespace: true, running: executable) { sandbox = readSandbox(directory) }
+    var arguments: [String] = []
     var script: (written: String, resolved: String, index: Int)?
-    if let executable, let family = Interpreter.family(of: baseName(executable)),
-       let (written, index) = Interpreter.scriptArgument(arguments, family: family) {
-        let cwd = (try? readLink(directory + "/cwd").get()) ?? "/"
-        let absolute = written.hasPrefix("/") ? written : cwd + "/" + written
-        script = (written, canonicalPath(absolute) ?? absolute, index)
+    if needsArguments(executable) {
+        // A live process with a program always has an argument vector: none means it was exiting.
+        guard let read = withFile(directory, "cmdline", capacity: 64 * 1024, { ProcFiles.arguments($0) }),
+              !read.isEmpty || executable == nil
+        else { return .failure(.gone) }
+        arguments = read
+        if let executable, let family = Interpreter.family(of: baseName(executable)),
+           let (written, index) = Interpreter.scriptArgument(arguments, family: family) {
+            let absolute = written.hasPrefix("/") ? written : (readLink(at: directory, "cwd") ?? "/") + "/" + written
+            script = (written, canonicalPath(absolute) ?? absolute, index)
+        }
     }
-    var sandbox = readSmallFile(directory + "/root/.flatpak-info").flatMap { ProcFiles.flatpak(info: String(decoding: $0, as: UTF8.self)) }
-    if sandbox == nil {
-        sandbox = readSmallFile(directory + "/cgroup").flatMap { ProcFiles.snap(cgroup: String(decoding: $0, as: UTF8.self)) }
-    }
-    guard let after = readSmallFile(directory + "/stat").flatMap({ ProcFiles.stat(String(decoding: $0, as: UTF8.self)) }) else {
-        return .failure(.gone)
-    }
-    guard after.startTime == before.startTime else { return .failure(.reused) }
     return .success(ProcessRecord(
-        pid: pid, parent: after.parent, name: after.name, startTime: after.startTime, executable: executable,
+        pid: pid, parent: parent, name: name, startTime: startTime, executable: executable,
         arguments: arguments, script: script, sandbox: sandbox))
+}
+
+/// `/.flatpak-info` in the process's root, else the snap its cgroup names.
+private func readSandbox(_ directory: Int32) -> Sandbox? {
+    withFile(directory, "root/.flatpak-info", capacity: 4096) { ProcFiles.flatpak(info: String(decoding: $0, as: UTF8.self)) } ?? nil
+        ?? withFile(directory, "cgroup", capacity: 4096) { ProcFiles.snap(cgroup: $0) } ?? nil
+}
+
+/// The daemon's own mount namespace (`mnt:[4026531841]`), nil when unreadable (every process is
+/// then looked at for a sandbox).
+private let ownMountNamespace: String? = {
+    let directory = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard directory >= 0 else { return nil }
+    defer { close(directory) }
+    return readLink(at: directory, "ns/mnt")
+}()
+
+/// `open("/proc/PID", O_DIRECTORY)`, the path written on the stack.
+private func openProcessDirectory(_ pid: Int32) -> Int32 {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 24) { path in
+        var index = 0
+        for byte in "/proc/".utf8 { path[index] = CChar(bitPattern: byte); index += 1 }
+        var digits = pid, start = index
+        repeat { path[index] = CChar(48 + digits % 10); digits /= 10; index += 1 } while digits > 0
+        path[index] = 0
+        var end = index - 1
+        while start < end { path.swapAt(start, end); start += 1; end -= 1 }
+        return open(path.baseAddress!, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
+}
+
+/// `body` applied to the first `capacity` bytes of `name` in `directory`, read into a stack buffer;
+/// nil when it cannot be opened or read. `openat`, `read`.
+private func withFile<T>(_ directory: Int32, _ name: String, capacity: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+    let descriptor = openat(directory, name, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer -> T? in
+        var filled = 0
+        while filled < capacity {
+            let count = read(descriptor, buffer.baseAddress! + filled, capacity - filled)
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { if filled == 0 { return nil } else { break } }
+            if count == 0 { break }
+            filled += count
+        }
+        return body(UnsafeBufferPointer(rebasing: buffer[0..<filled]))
+    }
+}
+
+/// The target of the symbolic link `name` in `directory` (`exe`, `cwd`); nil when unreadable. `readlinkat`.
+private func readLink(at directory: Int32, _ name: String) -> String? {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(PATH_MAX)) { buffer in
+        let length = readlinkat(directory, name, buffer.baseAddress!, buffer.count)
+        guard length >= 0, length < buffer.count else { return nil }
+        return UnsafeRawBufferPointer(start: buffer.baseAddress!, count: length).withMemoryRebound(to: UInt8.self) {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
 }
 
 /// Now, in the clock of `/proc/PID/stat`'s start times: clock ticks since boot. `clock_gettime`
@@ -61,14 +134,6 @@ func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
         filled += count
     }
     return Array(bytes[0..<filled])
-}
-
-/// A symbolic link's target (`/proc/PID/exe`, `cwd`). `readlink`.
-func readLink(_ path: String) -> Result<String, SystemErrno> {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink(path, &buffer, buffer.count - 1)
-    guard length >= 0 else { return .failure(SystemErrno(code: errno)) }
-    return .success(String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self))
 }
 
 /// The absolute, symlink-free form of an existing path; nil when it does not exist. `realpath`.
