@@ -1,21 +1,29 @@
 /// Values kept off the bus (in a file, a database) in D-Bus's own wire format, so that each comes
-/// back with its exact type: written as a message is, read back through libdbus
-/// (`dbus_message_demarshal`), which checks every byte, so damaged bytes are an error and never a
-/// wrong value.
+/// back with its exact type: the body of a message carrying them, in this machine's byte order
+/// (what is kept is read back where it was written). Read back through libdbus
+/// (`dbus_message_demarshal`) in a message rebuilt around it, which checks every byte: bytes that
+/// are not values of the types asked for are an error, never a crash. (Like any format without a
+/// checksum, a damaged string's content still reads as another string.)
 public enum WireBytes {
-    /// `values` as the bytes of a whole message carrying them.
+    /// `values` as the body of a message carrying them.
     /// - Throws: `BusError` (`InvalidArgs`) when a value cannot travel over D-Bus.
     public static func encode<each Value: BusValue>(_ values: repeat each Value) throws(BusError) -> [UInt8] {
         let arguments = MessageWriter(writing: repeat each values)
-        let bytes = try OutgoingMessage.wire(.init(kind: .methodReturn, replySerial: 1), arguments: arguments)
-        return bytes.withBytes { Array($0) }
+        if let failure = arguments.failure { throw failure }
+        return arguments.withBytes { Array($0) }
     }
 
     /// The values `encode` wrote into `bytes`, as exactly these types.
-    /// - Throws: `BusError` when libdbus refuses the bytes; `ArgumentError` when they hold other types.
+    /// - Throws: `BusError` when libdbus refuses the bytes as those types; `ArgumentError` when
+    ///   they hold other types.
     public static func decode<each Value: BusValue>(
         _ bytes: UnsafeRawBufferPointer, as types: repeat (each Value).Type
     ) throws -> (repeat each Value) {
-        try Message.demarshal(bytes).decode(repeat (each Value).self)
+        var signature = ""
+        for type in repeat (each Value).self { signature += type.busSignature.rawValue }
+        let body = MessageWriter(body: bytes, signature: try Signature(signature))
+        let message = try OutgoingMessage.wire(.init(kind: .methodReturn, replySerial: 1), arguments: body)
+        return try message.withBytes { raw in Result { () throws(BusError) in try Message.demarshal(raw) } }.get()
+            .decode(repeat (each Value).self)
     }
 }

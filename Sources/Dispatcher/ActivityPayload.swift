@@ -5,7 +5,7 @@ import FoundationEssentials
 /// A published activity's dictionary as the store keeps it (its type is a column of its own): an
 /// `a{sv}` in D-Bus's wire format (`WireBytes`), so that a continued activity reaches the app with
 /// every value of the exact type it was published with. Kept small since it is most of a saved
-/// row: the contract's keys as one letter, and the title and keywords left to the row's columns.
+/// row: the contract's keys as one letter, and what the row's columns hold left to them.
 struct ActivityPayload: Sendable, Hashable {
     var type: String
     var activity: [String: Variant]
@@ -25,23 +25,38 @@ struct ActivityPayload: Sendable, Hashable {
 
     var variants: [String: Variant] { activity }
 
-    /// The stored form, without the title and keywords when the store's columns hold them as they
-    /// are (`title`, `keywords`: what the row was saved with).
-    func encoded(title: String, keywords: [String]) throws -> Data {
+    /// What the store's columns hold of a saved activity: the payload leaves these out when they
+    /// say the same.
+    struct Columns {
+        var title: String
+        var keywords: [String]
+        var persistentIdentifier: String?
+        var expirationDate: Int64?
+    }
+
+    /// The stored form, without what the store's columns hold as it is (a saved activity is always
+    /// eligible for search, so that key goes too).
+    func encoded(_ columns: Columns) throws -> Data {
         var stored = Dictionary(uniqueKeysWithValues: activity.map { key, value in (Self.codes[key] ?? "+" + key, value) })
-        if !title.isEmpty, stored["n"] == .string(title) { stored["n"] = nil }
-        if Self.keywordsFitColumn(keywords), stored["k"] == Variant(keywords) { stored["k"] = nil }
+        if !columns.title.isEmpty, stored["n"] == .string(columns.title) { stored["n"] = nil }
+        if Self.keywordsFitColumn(columns.keywords), stored["k"] == Variant(columns.keywords) { stored["k"] = nil }
+        if let identifier = columns.persistentIdentifier, stored["p"] == .string(identifier) { stored["p"] = nil }
+        if let expiration = columns.expirationDate, stored["x"] == .int64(expiration) { stored["x"] = nil }
+        if stored["s"] == .boolean(true) { stored["s"] = nil }
         return Data(try WireBytes.encode(stored))
     }
 
-    /// The activity as saved: the stored form, with the title and keywords its row's columns hold.
-    static func decode(_ data: Data, type: String, title: String, keywords: [String]) throws -> ActivityPayload {
+    /// The activity as saved: the stored form, with what its row's columns hold.
+    static func decode(_ data: Data, type: String, _ columns: Columns) throws -> ActivityPayload {
         let stored = try data.withUnsafeBytes { try WireBytes.decode($0, as: [String: Variant].self) }
         var activity = Dictionary(uniqueKeysWithValues: stored.map { code, value in
             (keys[code] ?? (code.hasPrefix("+") ? String(code.dropFirst()) : code), value)
         })
-        if stored["n"] == nil, !title.isEmpty { activity["title"] = .string(title) }
-        if stored["k"] == nil, keywordsFitColumn(keywords) { activity["keywords"] = Variant(keywords) }
+        if stored["n"] == nil, !columns.title.isEmpty { activity["title"] = .string(columns.title) }
+        if stored["k"] == nil, keywordsFitColumn(columns.keywords) { activity["keywords"] = Variant(columns.keywords) }
+        if stored["p"] == nil, let identifier = columns.persistentIdentifier { activity["persistent-identifier"] = .string(identifier) }
+        if stored["x"] == nil, let expiration = columns.expirationDate { activity["expiration-date"] = .int64(expiration) }
+        if stored["s"] == nil { activity["eligible-for-search"] = .boolean(true) }
         return ActivityPayload(type: type, activity: activity)
     }
 

@@ -76,7 +76,10 @@ extension Dispatcher {
         scheduleAnnouncement()
         guard details.eligibleForSearch, let store = activities.store, !Self.hasExpired(details.expirationDate) else { return }
         let payload: Data
-        do { payload = try ActivityPayload(type: type, activity: activity).encoded(title: details.title ?? "", keywords: details.keywords) } catch {
+        let columns = ActivityPayload.Columns(
+            title: details.title ?? "", keywords: details.keywords, persistentIdentifier: details.persistentIdentifier,
+            expirationDate: details.expirationDate)
+        do { payload = try ActivityPayload(type: type, activity: activity).encoded(columns) } catch {
             throw .invalidArgument(type, reason: "the activity cannot be stored: \(error)")
         }
         let saved = ActivityToSave(
@@ -215,7 +218,7 @@ extension Dispatcher {
         do { record = try await store.record(id: row) } catch { throw .storeFailed(error.description) }
         guard let record else { throw .unknownActivity(id, reason: "it was deleted, or has expired") }
         let payload: ActivityPayload
-        do { payload = try ActivityPayload.decode(record.payload, type: record.activityType, title: record.title, keywords: record.keywords) } catch {
+        do { payload = try ActivityPayload.decode(record.payload, type: record.activityType, record.columns) } catch {
             throw .storeFailed("saved activity \(id) cannot be read: \(error)")
         }
         let raw = payload.variants
@@ -227,7 +230,7 @@ extension Dispatcher {
     // MARK: Helpers
 
     private func saved(_ record: SavedRecord) -> Contract.SavedActivity? {
-        guard let payload = try? ActivityPayload.decode(record.payload, type: record.activityType, title: record.title, keywords: record.keywords) else {
+        guard let payload = try? ActivityPayload.decode(record.payload, type: record.activityType, record.columns) else {
             logger.error("saved activity \(record.id) of \(record.appID) cannot be read; skipped")
             return nil
         }
@@ -269,6 +272,13 @@ extension Dispatcher {
         if bytes > ActivityLimits.userInfoBytes {
             throw .userInfoTooLarge(activityType: type, reason: "it holds \(bytes) bytes; at most \(ActivityLimits.userInfoBytes)")
         }
+    }
+}
+
+extension SavedRecord {
+    /// What the store's columns hold of the activity, beside its payload.
+    var columns: ActivityPayload.Columns {
+        .init(title: title, keywords: keywords, persistentIdentifier: persistentIdentifier, expirationDate: expirationDate)
     }
 }
 

@@ -200,6 +200,14 @@ public struct MessageWriter: ~Copyable {
 
 extension MessageWriter {
     /// Appends a body written by another writer, after the header (which ends 8-aligned).
+    /// A writer holding `body`, values of `signature` already in the wire format (this machine's
+    /// byte order), unchecked here: libdbus checks them when it reads the message they go into.
+    init(body: UnsafeRawBufferPointer, signature: Signature) {
+        self.init(capacity: max(body.count, 8))
+        appendBytes(body)
+        self.signature = Array(signature.rawValue.utf8)
+    }
+
     mutating func appendBody(_ body: borrowing MessageWriter) {
         body.withBytes { appendBytes($0) }
     }
