@@ -16,14 +16,9 @@ public enum WireBytes {
     /// The values `encode` wrote into `bytes`, as exactly these types.
     /// - Throws: `BusError` when libdbus refuses the bytes as those types; `ArgumentError` when
     ///   they hold other types.
-    public static func decode<each Value: BusValue>(
-        _ bytes: UnsafeRawBufferPointer, as types: repeat (each Value).Type
-    ) throws -> (repeat each Value) {
+    public static func decode<each Value: BusValue>(_ bytes: [UInt8], as types: repeat (each Value).Type) throws -> (repeat each Value) {
         var signature = ""
         for type in repeat (each Value).self { signature += type.busSignature.rawValue }
-        let body = MessageWriter(body: bytes, signature: try Signature(signature))
-        let message = try OutgoingMessage.wire(.init(kind: .methodReturn, replySerial: 1), arguments: body)
-        return try message.withBytes { raw in Result { () throws(BusError) in try Message.demarshal(raw) } }.get()
-            .decode(repeat (each Value).self)
+        return try Message.carrying(body: bytes, signature: try Signature(signature)).decode(repeat (each Value).self)
     }
 }

@@ -48,7 +48,7 @@ struct ActivityPayload: Sendable, Hashable {
 
     /// The activity as saved: the stored form, with what its row's columns hold.
     static func decode(_ data: Data, type: String, _ columns: Columns) throws -> ActivityPayload {
-        let stored = try data.withUnsafeBytes { try WireBytes.decode($0, as: [String: Variant].self) }
+        let stored = try WireBytes.decode(Array(data), as: [String: Variant].self)
         var activity = Dictionary(uniqueKeysWithValues: stored.map { code, value in
             (keys[code] ?? (code.hasPrefix("+") ? String(code.dropFirst()) : code), value)
         })

@@ -16,7 +16,7 @@ import Testing
 
     @Test func everyTypeComesBackWithItsValueAndType() throws {
         let bytes = try WireBytes.encode("type", Self.nested)
-        let (type, back) = try bytes.withUnsafeBytes { try WireBytes.decode($0, as: String.self, [String: Variant].self) }
+        let (type, back) = try WireBytes.decode(bytes, as: String.self, [String: Variant].self)
         #expect(type == "type")
         #expect(back == Self.nested)
     }
@@ -25,9 +25,9 @@ import Testing
         let bytes = try WireBytes.encode(Self.nested)
         for cut in [1, 5, bytes.count / 2, bytes.count - 1] {
             let truncated = Array(bytes.dropLast(cut))
-            #expect(throws: BusError.self) { try truncated.withUnsafeBytes { try WireBytes.decode($0, as: [String: Variant].self) } }
+            #expect(throws: BusError.self) { try WireBytes.decode(truncated, as: [String: Variant].self) }
         }
-        #expect(throws: BusError.self) { try [UInt8]().withUnsafeBytes { try WireBytes.decode($0, as: [String: Variant].self) } }
+        #expect(throws: BusError.self) { try WireBytes.decode([UInt8](), as: [String: Variant].self) }
     }
 
     @Test func anyDamagedByteIsAnErrorOrAValueNeverACrash() throws {
@@ -36,7 +36,7 @@ import Testing
         for offset in bytes.indices {
             var damaged = bytes
             damaged[offset] ^= 0xFF
-            do { _ = try damaged.withUnsafeBytes { try WireBytes.decode($0, as: [String: Variant].self) } } catch { refused += 1 }
+            do { _ = try WireBytes.decode(damaged, as: [String: Variant].self) } catch { refused += 1 }
         }
         // The header, the lengths and the type codes are checked: most damage is caught.
         #expect(refused > bytes.count / 2)
@@ -44,6 +44,6 @@ import Testing
 
     @Test func otherTypesThanWrittenAreAnError() throws {
         let bytes = try WireBytes.encode(Int32(5))
-        #expect(throws: (any Error).self) { try bytes.withUnsafeBytes { try WireBytes.decode($0, as: String.self) } }
+        #expect(throws: (any Error).self) { try WireBytes.decode(bytes, as: String.self) }
     }
 }

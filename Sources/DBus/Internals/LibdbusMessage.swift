@@ -22,6 +22,14 @@ extension Message {
         Message(adopting: dbus_message_copy(reference.pointer))
     }
 
+    /// A reply carrying `body`, values of `signature` in this machine's byte order, as libdbus
+    /// reads it (checking every byte).
+    static func carrying(body: [UInt8], signature: Signature) throws(BusError) -> Message {
+        let arguments = MessageWriter(body: body, signature: signature)
+        let message = try OutgoingMessage.wire(.init(kind: .methodReturn, replySerial: 1), arguments: arguments)
+        return try message.withBytes { raw in Result { () throws(BusError) in try Message.demarshal(raw) } }.get()
+    }
+
     /// libdbus's reading of `bytes`, a whole message (`dbus_message_demarshal`, which validates it).
     static func demarshal(_ bytes: UnsafeRawBufferPointer) throws(BusError) -> Message {
         // libdbus reports bytes that end before the message does as out of memory: refuse them first.

@@ -202,9 +202,9 @@ extension MessageWriter {
     /// Appends a body written by another writer, after the header (which ends 8-aligned).
     /// A writer holding `body`, values of `signature` already in the wire format (this machine's
     /// byte order), unchecked here: libdbus checks them when it reads the message they go into.
-    init(body: UnsafeRawBufferPointer, signature: Signature) {
+    init(body: [UInt8], signature: Signature) {
         self.init(capacity: max(body.count, 8))
-        appendBytes(body)
+        body.withUnsafeBytes { appendBytes($0) }
         self.signature = Array(signature.rawValue.utf8)
     }
 
