@@ -39,6 +39,7 @@ struct DeliveryTests {
         let session = try await DesktopSession(deliveryTimeout: 2)
         defer { session.close() }
         let app = try await CountingApp(session, id: "org.example.Slow", behaviour: .hang)
+        defer { app.release() }
         try await app.openScene("a")
         let bus = try await session.connect()
         let outcomes = await withTaskGroup(of: (String, String?).self) { group in
@@ -117,6 +118,30 @@ struct DeliveryTests {
 
 final class Flag: Sendable { let value = Atomic<Bool>(false) }
 
+/// Shut until `open()`; then every waiter, and every later one, goes on.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let open = state.withLock { state in
+                if !state.open { state.waiting.append(continuation) }
+                return state.open
+            }
+            if open { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for waiter in waiting { waiter.resume() }
+    }
+}
+
 extension Sequence {
     func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
         var results: [T] = []
@@ -133,12 +158,14 @@ final class CountingApp: Sendable {
         case acknowledge
         /// OpenURL answers `(s)`, CreateScene `(i)`.
         case answerWrongly
-        /// Never answers.
+        /// Answers only once the test calls `release()`: an app that hangs.
         case hang
     }
 
     let id: String
     let bus: Connection
+    /// Opened by `release()`: what a hanging app's calls wait for.
+    private let released = Gate()
     private final class Log: Sendable { let entries = Mutex<[String]>([]) }
     private let log = Log()
 
@@ -160,13 +187,14 @@ final class CountingApp: Sendable {
             """)
         bus = try await session.connect()
         let log = log
+        let released = released
         let platform = Argument("platform_data", "a{sv}")
         @Sendable func answer(_ call: MethodCall, _ right: () throws -> Reply, wrong: () throws -> Reply) async throws -> Reply {
             switch behaviour {
             case .acknowledge: return try right()
             case .answerWrongly: return try wrong()
             case .hang:
-                try await Task.sleep(for: .seconds(3600))
+                await released.wait()
                 return try right()
             }
         }
@@ -196,6 +224,9 @@ final class CountingApp: Sendable {
         try await call(Contract.Dispatcher1.registerApplication, id, ObjectPath("/app"), [String: Variant]())
         try await call(Contract.Dispatcher1.declareScenes, [Contract.Declaration(id: "main", kind: .windowGroup).structure])
     }
+
+    /// Lets a hanging app answer what it holds (too late: the dispatcher has timed out).
+    func release() { released.open() }
 
     /// Opens a scene that allows any link.
     func openScene(_ scene: String) async throws {
