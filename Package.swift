@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Tests only: every program a test starts (close-on-exec pipes, exits seen on a thread of its own).
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // File descriptors without pointers (the browser host's stdin and stdout; EINTR retried).
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         // The daemon's store of saved user activities (SQLite, the system's libsqlite3).
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
@@ -104,6 +106,7 @@ let package = Package(
                 "Associations", "AssociationSources", "ActivityStore", "NativeMessaging",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict),
 

@@ -3,8 +3,8 @@ import AssociationSources
 import DBus
 import Desktop
 import Dispatch
-import Glibc
 import NativeMessaging
+import SystemPackage
 import Synchronization
 import WaypostContract
 
@@ -229,10 +229,7 @@ enum StandardInput {
         let (stream, sink) = AsyncStream<[UInt8]>.makeStream()
         DispatchQueue(label: "waypost.browser-host.stdin").async {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
+            while let count = try? buffer.withUnsafeMutableBytes({ try FileDescriptor.standardInput.read(into: $0) }), count > 0 {
                 sink.yield(Array(buffer[0 ..< count]))
             }
             sink.finish()
@@ -250,14 +247,7 @@ final class StandardOutput: Sendable {
         do { bytes = try FrameReader.frame(message.json) } catch {
             bytes = (try? FrameReader.frame(HostMessage(id: message.id, refusing: error).json)) ?? []
         }
-        lock.withLock { _ in
-            var written = 0
-            while written < bytes.count {
-                let result = bytes.withUnsafeBytes { write(1, $0.baseAddress! + written, bytes.count - written) }
-                if result < 0 && errno == EINTR { continue }
-                guard result > 0 else { return }  // the browser went away; stdin's end stops us
-                written += result
-            }
-        }
+        // A failed write means the browser went away; stdin's end stops us.
+        lock.withLock { _ in _ = try? FileDescriptor.standardOutput.writeAll(bytes) }
     }
 }
