@@ -129,14 +129,19 @@ public actor Dispatcher {
         currentActivityMayHaveChanged()
     }
 
-    /// - Throws: `budgetExceeded` over `Budgets`, `busy` over `ChangeRate`, both checked before any
-    ///   condition is sorted or folded.
-    func setModifiers(caller: String, scene: String, _ modifiers: [Contract.Modifier]) throws(DispatchError) {
+    /// Over the app's `ChangeRate` the change waits (its reply with it) until the rate has room,
+    /// suspended, so other calls go on meanwhile; the caller's next call waits its turn behind it
+    /// (`SenderTurns`), so one connection's changes are made in the order sent.
+    /// - Throws: `budgetExceeded` over `Budgets`, `busy` when the wait would pass
+    ///   `ChangeRate.longestWait`, both checked before any condition is sorted or folded; after a
+    ///   wait, what the registry throws then (the scene closed, the caller left).
+    func setModifiers(caller: String, scene: String, _ modifiers: [Contract.Modifier]) async throws(DispatchError) {
         let appID = try registry.ownedScene(scene, by: caller)
         let bytes = try Budgets.conditionBytes(ofScene: scene, app: appID, modifiers)
         _ = try registry.conditionBytes(ifScene: scene, of: caller, held: bytes)
         let now = ContinuousClock.now
-        try changeRates[appID, default: ChangeRate(now: now)].spend(bytes, app: appID, now: now)
+        let wait = try changeRates[appID, default: ChangeRate(now: now)].admit(bytes, app: appID, now: now)
+        if wait > .zero { try? await Task.sleep(until: now + wait, clock: .continuous) }
         try registry.setModifiers(owner: caller, scene: scene, modifiers.map(EventPreference.init), bytes: bytes)
         mergeIfDue(appID)
     }
