@@ -49,6 +49,8 @@ public actor Dispatcher {
     var deliveryQueues: [String: DeliveryQueue] = [:]
     // How fast each app changes its sets (ChangeRate.swift).
     private var changeRates: [String: ChangeRate] = [:]
+    // The process behind each registered connection (Dispatcher+Identity.swift).
+    var identities = RegisteredIdentities()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -92,10 +94,11 @@ public actor Dispatcher {
         do { pid = try await connection.processID(of: caller) } catch {
             throw .invalidArgument(caller.rawValue, reason: "the bus does not tell this connection's process: \(error)")
         }
-        try checkIdentity(pid: pid, of: entry)
+        let identified = try identifyForRegistration(caller: caller, pid: pid, of: entry)
         registry.register(
             owner: caller, appID: appID, objectPath: objectPath, pid: pid, singleScene: singleScene,
             announcesReady: announcesReady)
+        hold(caller.rawValue, identified)
         logger.info("registered \(appID) as \(caller) (pid \(pid))")
     }
 
@@ -148,6 +151,7 @@ public actor Dispatcher {
 
     /// The connection went away: its scenes vanish with it.
     func connectionVanished(_ owner: String) {
+        forgetIdentity(of: owner)
         if let process = registry.removeProcess(owner) {
             mergeIfDue(process.appID)
             logger.info("\(process.appID) (\(owner)) went away")
