@@ -73,7 +73,7 @@ extension Dispatcher {
         if let reason = identities.ended[caller] { throw .registrationEnded(caller: caller, reason: reason) }
         guard let registered = identities.current[caller] else { return }  // not registered: the call says so
         let pid = registered.handle.pid
-        guard !registered.handle.hasExited, case .success(let now) = RunningProgram.record(ofProcess: pid) else {
+        guard !registered.handle.hasExited, let now = RegisteredIdentities.reread(pid, as: registered.record) else {
             let reason = "its process \(pid) exited"
             endRegistration(of: caller, reason: reason)
             throw .registrationEnded(caller: caller, reason: reason)

@@ -34,6 +34,20 @@ struct RegisteredIdentities: Sendable {
         return current.removeValue(forKey: owner)?.handle
     }
 
+    /// Process `pid` read again as far as telling whether it runs what `registered` ran needs: a
+    /// sandboxed app stays its sandbox's whatever it execs (its record as it was), a program is its
+    /// `/proc/PID/exe` (one `readlink`), a script needs its arguments. Nil when it is gone.
+    static func reread(_ pid: Int32, as registered: ProcessRecord) -> ProcessRecord? {
+        if registered.sandbox != nil { return registered }
+        if registered.script == nil {
+            guard let executable = try? RunningProgram.executable(ofProcess: pid) else { return nil }
+            return ProcessRecord(
+                pid: pid, parent: registered.parent, name: registered.name, startTime: registered.startTime,
+                executable: executable, arguments: [])
+        }
+        return try? RunningProgram.record(ofProcess: pid).get()
+    }
+
     /// Whether process `now` still runs what `registered` ran: the same program (a program replaced
     /// on disk reads ` (deleted)`, and still counts), the same script as its arguments name it (not
     /// as resolved: the app may change its directory), the same sandbox.

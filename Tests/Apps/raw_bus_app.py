@@ -148,11 +148,11 @@ def main():
     register(bus, app_id, scene)
 
     def fork(incoming):
-        parent = os.getpid()
+        parent = os.pidfd_open(os.getpid())  # before the fork: the parent may be reaped before the child runs
         if os.fork() != 0:
             os._exit(0)
         exited = select.poll()
-        exited.register(os.pidfd_open(parent), select.POLLIN)
+        exited.register(parent, select.POLLIN)
         exited.poll()  # until the parent has exited: the connection is the child's alone now
         return GLib.Variant("(u)", (os.getpid(),))
 
