@@ -50,6 +50,7 @@ let package = Package(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CLinux"),
         // libcurl's headers only (libcurl4-openssl-dev): no pkgConfig, whose -lcurl would make every
         // start of `waypost` load libcurl and its 30-odd libraries; it is dlopen'd on the first fetch.
         .systemLibrary(name: "CCurl"),
@@ -58,7 +59,7 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
 
         // The desktop layer over GIO: content types (and later desktop entries, mimeapps, launching).
-        .target(name: "Desktop", dependencies: ["CGIO", "ExternalEvents"], swiftSettings: strict),
+        .target(name: "Desktop", dependencies: ["CGIO", "CLinux", "ExternalEvents"], swiftSettings: strict),
 
         // The D-Bus contract of dbus/*.xml as Swift, once: names, members, errors, a{sv} keys and codecs
         // (to and from the routing core's declarations, modifiers and activities).

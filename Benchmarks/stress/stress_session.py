@@ -33,6 +33,13 @@ def rss_kib(pid):
     return 0
 
 
+def cpu_seconds(pid):
+    """User and system CPU time a process has used, from /proc (stat fields 14 and 15)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class Session:
     def __init__(self, apps, delivery_timeout=5):
         """apps: {app_id: scheme}; each becomes a participating entry running stress_app.py."""
@@ -54,6 +61,7 @@ class Session:
         bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
                                stdout=subprocess.PIPE, env=env, text=True)
         self.children.append(bus)
+        self.bus_pid = bus.pid
         env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().strip()
         self.env = env
         os.environ.update(env)
@@ -63,14 +71,14 @@ class Session:
         self.dispatcher = dbus.Interface(
             self.bus.get_object("io.waypost.Dispatcher", "/io/waypost/Dispatcher"), "io.waypost.Dispatcher1")
 
-    def spawn(self, argv):
-        child = subprocess.Popen(argv, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    def spawn(self, argv, stderr=subprocess.DEVNULL):
+        child = subprocess.Popen(argv, env=self.env, stdout=subprocess.PIPE, stderr=stderr, text=True)
         self.children.append(child)
         return child
 
-    def start_app(self, app_id, *arguments):
+    def start_app(self, app_id, *arguments, stderr=subprocess.DEVNULL):
         """Starts stress_app.py as APP_ID; returns once it says it registered and opened its scenes."""
-        child = self.spawn([PYTHON, os.path.join(HERE, "stress_app.py"), app_id] + [str(a) for a in arguments])
+        child = self.spawn([PYTHON, os.path.join(HERE, "stress_app.py"), app_id] + [str(a) for a in arguments], stderr)
         line = child.stdout.readline().strip()
         if line != "ready":
             sys.exit("%s did not start: %r" % (app_id, line))

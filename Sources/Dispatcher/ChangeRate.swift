@@ -1,30 +1,41 @@
 /// How fast one app may change its condition sets: a token bucket of condition bytes (each change
 /// counting `perChange` more, so that empty sets are not free), refilled at `bytesPerSecond`, at most
-/// `burst` saved up. Over it, a change is refused `Busy` at once and changes nothing: an app that
-/// churns its sets as fast as it can then takes a bounded share of the daemon, not all of it
-/// (Benchmarks/stress/churn.py).
+/// `burst` saved up. A change over it is not refused but held: `admit` takes its bytes ahead of the
+/// refill and says how long to wait before making it, so an app that waits for its replies is held to
+/// the rate and spends no CPU meanwhile, where a fast refusal had it send again at once, thousands of
+/// times a second (Benchmarks/stress/churn.py). The wait is bounded: one that would pass `longestWait`
+/// is refused `Busy` and takes nothing. Pure: the caller gives the time, and waits (`Dispatcher.setModifiers`).
 struct ChangeRate: Sendable {
     static let bytesPerSecond = 256 * 1024
-    /// Twice an app's whole condition budget, so that setting all of it at once is never refused.
+    /// Twice an app's whole condition budget, so that setting all of it at once is never held.
     static let burst = 2 * 1024 * 1024
     static let perChange = 32
+    /// The longest a change is held; beyond it, `Busy`. Well under a D-Bus call's default timeout (25 s).
+    static let longestWait = Duration.seconds(1)
 
+    /// Bytes saved up; below zero, bytes taken ahead of the refill by changes that are waiting.
     private var tokens = Double(Self.burst)
     private var refilled: ContinuousClock.Instant
 
     init(now: ContinuousClock.Instant) { refilled = now }
 
-    /// Takes `bytes` (plus `perChange`) from the bucket.
-    /// - Throws: `busy` when the bucket holds fewer.
-    mutating func spend(_ bytes: Int, app: String, now: ContinuousClock.Instant) throws(DispatchError) {
+    /// Takes `bytes` (plus `perChange`) from the bucket, ahead of the refill if need be.
+    /// - Returns: how long to wait before making the change: zero when the bucket held them.
+    /// - Throws: `busy` when the wait would be longer than `longestWait`; then nothing is taken.
+    mutating func admit(_ bytes: Int, app: String, now: ContinuousClock.Instant) throws(DispatchError) -> Duration {
         let elapsed = now - refilled
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         tokens = min(Double(Self.burst), tokens + seconds * Double(Self.bytesPerSecond))
         refilled = now
-        let cost = Double(bytes + Self.perChange)
-        guard tokens >= cost else {
-            throw .busy("\(app) changes its condition sets faster than \(Self.bytesPerSecond) bytes a second", limit: Self.bytesPerSecond)
+        let left = tokens - Double(bytes + Self.perChange)
+        let wait = left >= 0 ? 0 : -left / Double(Self.bytesPerSecond)
+        let longest = Double(Self.longestWait.components.seconds)
+        guard wait <= longest else {
+            throw .busy(
+                "\(app) changes its condition sets faster than \(Self.bytesPerSecond) bytes a second, held up to \(Int(longest)) s",
+                limit: Self.bytesPerSecond)
         }
-        tokens -= cost
+        tokens = left
+        return .nanoseconds(Int64((wait * 1e9).rounded(.up)))
     }
 }

@@ -9,6 +9,11 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case noHandler(String, reason: String)
     case unknownApplication(String, reason: String)
     case notRegistered(caller: String)
+    /// The connection's registration ended while it stayed on the bus (its process exited or ran
+    /// another program); it may not register again.
+    case registrationEnded(caller: String, reason: String)
+    /// The registered process `pid` runs another program now than when it registered (an `exec`).
+    case programChanged(app: String, pid: UInt32, registered: String, running: String)
     case notOwner(scene: String, app: String)
     case unknownScene(String, app: String)
     case unknownDeclaration(String, app: String)
@@ -43,7 +48,8 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidArgument: .invalidArgument
         case .noHandler: .noHandler
         case .unknownApplication: .unknownApplication
-        case .notRegistered: .notRegistered
+        case .notRegistered, .registrationEnded: .notRegistered
+        case .programChanged: .programMismatch
         case .notOwner: .notOwner
         case .unknownScene: .unknownScene
         case .unknownDeclaration: .unknownDeclaration
@@ -75,6 +81,10 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownApplication(let app, let reason): "unknown application \"\(app)\": \(reason)"
         case .notRegistered(let caller):
             "\(caller) has not registered an application: call RegisterApplication first"
+        case .registrationEnded(let caller, let reason):
+            "the registration of \(caller) ended: \(reason), and the connection stayed on the bus; it cannot register again"
+        case .programChanged(let app, let pid, let registered, let running):
+            "process \(pid) registered as \(app) running \(registered), and runs \(running) now; its registration ended"
         case .notOwner(let scene, let app):
             "scene \"\(scene)\" of \(app) belongs to another connection; only the one that added it may change it"
         case .unknownScene(let scene, let app): "\(app) has no open scene \"\(scene)\""

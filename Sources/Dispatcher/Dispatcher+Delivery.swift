@@ -14,6 +14,7 @@ extension Dispatcher {
     /// falling through past every destination that refused it or vanished until one acknowledges.
     func deliver(_ pending: PendingEvent, to app: ApplicationEntry) async throws(DispatchError) -> Outcome {
         var launched = false
+        endRegistrationsOfExitedProcesses(of: app.id)
         if !registry.isReady(app.id) {
             try await launchAndWait(app, platformData: pending.platformData)
             launched = true

@@ -49,6 +49,8 @@ public actor Dispatcher {
     var deliveryQueues: [String: DeliveryQueue] = [:]
     // How fast each app changes its sets (ChangeRate.swift).
     private var changeRates: [String: ChangeRate] = [:]
+    // The process behind each registered connection (Dispatcher+Identity.swift).
+    var identities = RegisteredIdentities()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -92,10 +94,11 @@ public actor Dispatcher {
         do { pid = try await connection.processID(of: caller) } catch {
             throw .invalidArgument(caller.rawValue, reason: "the bus does not tell this connection's process: \(error)")
         }
-        try checkIdentity(pid: pid, of: entry)
+        let identified = try identifyForRegistration(caller: caller, pid: pid, of: entry)
         registry.register(
             owner: caller, appID: appID, objectPath: objectPath, pid: pid, singleScene: singleScene,
             announcesReady: announcesReady)
+        hold(caller.rawValue, identified)
         logger.info("registered \(appID) as \(caller) (pid \(pid))")
     }
 
@@ -129,20 +132,26 @@ public actor Dispatcher {
         currentActivityMayHaveChanged()
     }
 
-    /// - Throws: `budgetExceeded` over `Budgets`, `busy` over `ChangeRate`, both checked before any
-    ///   condition is sorted or folded.
-    func setModifiers(caller: String, scene: String, _ modifiers: [Contract.Modifier]) throws(DispatchError) {
+    /// Over the app's `ChangeRate` the change waits (its reply with it) until the rate has room,
+    /// suspended, so other calls go on meanwhile; the caller's next call waits its turn behind it
+    /// (`SenderTurns`), so one connection's changes are made in the order sent.
+    /// - Throws: `budgetExceeded` over `Budgets`, `busy` when the wait would pass
+    ///   `ChangeRate.longestWait`, both checked before any condition is sorted or folded; after a
+    ///   wait, what the registry throws then (the scene closed, the caller left).
+    func setModifiers(caller: String, scene: String, _ modifiers: [Contract.Modifier]) async throws(DispatchError) {
         let appID = try registry.ownedScene(scene, by: caller)
         let bytes = try Budgets.conditionBytes(ofScene: scene, app: appID, modifiers)
         _ = try registry.conditionBytes(ifScene: scene, of: caller, held: bytes)
         let now = ContinuousClock.now
-        try changeRates[appID, default: ChangeRate(now: now)].spend(bytes, app: appID, now: now)
+        let wait = try changeRates[appID, default: ChangeRate(now: now)].admit(bytes, app: appID, now: now)
+        if wait > .zero { try? await Task.sleep(until: now + wait, clock: .continuous) }
         try registry.setModifiers(owner: caller, scene: scene, modifiers.map(EventPreference.init), bytes: bytes)
         mergeIfDue(appID)
     }
 
     /// The connection went away: its scenes vanish with it.
     func connectionVanished(_ owner: String) {
+        forgetIdentity(of: owner)
         if let process = registry.removeProcess(owner) {
             mergeIfDue(process.appID)
             logger.info("\(process.appID) (\(owner)) went away")

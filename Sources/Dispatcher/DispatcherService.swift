@@ -218,7 +218,8 @@ public final class DispatcherService: Sendable {
 
     /// The member as the contract declares it, answered by `handler`; a `DispatchError` reaches the
     /// caller under its contract name. A connection with `Budgets.callsInFlightPerConnection` calls
-    /// in flight gets `Busy` at once, before anything is routed or delivered.
+    /// in flight gets `Busy` at once, before anything is routed or delivered; a call acting as the
+    /// registered app is refused, and the registration ended, once its process changed.
     func method(
         _ member: Contract.Member, _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
@@ -230,6 +231,7 @@ public final class DispatcherService: Sendable {
                 if Self.delivering.contains(member.name) { return try await handler(call) }
                 await self.turns.take(call.sender)
                 defer { self.turns.give(call.sender) }
+                if Self.actingAsTheApp.contains(member.name) { try await self.dispatcher.recheckIdentity(of: call.sender.rawValue) }
                 return try await handler(call)
             } catch let error as DispatchError {
                 // The only URI a method's error can name is its first argument's (Explain's).

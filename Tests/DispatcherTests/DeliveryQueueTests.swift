@@ -43,18 +43,35 @@ struct DeliveryQueueTests {
 
 @Suite("change rate")
 struct ChangeRateTests {
-    @Test("an app may set a burst of conditions at once, then as many bytes a second as the rate allows; over it, Busy")
-    func rate() throws {
+    static let busy = DispatchError.busy(
+        "a changes its condition sets faster than 262144 bytes a second, held up to 1 s", limit: 262_144)
+
+    @Test("a burst of changes goes at once; beyond it each waits its share of the rate, up to 1 s; past that, Busy and nothing taken")
+    func waits() throws {
         let start = ContinuousClock.now
         var rate = ChangeRate(now: start)
-        let change = 64 * 1024
+        let change = 64 * 1024 - ChangeRate.perChange
         let fits = ChangeRate.burst / (change + ChangeRate.perChange)
-        for _ in 0..<fits { try rate.spend(change, app: "a", now: start) }
-        #expect(throws: DispatchError.busy("a changes its condition sets faster than 262144 bytes a second", limit: 262_144)) {
-            try rate.spend(change, app: "a", now: start)
-        }
-        // A quarter of a second later, a quarter of the rate is back: 64 KiB and change.
-        try rate.spend(change - ChangeRate.perChange, app: "a", now: start + .milliseconds(250) + .milliseconds(1))
-        #expect(throws: DispatchError.self) { try rate.spend(change, app: "a", now: start + .milliseconds(252)) }
+        for _ in 0..<fits { #expect(try rate.admit(change, app: "a", now: start) == .zero) }
+        // Each change of 64 KiB more is a quarter of a second ahead of the refill: four of them fill the second.
+        for quarter in 1...4 { #expect(try rate.admit(change, app: "a", now: start) == .milliseconds(250 * quarter)) }
+        #expect(throws: Self.busy) { _ = try rate.admit(0, app: "a", now: start) }
+        // A quarter of a second later, a quarter of a second of debt is paid: the next waits a second again.
+        #expect(try rate.admit(change, app: "a", now: start + .milliseconds(250)) == .seconds(1))
+    }
+
+    @Test("an app that sends each change once the last was answered is held to the rate, and never refused")
+    func heldToTheRate() throws {
+        let start = ContinuousClock.now
+        var rate = ChangeRate(now: start)
+        let change = 1024, cost = Double(change + ChangeRate.perChange)
+        var now = start
+        let accepted = 20_000
+        for _ in 0..<accepted { now += try rate.admit(change, app: "a", now: now) }
+        let elapsed = now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let granted = Double(ChangeRate.burst) + seconds * Double(ChangeRate.bytesPerSecond)
+        #expect(Double(accepted) * cost <= granted + cost)
+        #expect(Double(accepted) * cost >= granted - cost)
     }
 }
