@@ -9,7 +9,9 @@ import Synchronization
 /// Kept per caller connection: its pid, and once found its opener. A connection belongs to one
 /// process for its whole life and unique names are never reused, so an app sending links over its
 /// own connection (GIO in process) is walked once; `gio open` and `waypost open` connect anew each
-/// time and are walked each time. A process that changed its program (`exec`) while keeping its
+/// time. Their pid is asked of the bus as they connect (`watchConnections`), before their first
+/// call, so a link waits for no round trip; the processes above them that were read before are
+/// known (`KnownProcesses`). A process that changed its program (`exec`) while keeping its
 /// connection keeps the opener first found: such a same-user process could pose as the app anyway
 /// (docs/opener.md).
 public final class OpenerLookup: Sendable {
@@ -21,7 +23,12 @@ public final class OpenerLookup: Sendable {
     private let callers = Mutex<[BusName: Known]>([:])
     static let cacheLimit = 512
 
+    /// Processes read by earlier walks, kept while they live and run the same program.
+    let processes = KnownProcesses()
+
     enum Known {
+        /// Asked of the bus as the connection appeared; nil when the bus did not say (it left).
+        case asking(Task<UInt32?, Never>)
         case process(UInt32)
         case opener(Opener)
     }
@@ -46,6 +53,11 @@ public final class OpenerLookup: Sendable {
         switch callers.withLock({ $0[caller] }) {
         case .opener(let opener): return opener
         case .process(let known): pid = known
+        case .asking(let asking):
+            guard let known = await asking.value else {
+                return .unknown(reason: "the bus does not tell the caller's process (\(caller) left)")
+            }
+            pid = known
         case nil:
             do { pid = try await connection.processID(of: caller) } catch {
                 return .unknown(reason: "the bus does not tell the caller's process (\(error))")
@@ -66,6 +78,38 @@ public final class OpenerLookup: Sendable {
         }
     }
 
+    /// Asks the bus for the pid of every connection as it appears (one subscription to
+    /// `NameOwnerChanged`, a few signals a second on a desktop), so that a link arriving on it finds
+    /// the answer known or on its way, and forgets each as it leaves. The walk itself stays for
+    /// when a link needs it. Returns once the bus accepted the subscription.
+    /// - Throws: `BusError` when the bus refuses it: links then ask for the pid when they need it.
+    public func watchConnections() async throws {
+        let changes = try await connection.nameOwnerChanges(for: nil)
+        let own = connection.uniqueName
+        Task(executorPreference: connection.executor) {
+            for try await change in changes where change.name.isUnique && change.name != own {
+                if change.newOwner != nil { self.ask(change.name) } else { self.forget(change.name) }
+            }
+        }
+    }
+
+    /// Sends `GetConnectionUnixProcessID` for `caller` now, its answer awaited by whoever needs it.
+    private func ask(_ caller: BusName) {
+        let asking = Task(executorPreference: connection.executor) { () -> UInt32? in
+            guard let pid = try? await self.connection.processID(of: caller) else { return nil }
+            self.callers.withLock { cache in
+                if case .asking = cache[caller] { cache[caller] = .process(pid) }
+            }
+            return pid
+        }
+        // A connection whose first call came first asked already: its answer stays.
+        callers.withLock { cache in
+            guard cache[caller] == nil else { return }
+            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[caller] = .asking(asking)
+        }
+    }
+
     private func remember(_ known: Known, for caller: BusName) {
         callers.withLock { cache in
             if cache.count >= Self.cacheLimit, cache[caller] == nil { cache.removeAll(keepingCapacity: true) }
@@ -79,7 +123,8 @@ public final class OpenerLookup: Sendable {
         let programs = directory.installedPrograms()
         return OpenerSearch.opener(
             caller: pid, askedAt: askedAt, programs: programs, portalAppID: portalAppID, ignoring: passesLinksOn,
-            read: { RunningProgram.record(ofProcess: $0, against: programs) })
+            read: { self.processes.record(ofProcess: $0, against: programs) },
+            currentParent: { self.processes.currentParent(of: $0) })
     }
 
     /// A connection left the bus: what is known of it is no longer needed.
