@@ -77,6 +77,11 @@ public final class KnownProcesses: Sendable {
         return stat.parent
     }
 
+    /// Drops what is kept of process `pid`, if anything.
+    public func forget(_ pid: Int32) {
+        _ = state.withLock { $0.kept.removeValue(forKey: pid) }
+    }
+
     private func keep(_ process: Kept) {
         state.withLock { state in
             if state.kept.count >= Self.limit {

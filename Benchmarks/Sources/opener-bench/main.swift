@@ -62,8 +62,8 @@ func serveApp(address: String) async throws -> Never {
 func serveChat(address: String, child: String) throws -> Never {
     while let uri = readLine() {
         let output = try runToEnd(child, ["open", address, uri], address: address)
-        print(output.split(separator: "\n").last.map(String.init) ?? "failed: no output", terminator: "\n")
-        fflush(stdout)
+        let line = output.split(separator: "\n").last.map(String.init) ?? "failed: no output"
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
     exit(0)
 }
