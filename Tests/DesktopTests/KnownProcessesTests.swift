@@ -64,20 +64,26 @@ struct KnownProcessesTests {
         let first = try await ChildProcess.start(Self.sleep, ["30"], environment: [:])
         let pid = first.pid
         let kept = KnownProcesses()
-        #expect(Self.identify(pid, kept, Self.both) == .app("org.example.Sleeper"))
+        #expect(Self.identify(pid, kept, Self.sleeperOnly) == .app("org.example.Sleeper"))
         first.kill()
         _ = try? await first.status()
-        // Other processes on the machine may take the pid first: try again a few times.
-        var reused: ChildProcess?
-        for _ in 0..<50 where reused == nil {
-            try "\(pid - 1)".write(toFile: "/proc/sys/kernel/ns_last_pid", atomically: false, encoding: .utf8)
-            let candidate = try await ChildProcess.start(Self.shell, ["-c", "echo ready; exec \(Self.shell) -c 'read never'"], environment: [:])
-            if candidate.pid == pid { reused = candidate } else { candidate.kill() }
+        // A shell sets the next pid and forks at once (other processes of the machine may still take
+        // it first: tried again). The forked shell waits on a FIFO nobody opens, running no child.
+        let fifo = NSTemporaryDirectory() + "waypost-reuse-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let script = "echo \(pid - 1) > /proc/sys/kernel/ns_last_pid; \(Self.shell) -c 'echo $$; read x < \(fifo); :' & wait"
+        var taken = false
+        for _ in 0..<200 where !taken {
+            let outer = try await ChildProcess.start(Self.shell, ["-c", script], environment: [:])
+            defer { outer.kill() }
+            guard let line = await outer.nextLine(), let inner = Int32(line) else { continue }
+            defer { kill(inner, SIGKILL) }
+            guard inner == pid else { continue }
+            taken = true
+            #expect(Self.identify(pid, kept, Self.sleeperOnly) == InstalledPrograms.Identification.none)
+            #expect(Self.identify(pid, kept, Self.shellOnly) == .app("org.example.Shell"))
         }
-        let second = try #require(reused, "pid \(pid) was never given out again")
-        defer { second.kill() }
-        #expect(await second.nextLine() == "ready")
-        #expect(Self.identify(pid, kept, Self.both) == .app("org.example.Shell"))
-        #expect(Self.identify(pid, kept, Self.sleeperOnly) == InstalledPrograms.Identification.none)
+        #expect(taken, "pid \(pid) was never given out again")
     }
 }
