@@ -284,7 +284,7 @@ func main() async throws {
         guard let took = field("us", in: line) else { throw BenchError("a child of the chat app: \(line)") }
         return took
     }
-    let childPerRound = 100
+    let childPerRound = 200
     var ownedChild: [Double] = [], schemeChild: [Double] = [], addedChild: [Double] = []
     for _ in 0..<10 {
         _ = try openFromChild("https://bench.example/item/1")
