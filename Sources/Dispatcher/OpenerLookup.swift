@@ -28,9 +28,19 @@ public final class OpenerLookup: Sendable {
 
     enum Known {
         /// Asked of the bus as the connection appeared; nil when the bus did not say (it left).
-        case asking(Task<UInt32?, Never>)
-        case process(UInt32)
+        case asking(Task<Caller?, Never>)
+        case process(Caller)
         case opener(Opener, process: UInt32)
+    }
+
+    /// A connection's process as first seen.
+    struct Caller: Sendable {
+        let pid: UInt32
+        /// When the connection was seen to appear (boot ticks): its process had started by then.
+        let connectedBy: UInt64
+        /// The process read as the connection appeared: it is the connection's process as first seen
+        /// (the opener is the connection's, whatever the process execs later).
+        var record: ProcessRecord?
     }
 
     init(connection: Connection, directory: any ApplicationDirectory, passesLinksOn: @escaping @Sendable (String) -> Bool) {
@@ -49,23 +59,23 @@ public final class OpenerLookup: Sendable {
     /// On the caller's executor (the connection's thread): a walk is a few reads of `/proc` per
     /// process, at most `OpenerSearch.maximumDepth` of them, cheaper than two thread hops.
     nonisolated(nonsending) func find(caller: BusName, askedAt: UInt64, portalAppID: String?) async -> Opener {
-        let pid: UInt32
+        let known: Caller
         switch callers.withLock({ $0[caller] }) {
         case .opener(let opener, _): return opener
-        case .process(let known): pid = known
+        case .process(let process): known = process
         case .asking(let asking):
-            guard let known = await asking.value else {
+            guard let process = await asking.value else {
                 return .unknown(reason: "the bus does not tell the caller's process (\(caller) left)")
             }
-            pid = known
+            known = process
         case nil:
-            do { pid = try await connection.processID(of: caller) } catch {
+            do { known = Caller(pid: try await connection.processID(of: caller), connectedBy: askedAt) } catch {
                 return .unknown(reason: "the bus does not tell the caller's process (\(error))")
             }
-            remember(.process(pid), for: caller)
+            remember(.process(known), for: caller)
         }
-        let opener = opener(ofProcess: Int32(bitPattern: pid), askedAt: askedAt, portalAppID: portalAppID)
-        if Self.isTheConnections(opener) { remember(.opener(opener, process: pid), for: caller) }
+        let opener = opener(of: known, askedAt: askedAt, portalAppID: portalAppID)
+        if Self.isTheConnections(opener) { remember(.opener(opener, process: known.pid), for: caller) }
         return opener
     }
 
@@ -98,15 +108,25 @@ public final class OpenerLookup: Sendable {
     /// known: the kernel's first look at a new process's `/proc` directory costs several times
     /// the later ones (about 60 µs against 20 on the 2-core machine). Its ancestors wait for a link.
     private func ask(_ caller: BusName) {
-        let asking = Task(executorPreference: connection.executor) { () -> UInt32? in
+        let seen = RunningProgram.bootTicksNow()
+        let asking = Task(executorPreference: connection.executor) { () -> Caller? in
             guard let pid = try? await self.connection.processID(of: caller) else { return nil }
+            let known = Caller(pid: pid, connectedBy: seen)
             self.callers.withLock { cache in
-                if case .asking = cache[caller] { cache[caller] = .process(pid) }
+                if case .asking = cache[caller] { cache[caller] = .process(known) }
             }
             Task.detached {
-                _ = self.processes.record(ofProcess: Int32(bitPattern: pid), against: self.directory.installedPrograms())
+                let read = self.processes.record(ofProcess: Int32(bitPattern: pid), against: self.directory.installedPrograms())
+                // A process started after the connection appeared took the pid of one that exited.
+                guard case .success(let record) = read, record.startTime <= seen else { return }
+                self.callers.withLock { cache in
+                    if case .process(var process) = cache[caller], process.pid == pid {
+                        process.record = record
+                        cache[caller] = .process(process)
+                    }
+                }
             }
-            return pid
+            return known
         }
         // A connection whose first call came first asked already: its answer stays.
         callers.withLock { cache in
@@ -124,12 +144,21 @@ public final class OpenerLookup: Sendable {
     }
 
     /// The walk itself, for a pid already known: each process read as far as identifying it against
-    /// the installed programs needs (`RunningProgram.record(ofProcess:against:)`).
-    func opener(ofProcess pid: Int32, askedAt: UInt64, portalAppID: String?) -> Opener {
+    /// the installed programs needs (`KnownProcesses`), the caller as read when its connection
+    /// appeared when it was (and that read took its arguments if they decide now).
+    func opener(of caller: Caller, askedAt: UInt64, portalAppID: String?) -> Opener {
         let programs = directory.installedPrograms()
+        let pid = Int32(bitPattern: caller.pid)
+        let first = caller.record.flatMap { record in
+            programs.needsArguments(toIdentify: record.executable) && record.arguments.isEmpty ? nil : record
+        }
         return OpenerSearch.opener(
-            caller: pid, askedAt: askedAt, programs: programs, portalAppID: portalAppID, ignoring: passesLinksOn,
-            read: { self.processes.record(ofProcess: $0, against: programs) },
+            caller: pid, askedAt: min(askedAt, caller.connectedBy), programs: programs, portalAppID: portalAppID,
+            ignoring: passesLinksOn,
+            read: { read in
+                if read == pid, let first { return .success(first) }
+                return self.processes.record(ofProcess: read, against: programs)
+            },
             currentParent: { self.processes.currentParent(of: $0) })
     }
 
@@ -138,7 +167,8 @@ public final class OpenerLookup: Sendable {
     func forget(_ caller: BusName) {
         let known = callers.withLock { $0.removeValue(forKey: caller) }
         switch known {
-        case .process(let pid), .opener(_, let pid): processes.forget(Int32(bitPattern: pid))
+        case .process(let process): processes.forget(Int32(bitPattern: process.pid))
+        case .opener(_, let pid): processes.forget(Int32(bitPattern: pid))
         case .asking, nil: break
         }
     }
