@@ -93,12 +93,13 @@ extension Connection {
         try await subscribe(rule) { $0 }
     }
 
-    /// The changes of `name`'s owner, as they happen (appear, vanish, change hands).
+    /// The changes of `name`'s owner, as they happen (appear, vanish, change hands); of every name
+    /// on the bus when `name` is nil (each connection that comes or goes, among them).
     /// - Throws: `BusError` when the connection is closed.
-    public func nameOwnerChanges(for name: BusName) async throws -> AsyncThrowingStream<NameOwnerChange, any Error> {
+    public func nameOwnerChanges(for name: BusName?) async throws -> AsyncThrowingStream<NameOwnerChange, any Error> {
         let rule = MatchRule(
             sender: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "NameOwnerChanged", arguments: [0: name.rawValue])
+            member: "NameOwnerChanged", arguments: name.map { [0: $0.rawValue] } ?? [:])
         return try await subscribe(rule) { message in
             guard let (name, old, new) = try? message.decode(String.self, String.self, String.self),
                 let changed = try? BusName(name)

@@ -187,30 +187,50 @@ public enum OpenerSearch {
     ///     started later is a newer process with the caller's pid.
     ///   - portalAppID: what the portal says the app is, believed only from the portal itself.
     ///   - passesLinksOn: app ids skipped on the way up (generic openers, the dispatcher itself).
+    ///   - currentParent: a process's parent read again now (a record kept from an earlier walk may
+    ///     name a parent that has exited since); nil when it cannot be read.
+    ///
+    /// A process at the pid a child names is that child's parent when it started before the child:
+    /// it has held that pid since before the child was born. One that started after it took the pid
+    /// of a parent that exited (the child was re-parented); one that started in the same clock tick
+    /// is the parent only if the child still names it.
     public static func opener(
         caller: Int32, askedAt: UInt64, programs: InstalledPrograms, portalAppID: String? = nil,
-        ignoring passesLinksOn: (String) -> Bool = { _ in false }, read: (Int32) -> Result<ProcessRecord, ProcessReadFailure>
+        ignoring passesLinksOn: (String) -> Bool = { _ in false }, read: (Int32) -> Result<ProcessRecord, ProcessReadFailure>,
+        currentParent: (ProcessRecord) -> Int32? = { $0.parent }
     ) -> Opener {
         var pid = caller
         var child: ProcessRecord?
         var callerName: String?
-        for _ in 0..<maximumDepth {
+        var depth = 0
+        while depth < maximumDepth {
+            let result = read(pid)
+            if let below = child {
+                let isParent: Bool
+                switch result {
+                case .success(let parent) where parent.startTime < below.startTime: isParent = true
+                case .success(let parent) where parent.startTime == below.startTime: isParent = currentParent(below) == pid
+                default: isParent = false
+                }
+                if !isParent {
+                    // The child's parent exited (or is not ours): follow the parent it has now, once.
+                    if let now = currentParent(below), now != pid, now > 1, below.parent == pid {
+                        pid = now
+                        child = below.withParent(now)
+                        continue
+                    }
+                    // An ancestor gone, reused or not ours ends the walk: the caller is all that is known.
+                    return .unidentified(process: callerName ?? below.name)
+                }
+            }
             let record: ProcessRecord
-            switch read(pid) {
+            switch result {
             case .success(let read): record = read
             case .failure(let failure):
-                guard let callerName else {
-                    return .unknown(reason: failure == .stranger ? "the caller (pid \(pid)) is another user's process" : "the caller (pid \(pid)) exited before it was seen")
-                }
-                // An ancestor gone or not ours ends the walk: the caller is all that is known.
-                return .unidentified(process: callerName)
+                return .unknown(reason: failure == .stranger ? "the caller (pid \(pid)) is another user's process" : "the caller (pid \(pid)) exited before it was seen")
             }
             if child == nil, record.startTime > askedAt {
                 return .unknown(reason: "pid \(pid) belongs to a process started after the request")
-            }
-            if let child, record.startTime > child.startTime {
-                // A parent younger than its child: the parent exited and its pid was reused.
-                return .unidentified(process: callerName ?? record.name)
             }
             callerName = callerName ?? record.name
             if let sandbox = record.sandbox { return .app(id: sandbox.appID, process: record.name) }
@@ -226,6 +246,7 @@ public enum OpenerSearch {
             guard record.parent > 1 else { break }
             child = record
             pid = record.parent
+            depth += 1
         }
         return .unidentified(process: callerName ?? "?")
     }

@@ -27,6 +27,13 @@ public struct ProcessRecord: Sendable, Hashable {
         (self.executable, self.arguments, self.script, self.sandbox) = (executable, arguments, script, sandbox)
     }
 
+    /// The same process with the parent it has now (its first parent exited).
+    public func withParent(_ parent: Int32) -> ProcessRecord {
+        ProcessRecord(
+            pid: pid, parent: parent, name: name, startTime: startTime, executable: executable, arguments: arguments,
+            script: script, sandbox: sandbox)
+    }
+
     public static func == (a: ProcessRecord, b: ProcessRecord) -> Bool {
         a.pid == b.pid && a.parent == b.parent && a.name == b.name && a.startTime == b.startTime
             && a.executable == b.executable && a.arguments == b.arguments && a.script?.resolved == b.script?.resolved

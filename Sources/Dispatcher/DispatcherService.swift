@@ -50,6 +50,10 @@ public final class DispatcherService: Sendable {
                 path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
                 member: Contract.Dispatcher1.ownedDomainsChanged.name, domains)
         }
+        // Callers' pids are asked as they connect; without the subscription, when a link needs one.
+        do { try await dispatcher.openers.watchConnections() } catch {
+            logger.error("cannot watch connections come and go: \(error); the opener's pid is asked per link")
+        }
         let reply = try await connection.requestName(Contract.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner || reply == .alreadyOwner else {
             throw BusError(.failed, "\(Contract.busName) is taken: \(await currentOwner())")

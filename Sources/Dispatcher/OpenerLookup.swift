@@ -9,7 +9,9 @@ import Synchronization
 /// Kept per caller connection: its pid, and once found its opener. A connection belongs to one
 /// process for its whole life and unique names are never reused, so an app sending links over its
 /// own connection (GIO in process) is walked once; `gio open` and `waypost open` connect anew each
-/// time and are walked each time. A process that changed its program (`exec`) while keeping its
+/// time. Their pid is asked of the bus as they connect (`watchConnections`), before their first
+/// call, so a link waits for no round trip; the processes above them that were read before are
+/// known (`KnownProcesses`). A process that changed its program (`exec`) while keeping its
 /// connection keeps the opener first found: such a same-user process could pose as the app anyway
 /// (docs/opener.md).
 public final class OpenerLookup: Sendable {
@@ -21,9 +23,24 @@ public final class OpenerLookup: Sendable {
     private let callers = Mutex<[BusName: Known]>([:])
     static let cacheLimit = 512
 
+    /// Processes read by earlier walks, kept while they live and run the same program.
+    let processes = KnownProcesses()
+
     enum Known {
-        case process(UInt32)
-        case opener(Opener)
+        /// Asked of the bus as the connection appeared; nil when the bus did not say (it left).
+        case asking(Task<Caller?, Never>)
+        case process(Caller)
+        case opener(Opener, process: UInt32)
+    }
+
+    /// A connection's process as first seen.
+    struct Caller: Sendable {
+        let pid: UInt32
+        /// When the connection was seen to appear (boot ticks): its process had started by then.
+        let connectedBy: UInt64
+        /// The process read as the connection appeared: it is the connection's process as first seen
+        /// (the opener is the connection's, whatever the process execs later).
+        var record: ProcessRecord?
     }
 
     init(connection: Connection, directory: any ApplicationDirectory, passesLinksOn: @escaping @Sendable (String) -> Bool) {
@@ -42,18 +59,23 @@ public final class OpenerLookup: Sendable {
     /// On the caller's executor (the connection's thread): a walk is a few reads of `/proc` per
     /// process, at most `OpenerSearch.maximumDepth` of them, cheaper than two thread hops.
     nonisolated(nonsending) func find(caller: BusName, askedAt: UInt64, portalAppID: String?) async -> Opener {
-        let pid: UInt32
+        let known: Caller
         switch callers.withLock({ $0[caller] }) {
-        case .opener(let opener): return opener
-        case .process(let known): pid = known
+        case .opener(let opener, _): return opener
+        case .process(let process): known = process
+        case .asking(let asking):
+            guard let process = await asking.value else {
+                return .unknown(reason: "the bus does not tell the caller's process (\(caller) left)")
+            }
+            known = process
         case nil:
-            do { pid = try await connection.processID(of: caller) } catch {
+            do { known = Caller(pid: try await connection.processID(of: caller), connectedBy: askedAt) } catch {
                 return .unknown(reason: "the bus does not tell the caller's process (\(error))")
             }
-            remember(.process(pid), for: caller)
+            remember(.process(known), for: caller)
         }
-        let opener = opener(ofProcess: Int32(bitPattern: pid), askedAt: askedAt, portalAppID: portalAppID)
-        if Self.isTheConnections(opener) { remember(.opener(opener), for: caller) }
+        let opener = opener(of: known, askedAt: askedAt, portalAppID: portalAppID)
+        if Self.isTheConnections(opener) { remember(.opener(opener, process: known.pid), for: caller) }
         return opener
     }
 
@@ -66,6 +88,54 @@ public final class OpenerLookup: Sendable {
         }
     }
 
+    /// Asks the bus for the pid of every connection as it appears (one subscription to
+    /// `NameOwnerChanged`, a few signals a second on a desktop), so that a link arriving on it finds
+    /// the answer known or on its way, and forgets each as it leaves. The walk itself stays for
+    /// when a link needs it. Returns once the bus accepted the subscription.
+    /// - Throws: `BusError` when the bus refuses it: links then ask for the pid when they need it.
+    public func watchConnections() async throws {
+        let changes = try await connection.nameOwnerChanges(for: nil)
+        let own = connection.uniqueName
+        Task(executorPreference: connection.executor) {
+            for try await change in changes where change.name.isUnique && change.name != own {
+                if change.newOwner != nil { self.ask(change.name) } else { self.forget(change.name) }
+            }
+        }
+    }
+
+    /// Sends `GetConnectionUnixProcessID` for `caller` now, its answer awaited by whoever needs it;
+    /// then reads that process once, off the connection's thread, so that a link it sends finds it
+    /// known: the kernel's first look at a new process's `/proc` directory costs several times
+    /// the later ones (about 60 µs against 20 on the 2-core machine). Its ancestors wait for a link.
+    private func ask(_ caller: BusName) {
+        let seen = RunningProgram.bootTicksNow()
+        let asking = Task(executorPreference: connection.executor) { () -> Caller? in
+            guard let pid = try? await self.connection.processID(of: caller) else { return nil }
+            let known = Caller(pid: pid, connectedBy: seen)
+            self.callers.withLock { cache in
+                if case .asking = cache[caller] { cache[caller] = .process(known) }
+            }
+            Task.detached {
+                let read = self.processes.record(ofProcess: Int32(bitPattern: pid), against: self.directory.installedPrograms())
+                // A process started after the connection appeared took the pid of one that exited.
+                guard case .success(let record) = read, record.startTime <= seen else { return }
+                self.callers.withLock { cache in
+                    if case .process(var process) = cache[caller], process.pid == pid {
+                        process.record = record
+                        cache[caller] = .process(process)
+                    }
+                }
+            }
+            return known
+        }
+        // A connection whose first call came first asked already: its answer stays.
+        callers.withLock { cache in
+            guard cache[caller] == nil else { return }
+            if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+            cache[caller] = .asking(asking)
+        }
+    }
+
     private func remember(_ known: Known, for caller: BusName) {
         callers.withLock { cache in
             if cache.count >= Self.cacheLimit, cache[caller] == nil { cache.removeAll(keepingCapacity: true) }
@@ -74,17 +144,33 @@ public final class OpenerLookup: Sendable {
     }
 
     /// The walk itself, for a pid already known: each process read as far as identifying it against
-    /// the installed programs needs (`RunningProgram.record(ofProcess:against:)`).
-    func opener(ofProcess pid: Int32, askedAt: UInt64, portalAppID: String?) -> Opener {
+    /// the installed programs needs (`KnownProcesses`), the caller as read when its connection
+    /// appeared when it was (and that read took its arguments if they decide now).
+    func opener(of caller: Caller, askedAt: UInt64, portalAppID: String?) -> Opener {
         let programs = directory.installedPrograms()
+        let pid = Int32(bitPattern: caller.pid)
+        let first = caller.record.flatMap { record in
+            programs.needsArguments(toIdentify: record.executable) && record.arguments.isEmpty ? nil : record
+        }
         return OpenerSearch.opener(
-            caller: pid, askedAt: askedAt, programs: programs, portalAppID: portalAppID, ignoring: passesLinksOn,
-            read: { RunningProgram.record(ofProcess: $0, against: programs) })
+            caller: pid, askedAt: min(askedAt, caller.connectedBy), programs: programs, portalAppID: portalAppID,
+            ignoring: passesLinksOn,
+            read: { read in
+                if read == pid, let first { return .success(first) }
+                return self.processes.record(ofProcess: read, against: programs)
+            },
+            currentParent: { self.processes.currentParent(of: $0) })
     }
 
-    /// A connection left the bus: what is known of it is no longer needed.
+    /// A connection left the bus: what is known of it, and of its process, is no longer needed (a
+    /// process that lives on is read again when a walk meets it).
     func forget(_ caller: BusName) {
-        _ = callers.withLock { $0.removeValue(forKey: caller) }
+        let known = callers.withLock { $0.removeValue(forKey: caller) }
+        switch known {
+        case .process(let process): processes.forget(Int32(bitPattern: process.pid))
+        case .opener(_, let pid): processes.forget(Int32(bitPattern: pid))
+        case .asking, nil: break
+        }
     }
 }
 

@@ -170,6 +170,23 @@ struct ProcessIdentityTests {
             == .unidentified(process: "gio"))
     }
 
+    /// A record kept from an earlier walk may name a parent that exited since: the walk then follows
+    /// the parent the child has now, never the process that took the old parent's pid.
+    @Test func aChildReparentedSinceItWasKeptIsFollowedToItsParentNow() {
+        let kept = Self.process(300, parent: 100, name: "bash", start: 30, exe: "/usr/bin/bash", ["bash"])
+        let stranger = Self.process(100, parent: 1, name: "notes", start: 35, exe: "/usr/bin/notes", ["notes"])
+        let reaper = Self.process(90, parent: 1, name: "notes", start: 5, exe: "/usr/bin/notes", ["notes"])
+        let table = Self.table([kept, stranger, reaper])
+        #expect(OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: table, currentParent: { _ in 90 })
+            == .app(id: "org.example.Notes", process: "notes"))
+        // Its old parent's pid is free: the same.
+        #expect(OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: Self.table([kept, reaper]), currentParent: { _ in 90 })
+            == .app(id: "org.example.Notes", process: "notes"))
+        // The child itself is gone by then: nothing above it is known.
+        #expect(OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: table, currentParent: { _ in nil })
+            == .unidentified(process: "bash"))
+    }
+
     @Test func exitedReusedAndStrangersAreUnknownNeverAWrongApp() {
         let notes = Self.process(100, parent: 1, name: "notes", start: 10, exe: "/usr/bin/notes", ["notes"])
         // The caller exited before the walk.
@@ -193,6 +210,12 @@ struct ProcessIdentityTests {
         }
         #expect(OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: Self.table([child, notes], strangers: [100]))
             == .unidentified(process: "gio"))
+        // A parent started in the same clock tick as its child is believed only if the child still names it.
+        let twinTick = Self.process(100, parent: 1, name: "notes", start: 30, exe: "/usr/bin/notes", ["notes"])
+        #expect(OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: Self.table([child, twinTick]),
+                                    currentParent: { _ in 1 }) == .unidentified(process: "gio"))
+        #expect(OpenerSearch.opener(caller: 300, askedAt: 40, programs: Self.programs, read: Self.table([child, twinTick]),
+                                    currentParent: { $0.parent }) == .app(id: "org.example.Notes", process: "notes"))
         // The portal: the app it names, or just "via portal".
         let portal = Self.process(500, parent: 1, name: "xdg-desktop-por", start: 5, exe: "/usr/libexec/xdg-desktop-portal", [])
         #expect(OpenerSearch.opener(caller: 500, askedAt: 40, programs: Self.programs, read: Self.table([portal])) == .portal(app: nil))

@@ -4,10 +4,9 @@ internal import Glibc
 // calls; nothing here follows a path the process chose beyond its own /proc directory (and its
 // script, resolved against its working directory).
 
-/// The process's record, every file read through one descriptor of its `/proc/PID` directory: the
-/// kernel ties that descriptor to the process, not to its number, so once the process is gone every
-/// read through it fails, even when a new process has taken the pid. A record is therefore never a
-/// mix of two processes, and one `stat` (parent, start time) suffices.
+/// The process's record, every file read through one descriptor of its `/proc/PID` directory
+/// (`ProcessHandle`): a record is therefore never a mix of two processes, and one `stat` (parent,
+/// start time) suffices.
 ///
 /// A sandbox is looked for only where one can be (`Sandbox.isPossible`): in a mount namespace other
 /// than the daemon's (Flatpak and strict snaps always have their own), or running a program from
@@ -15,99 +14,20 @@ internal import Glibc
 /// process loses its memory (`exe`, `cmdline`) before its root and cgroup, so a sandbox unreadable
 /// because the process was exiting leaves no program to identify it by either. `cmdline` (and
 /// `cwd`, for a relative script) only when `needsArguments(executable)` says they decide. Each file
-/// is one `openat` and one `read` into a buffer on the stack. `open`, `fstat`, `openat`, `read`,
-/// `readlinkat`.
+/// is one `openat` and one `read` into a buffer on the stack.
 func readProcessRecord(pid: Int32, needsArguments: (String?) -> Bool) -> Result<ProcessRecord, ProcessReadFailure> {
-    guard pid > 0 else { return .failure(.gone) }
-    let directory = openProcessDirectory(pid)
-    guard directory >= 0 else { return .failure(errno == ENOENT || errno == ESRCH ? .gone : .stranger) }
-    defer { close(directory) }
-    var status = stat()
-    guard fstat(directory, &status) == 0 else { return .failure(.gone) }
-    guard status.st_uid == getuid() else { return .failure(.stranger) }
-    guard let (name, parent, startTime) = withFile(directory, "stat", capacity: 1024, { ProcFiles.stat(bytes: $0) }) ?? nil else {
-        return .failure(.gone)
-    }
-    let ownNamespace = readLink(at: directory, "ns/mnt").map { $0 == ownMountNamespace } ?? false
-    var sandbox = ownNamespace ? nil : readSandbox(directory)
-    let executable = readLink(at: directory, "exe")
-    if ownNamespace, Sandbox.isPossible(inOwnMountNamespace: true, running: executable) { sandbox = readSandbox(directory) }
-    var arguments: [String] = []
-    var script: (written: String, resolved: String, index: Int)?
-    if needsArguments(executable) {
-        // A live process with a program always has an argument vector: none means it was exiting.
-        guard let read = withFile(directory, "cmdline", capacity: 64 * 1024, { ProcFiles.arguments($0) }),
-              !read.isEmpty || executable == nil
-        else { return .failure(.gone) }
-        arguments = read
-        if let executable, let family = Interpreter.family(of: baseName(executable)),
-           let (written, index) = Interpreter.scriptArgument(arguments, family: family) {
-            let absolute = written.hasPrefix("/") ? written : (readLink(at: directory, "cwd") ?? "/") + "/" + written
-            script = (written, canonicalPath(absolute) ?? absolute, index)
-        }
-    }
-    return .success(ProcessRecord(
-        pid: pid, parent: parent, name: name, startTime: startTime, executable: executable,
-        arguments: arguments, script: script, sandbox: sandbox))
+    readProcess(pid: pid, needsArguments: needsArguments).map { $0.record }
 }
 
-/// `/.flatpak-info` in the process's root, else the snap its cgroup names.
-private func readSandbox(_ directory: Int32) -> Sandbox? {
-    withFile(directory, "root/.flatpak-info", capacity: 4096) { ProcFiles.flatpak(info: String(decoding: $0, as: UTF8.self)) } ?? nil
-        ?? withFile(directory, "cgroup", capacity: 4096) { ProcFiles.snap(cgroup: $0) } ?? nil
-}
-
-/// The daemon's own mount namespace (`mnt:[4026531841]`), nil when unreadable (every process is
-/// then looked at for a sandbox).
-private let ownMountNamespace: String? = {
-    let directory = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard directory >= 0 else { return nil }
-    defer { close(directory) }
-    return readLink(at: directory, "ns/mnt")
-}()
-
-/// `open("/proc/PID", O_DIRECTORY)`, the path written on the stack.
-private func openProcessDirectory(_ pid: Int32) -> Int32 {
-    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 24) { path in
-        var index = 0
-        for byte in "/proc/".utf8 { path[index] = CChar(bitPattern: byte); index += 1 }
-        var digits = pid, start = index
-        repeat { path[index] = CChar(48 + digits % 10); digits /= 10; index += 1 } while digits > 0
-        path[index] = 0
-        var end = index - 1
-        while start < end { path.swapAt(start, end); start += 1; end -= 1 }
-        return open(path.baseAddress!, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+/// `readProcessRecord`, with the handle it was read through (kept by `KnownProcesses`).
+func readProcess(pid: Int32, needsArguments: (String?) -> Bool) -> Result<(record: ProcessRecord, handle: ProcessHandle, program: ProcessProgram), ProcessReadFailure> {
+    let handle: ProcessHandle
+    switch ProcessHandle.open(pid) {
+    case .success(let opened): handle = opened
+    case .failure(let failure): return .failure(failure)
     }
-}
-
-/// `body` applied to the first `capacity` bytes of `name` in `directory`, read into a stack buffer;
-/// nil when it cannot be opened or read. `openat`, `read`.
-private func withFile<T>(_ directory: Int32, _ name: String, capacity: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
-    let descriptor = openat(directory, name, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer -> T? in
-        var filled = 0
-        while filled < capacity {
-            let count = read(descriptor, buffer.baseAddress! + filled, capacity - filled)
-            if count < 0, errno == EINTR { continue }
-            if count < 0 { if filled == 0 { return nil } else { break } }
-            if count == 0 { break }
-            filled += count
-        }
-        return body(UnsafeBufferPointer(rebasing: buffer[0..<filled]))
-    }
-}
-
-/// The target of the symbolic link `name` in `directory` (`exe`, `cwd`); nil when unreadable. `readlinkat`.
-private func readLink(at directory: Int32, _ name: String) -> String? {
-    withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(PATH_MAX)) { buffer in
-        let length = readlinkat(directory, name, buffer.baseAddress!, buffer.count)
-        guard length >= 0, length < buffer.count else { return nil }
-        return UnsafeRawBufferPointer(start: buffer.baseAddress!, count: length).withMemoryRebound(to: UInt8.self) {
-            String(decoding: $0, as: UTF8.self)
-        }
-    }
+    guard let stat = handle.readStat(), let program = handle.readProgram(needsArguments: needsArguments) else { return .failure(.gone) }
+    return .success((ProcessRecord(pid: pid, stat, program), handle, program))
 }
 
 /// Now, in the clock of `/proc/PID/stat`'s start times: clock ticks since boot. `clock_gettime`
