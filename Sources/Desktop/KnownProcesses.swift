@@ -5,7 +5,7 @@ import Synchronization
 /// usually the same one as last time.
 ///
 /// Keyed on the pid, and exact because each kept process keeps its `/proc/PID` directory open
-/// (`ProcessHandle`): reads through it fail once that process has exited, even when a newer one
+/// (`ProcessDirectory`): reads through it fail once that process has exited, even when a newer one
 /// has its pid, so a reused pid is read anew. What a live process can change is read again on
 /// every use: its program (`exe`, changed by `exec`), its mount namespace and sandbox, and, where
 /// they decide, its arguments and script; any difference and it is read anew, `stat` too (its name
@@ -13,7 +13,7 @@ import Synchronization
 /// walk checks the parent against start times (`OpenerSearch`) and reads it again when it doubts.
 public final class KnownProcesses: Sendable {
     private struct Kept: Sendable {
-        let handle: ProcessHandle
+        let handle: ProcessDirectory
         var record: ProcessRecord
         let program: ProcessProgram
         var used: UInt64
@@ -62,11 +62,11 @@ public final class KnownProcesses: Sendable {
     /// when that process is gone.
     public func currentParent(of record: ProcessRecord) -> Int32? {
         let kept = state.withLock { $0.kept[record.pid] }
-        let handle: ProcessHandle
+        let handle: ProcessDirectory
         if let kept, kept.record.startTime == record.startTime {
             handle = kept.handle
         } else {
-            guard case .success(let opened) = ProcessHandle.open(record.pid) else { return nil }
+            guard case .success(let opened) = ProcessDirectory.open(record.pid) else { return nil }
             handle = opened
         }
         guard let stat = handle.readStat(), stat.startTime == record.startTime else { return nil }

@@ -5,7 +5,7 @@ internal import Glibc
 // script, resolved against its working directory).
 
 /// The process's record, every file read through one descriptor of its `/proc/PID` directory
-/// (`ProcessHandle`): a record is therefore never a mix of two processes, and one `stat` (parent,
+/// (`ProcessDirectory`): a record is therefore never a mix of two processes, and one `stat` (parent,
 /// start time) suffices.
 ///
 /// A sandbox is looked for only where one can be (`Sandbox.isPossible`): in a mount namespace other
@@ -20,9 +20,9 @@ func readProcessRecord(pid: Int32, needsArguments: (String?) -> Bool) -> Result<
 }
 
 /// `readProcessRecord`, with the handle it was read through (kept by `KnownProcesses`).
-func readProcess(pid: Int32, needsArguments: (String?) -> Bool) -> Result<(record: ProcessRecord, handle: ProcessHandle, program: ProcessProgram), ProcessReadFailure> {
-    let handle: ProcessHandle
-    switch ProcessHandle.open(pid) {
+func readProcess(pid: Int32, needsArguments: (String?) -> Bool) -> Result<(record: ProcessRecord, handle: ProcessDirectory, program: ProcessProgram), ProcessReadFailure> {
+    let handle: ProcessDirectory
+    switch ProcessDirectory.open(pid) {
     case .success(let opened): handle = opened
     case .failure(let failure): return .failure(failure)
     }

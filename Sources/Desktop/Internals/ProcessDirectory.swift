@@ -6,18 +6,18 @@ internal import Glibc
 /// An open `/proc/PID` directory. The kernel ties it to the process, not to its number: once the
 /// process has exited every read through it fails, even when a newer process has taken the pid.
 /// Closed when released. `open`, `fstat`, `close`.
-final class ProcessHandle: Sendable {
+final class ProcessDirectory: Sendable {
     let descriptor: Int32
 
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
     /// Opens process `pid`'s directory: `gone` when there is no such process, `stranger` when it is
     /// another user's.
-    static func open(_ pid: Int32) -> Result<ProcessHandle, ProcessReadFailure> {
+    static func open(_ pid: Int32) -> Result<ProcessDirectory, ProcessReadFailure> {
         guard pid > 0 else { return .failure(.gone) }
         let descriptor = openProcessDirectory(pid)
         guard descriptor >= 0 else { return .failure(errno == ENOENT || errno == ESRCH ? .gone : .stranger) }
-        let handle = ProcessHandle(descriptor: descriptor)
+        let handle = ProcessDirectory(descriptor: descriptor)
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return .failure(.gone) }
         guard status.st_uid == getuid() else { return .failure(.stranger) }
@@ -51,7 +51,7 @@ struct ProcessProgram: Equatable {
     }
 }
 
-extension ProcessHandle {
+extension ProcessDirectory {
     /// `stat`, read once (the kernel writes the whole line in one read); nil once the process is gone.
     /// `openat`, `read`.
     func readStat() -> ProcessStat? {
