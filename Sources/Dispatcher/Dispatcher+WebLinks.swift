@@ -33,7 +33,7 @@ extension Dispatcher {
             var outcome = entry.participates
                 ? try await deliver(pending, to: entry)
                 : try await handOverToNonParticipant(uri, entry, pending.platformData)
-            outcome.preface = [ownership.description, outcome.preface].compactMap { $0 }.joined(separator: "; ")
+            outcome.ownership = ownership
             return outcome
         } catch {
             if case .timeout = error { throw error }

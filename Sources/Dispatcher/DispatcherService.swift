@@ -359,9 +359,9 @@ private final class PreparedAnswer: Sendable {
         prepared.withLock { $0 = (outcome, reply) }
     }
 
-    /// The prepared reply when it was made for this very outcome, a new one otherwise.
+    /// The prepared reply when it says what this outcome says, a new one otherwise.
     func reply(to outcome: Outcome) throws -> Reply {
-        if let prepared = prepared.withLock({ $0 }), prepared.outcome == outcome { return prepared.reply }
+        if let prepared = prepared.withLock({ $0 }), prepared.outcome.answersAlike(outcome) { return prepared.reply }
         return try call.reply(outcome.contractOutcome(reason: false).variants)
     }
 }

@@ -1,8 +1,9 @@
+public import Associations
 public import ExternalEvents
 public import WaypostContract
 
 /// Where an event went, as `Open`, `ContinueActivity` and `Explain` report it.
-public struct Outcome: Sendable, Hashable {
+public struct Outcome: Sendable, Equatable {
     public typealias Action = Contract.RoutingOutcome.Action
 
     public var action: Action
@@ -11,6 +12,9 @@ public struct Outcome: Sendable, Hashable {
     public var declarationID: String?
     /// The routing rule (`preferring`, `default`, …), or `fallback`.
     public var rule: String
+    /// Why a web link went to its app (the user rule or association), said first; rendered with
+    /// the reason, since describing the match costs more than routing the link.
+    var ownership: OwnershipDecision?
     /// Said before the routing decision's own reason (which app, and why).
     var preface: String?
     /// The decision, whose reason is rendered only when someone reads it.
@@ -38,6 +42,12 @@ public struct Outcome: Sendable, Hashable {
 
     /// Why, for people: built on demand, since `Open` does not send it.
     public var reason: String {
-        [preface, decision?.reason].compactMap { $0 }.joined(separator: " ")
+        let owner = ownership.map { preface == nil ? $0.description : "\($0);" }
+        return [owner, preface, decision?.reason].compactMap { $0 }.joined(separator: " ")
+    }
+
+    /// Whether `Open` answers both alike (`contractOutcome(reason: false)`): they differ in why at most.
+    func answersAlike(_ other: Outcome) -> Bool {
+        (action, appID, sceneID, declarationID, rule) == (other.action, other.appID, other.sceneID, other.declarationID, other.rule)
     }
 }
