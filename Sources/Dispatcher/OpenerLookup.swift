@@ -10,8 +10,8 @@ import Synchronization
 /// process for its whole life and unique names are never reused, so an app sending links over its
 /// own connection (GIO in process) is walked once; `gio open` and `waypost open` connect anew each
 /// time. Their pid is asked of the bus as they connect (`watchConnections`), before their first
-/// call, so a link waits for no round trip; the processes above them that were read before are
-/// known (`KnownProcesses`). A process that changed its program (`exec`) while keeping its
+/// call, and the walk made then, so a link waits for what is left of it at most; the processes
+/// above them that were read before are known (`KnownProcesses`). A process that changed its program (`exec`) while keeping its
 /// connection keeps the opener first found: such a same-user process could pose as the app anyway
 /// (docs/opener.md).
 public final class OpenerLookup: Sendable {
@@ -38,9 +38,10 @@ public final class OpenerLookup: Sendable {
         let pid: UInt32
         /// When the connection was seen to appear (boot ticks): its process had started by then.
         let connectedBy: UInt64
-        /// The process read as the connection appeared: it is the connection's process as first seen
-        /// (the opener is the connection's, whatever the process execs later).
-        var record: ProcessRecord?
+        /// The walk from the connection's process started as it appeared (`watchConnections`): it is
+        /// the connection's process as first seen (the opener is the connection's, whatever the
+        /// process execs later).
+        var walkAhead: Task<Opener, Never>?
     }
 
     init(connection: Connection, directory: any ApplicationDirectory, passesLinksOn: @escaping @Sendable (String) -> Bool) {
@@ -62,11 +63,14 @@ public final class OpenerLookup: Sendable {
         let known: Caller
         switch callers.withLock({ $0[caller] }) {
         case .opener(let opener, _): return opener
-        case .process(let process): known = process
+        case .process(let process):
+            if let opener = await Self.settled(process, portalAppID: portalAppID) { return opener }
+            known = process
         case .asking(let asking):
             guard let process = await asking.value else {
                 return .unknown(reason: "the bus does not tell the caller's process (\(caller) left)")
             }
+            if let opener = await Self.settled(process, portalAppID: portalAppID) { return opener }
             known = process
         case nil:
             do { known = Caller(pid: try await connection.processID(of: caller), connectedBy: askedAt) } catch {
@@ -79,6 +83,14 @@ public final class OpenerLookup: Sendable {
         return opener
     }
 
+    /// The walk made as the connection appeared, when it settled who the connection is. A request
+    /// through the portal names its app, so it walks with it; an `unknown` is asked again.
+    private static func settled(_ caller: Caller, portalAppID: String?) async -> Opener? {
+        guard portalAppID == nil, let walk = caller.walkAhead else { return nil }
+        let opener = await walk.value
+        return isTheConnections(opener) ? opener : nil
+    }
+
     /// Whether an opener holds for every later event of the same connection: an app or a process
     /// name does; the portal's app is named per request, and `unknown` may be a passing doubt.
     static func isTheConnections(_ opener: Opener) -> Bool {
@@ -89,9 +101,9 @@ public final class OpenerLookup: Sendable {
     }
 
     /// Asks the bus for the pid of every connection as it appears (one subscription to
-    /// `NameOwnerChanged`, a few signals a second on a desktop), so that a link arriving on it finds
-    /// the answer known or on its way, and forgets each as it leaves. The walk itself stays for
-    /// when a link needs it. Returns once the bus accepted the subscription.
+    /// `NameOwnerChanged`, a few signals a second on a desktop) and walks from it off the
+    /// connection's thread, so that a link arriving on it finds its opener known or on its way;
+    /// forgets each as it leaves. Returns once the bus accepted the subscription.
     /// - Throws: `BusError` when the bus refuses it: links then ask for the pid when they need it.
     public func watchConnections() async throws {
         let changes = try await connection.nameOwnerChanges(for: nil)
@@ -104,27 +116,19 @@ public final class OpenerLookup: Sendable {
     }
 
     /// Sends `GetConnectionUnixProcessID` for `caller` now, its answer awaited by whoever needs it;
-    /// then reads that process once, off the connection's thread, so that a link it sends finds it
-    /// known: the kernel's first look at a new process's `/proc` directory costs several times
-    /// the later ones (about 60 µs against 20 on the 2-core machine). Its ancestors wait for a link.
+    /// then walks from that process on the global pool, so that a link it sends finds its opener
+    /// known or nearly: `gio open` connects just before its one call, and the kernel's first look at
+    /// a new process's `/proc` directory costs several times the later ones (about 60 µs against 20
+    /// on the 2-core machine). About 100 µs of a pool thread per connection to the session bus,
+    /// whether it sends a link or not: what a click does not wait for (docs/opener.md).
     private func ask(_ caller: BusName) {
         let seen = RunningProgram.bootTicksNow()
         let asking = Task(executorPreference: connection.executor) { () -> Caller? in
             guard let pid = try? await self.connection.processID(of: caller) else { return nil }
-            let known = Caller(pid: pid, connectedBy: seen)
+            let walk = Task.detached { self.walkAhead(caller, pid: pid, seen: seen) }
+            let known = Caller(pid: pid, connectedBy: seen, walkAhead: walk)
             self.callers.withLock { cache in
                 if case .asking = cache[caller] { cache[caller] = .process(known) }
-            }
-            Task.detached {
-                let read = self.processes.record(ofProcess: Int32(bitPattern: pid), against: self.directory.installedPrograms())
-                // A process started after the connection appeared took the pid of one that exited.
-                guard case .success(let record) = read, record.startTime <= seen else { return }
-                self.callers.withLock { cache in
-                    if case .process(var process) = cache[caller], process.pid == pid {
-                        process.record = record
-                        cache[caller] = .process(process)
-                    }
-                }
             }
             return known
         }
@@ -136,6 +140,17 @@ public final class OpenerLookup: Sendable {
         }
     }
 
+    /// The walk as the connection appeared, kept as the connection's opener when it holds for all
+    /// its events (a process started after `seen` took the pid of one that exited: `unknown`).
+    private func walkAhead(_ caller: BusName, pid: UInt32, seen: UInt64) -> Opener {
+        let opener = opener(of: Caller(pid: pid, connectedBy: seen), askedAt: seen, portalAppID: nil)
+        guard Self.isTheConnections(opener) else { return opener }
+        callers.withLock { cache in
+            if case .process(let process) = cache[caller], process.pid == pid { cache[caller] = .opener(opener, process: pid) }
+        }
+        return opener
+    }
+
     private func remember(_ known: Known, for caller: BusName) {
         callers.withLock { cache in
             if cache.count >= Self.cacheLimit, cache[caller] == nil { cache.removeAll(keepingCapacity: true) }
@@ -144,21 +159,13 @@ public final class OpenerLookup: Sendable {
     }
 
     /// The walk itself, for a pid already known: each process read as far as identifying it against
-    /// the installed programs needs (`KnownProcesses`), the caller as read when its connection
-    /// appeared when it was (and that read took its arguments if they decide now).
+    /// the installed programs needs (`KnownProcesses`).
     func opener(of caller: Caller, askedAt: UInt64, portalAppID: String?) -> Opener {
         let programs = directory.installedPrograms()
-        let pid = Int32(bitPattern: caller.pid)
-        let first = caller.record.flatMap { record in
-            programs.needsArguments(toIdentify: record.executable) && record.arguments.isEmpty ? nil : record
-        }
         return OpenerSearch.opener(
-            caller: pid, askedAt: min(askedAt, caller.connectedBy), programs: programs, portalAppID: portalAppID,
-            ignoring: passesLinksOn,
-            read: { read in
-                if read == pid, let first { return .success(first) }
-                return self.processes.record(ofProcess: read, against: programs)
-            },
+            caller: Int32(bitPattern: caller.pid), askedAt: min(askedAt, caller.connectedBy), programs: programs,
+            portalAppID: portalAppID, ignoring: passesLinksOn,
+            read: { self.processes.record(ofProcess: $0, against: programs) },
             currentParent: { self.processes.currentParent(of: $0) })
     }
 
