@@ -10,7 +10,7 @@ let package = Package(
     ],
     targets: [
         // A private bus, child processes, the C yardsticks and statistics, shared by the benchmarks.
-        .target(name: "BenchSupport"),
+        .target(name: "BenchSupport", dependencies: [.product(name: "DBus", package: "Waypost")]),
         // Routing decisions and scene changes at 10 to 10,000 open scenes.
         .executableTarget(
             name: "routing-bench",

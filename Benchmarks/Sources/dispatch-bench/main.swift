@@ -173,34 +173,18 @@ func main() async throws {
 
         """.write(to: applications.appendingPathComponent("\(appID).desktop"), atomically: true, encoding: .utf8)
     _ = try runToEnd("/usr/bin/update-desktop-database", [applications.path], address: "")
-    var environment = ProcessInfo.processInfo.environment
-    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-    environment["XDG_DATA_DIRS"] = "/usr/share"
-
-    let bus = try PrivateBus(socketDirectory: root, environment: environment)
-    environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-    var children: [Process] = []
-    defer {
-        for child in children where child.isRunning { kill(child.processIdentifier, SIGKILL) }
-        bus.stop()
-    }
-    let daemon = Process()
-    daemon.executableURL = URL(fileURLWithPath: waypost)
-    daemon.arguments = ["daemon"]
-    daemon.environment = environment
-    try daemon.run()
-    children.append(daemon)
-    let client = try await Connection(address: bus.address)
-    try await waitForName(client)
+    let session = try await DispatcherSession(root: root, waypost: waypost)
+    defer { session.stop() }
+    let (bus, daemon, client, environment) = (session.bus, session.daemon, session.client, session.environment)
     let scenes = 1_000
     let app = try start(me, ["app", bus.address, "0", "\(scenes)"], address: bus.address, environment: environment, waitFor: "ready")
-    children.append(app)
+    session.adopt(app)
 
     let yardsticks = try Yardsticks(buildingInto: root.appendingPathComponent("yardsticks"))
     let cApp = try yardsticks.startEchoServer(address: bus.address)
     let router = try yardsticks.startEchoServer(address: bus.address, name: Yardsticks.routerName, forwardingTo: Yardsticks.echoName)
-    children += [cApp, router]
+    session.adopt(cApp)
+    session.adopt(router)
 
     let rounds = 5, perRound = 1_000
     print("dispatch-bench: private bus, waypost \(waypost)")
@@ -275,7 +259,7 @@ func main() async throws {
     print("")
     let daemonPID = "\(daemon.processIdentifier)"
     let rssAtThousand = residentKiB(of: daemonPID)
-    children.append(try start(me, ["app", bus.address, "\(scenes)", "\(10_000 - scenes)"], address: bus.address, environment: environment, waitFor: "ready"))
+    session.adopt(try start(me, ["app", bus.address, "\(scenes)", "\(10_000 - scenes)"], address: bus.address, environment: environment, waitFor: "ready"))
     _ = try await opens(client, count: 2_000, target: 7_777)
     let tenThousand = try await opens(client, count: 2_000, target: 7_777)
     let rssAtTenThousand = residentKiB(of: daemonPID)
@@ -286,12 +270,5 @@ func main() async throws {
     client.close()
 }
 
-func waitForName(_ connection: Connection) async throws {
-    for _ in 0..<500 {
-        if (try? await connection.nameOwner(of: dispatcher)) != nil { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    throw BenchError("the daemon never took \(dispatcher)")
-}
 
 try await main()

@@ -161,32 +161,11 @@ func main() async throws {
     try #"{"applinks": {"details": [{"appIDs": ["bench.Opener"], "components": [{"/": "/item/*"}]}]}}"#
         .write(to: associations.appendingPathComponent("bench.example.json"), atomically: true, encoding: .utf8)
     _ = try runToEnd("/usr/bin/update-desktop-database", [applications.path], address: "")
-    var environment = ProcessInfo.processInfo.environment
-    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-    environment["XDG_DATA_DIRS"] = "/usr/share"
-
-    let bus = try PrivateBus(socketDirectory: root, environment: environment)
-    environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-    var children: [Process] = []
-    defer {
-        for child in children where child.isRunning { kill(child.processIdentifier, SIGKILL) }
-        bus.stop()
-    }
-    let daemon = Process()
-    daemon.executableURL = URL(fileURLWithPath: waypost)
-    daemon.arguments = ["daemon"]
-    daemon.environment = environment
-    try daemon.run()
-    children.append(daemon)
-    let client = try await Connection(address: bus.address)
-    for attempt in 0...500 {
-        if (try? await client.nameOwner(of: dispatcher)) != nil { break }
-        guard attempt < 500 else { throw BenchError("the daemon never took \(dispatcher)") }
-        try await Task.sleep(for: .milliseconds(10))
-    }
+    let session = try await DispatcherSession(root: root, waypost: waypost)
+    defer { session.stop() }
+    let (bus, client, environment) = (session.bus, session.client, session.environment)
     let app = try start(appProgram, ["app", bus.address], address: bus.address, environment: environment, waitFor: "ready")
-    children.append(app)
+    session.adopt(app)
 
     // The walk, in process, against the entries the daemon sees (this machine's and the app's).
     for key in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_DATA_DIRS"] { setenv(key, environment[key]!, 1) }
@@ -269,7 +248,7 @@ func main() async throws {
     let toChat = Pipe(), fromChat = Pipe()
     (chat.standardInput, chat.standardOutput) = (toChat, fromChat)
     try chat.run()
-    children.append(chat)
+    session.adopt(chat)
     var chatOutput = Data()
     func openFromChild(_ uri: String) throws -> Double {
         toChat.fileHandleForWriting.write(Data((uri + "\n").utf8))
