@@ -1,6 +1,7 @@
 import ActivityStore
 import DBus
 import FoundationEssentials
+import WaypostContract
 
 /// A published activity's dictionary as the store keeps it (its type is a column of its own): an
 /// `a{sv}` in D-Bus's wire format (`WireBytes`), so that a continued activity reaches the app with
@@ -102,5 +103,33 @@ extension Variant {
         case .variant(let inner): 1 + inner.nesting
         default: 0
         }
+    }
+}
+
+extension Dispatcher {
+    /// What the store is given of a search-eligible activity. Its payload is left to the store's
+    /// writer when its bound shows it within `limit` (values read off the bus always encode), so
+    /// that the reply does not wait for it; else it is made here, and one over `limit` refused.
+    /// - Throws: `userInfoTooLarge` when its payload is over `limit`.
+    static func save(
+        of activity: [String: Variant], type: String, details: Contract.ActivityDetails, app appID: String, within limit: Int
+    ) throws(DispatchError) -> (activity: ActivityToSave, payload: DeferredPayload?) {
+        let columns = ActivityPayload.Columns(
+            title: details.title ?? "", keywords: details.keywords, persistentIdentifier: details.persistentIdentifier,
+            expirationDate: details.expirationDate)
+        var saved = ActivityToSave(
+            appID: appID, activityType: type, title: details.title ?? "", keywords: details.keywords,
+            persistentIdentifier: details.persistentIdentifier, target: details.targetContentIdentifier ?? details.webpageURL,
+            expirationDate: details.expirationDate, payload: Data())
+        let payload = ActivityPayload(type: type, activity: activity)
+        let bound = payload.encodedBound
+        if bound <= limit { return (saved, DeferredPayload(bound: bound) { try payload.encoded(columns) }) }
+        do { saved.payload = try payload.encoded(columns) } catch {
+            throw .invalidArgument(type, reason: "the activity cannot be stored: \(error)")
+        }
+        guard saved.payload.count <= limit else {
+            throw .userInfoTooLarge(activityType: type, reason: "the activity takes \(saved.payload.count) bytes stored; at most \(limit)")
+        }
+        return (saved, nil)
     }
 }

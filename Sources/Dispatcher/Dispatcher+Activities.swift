@@ -94,32 +94,6 @@ extension Dispatcher {
         if full { await store.committed() }
     }
 
-    /// What the store is given of a search-eligible activity. Its payload is left to the store's
-    /// writer when its bound shows it within `limit` (values read off the bus always encode), so
-    /// that the reply does not wait for it; else it is made here, and one over `limit` refused.
-    /// - Throws: `userInfoTooLarge` when its payload is over `limit`.
-    private static func save(
-        of activity: [String: Variant], type: String, details: Contract.ActivityDetails, app appID: String, within limit: Int
-    ) throws(DispatchError) -> (activity: ActivityToSave, payload: DeferredPayload?) {
-        let columns = ActivityPayload.Columns(
-            title: details.title ?? "", keywords: details.keywords, persistentIdentifier: details.persistentIdentifier,
-            expirationDate: details.expirationDate)
-        var saved = ActivityToSave(
-            appID: appID, activityType: type, title: details.title ?? "", keywords: details.keywords,
-            persistentIdentifier: details.persistentIdentifier, target: details.targetContentIdentifier ?? details.webpageURL,
-            expirationDate: details.expirationDate, payload: Data())
-        let payload = ActivityPayload(type: type, activity: activity)
-        let bound = payload.encodedBound
-        if bound <= limit { return (saved, DeferredPayload(bound: bound) { try payload.encoded(columns) }) }
-        do { saved.payload = try payload.encoded(columns) } catch {
-            throw .invalidArgument(type, reason: "the activity cannot be stored: \(error)")
-        }
-        guard saved.payload.count <= limit else {
-            throw .userInfoTooLarge(activityType: type, reason: "the activity takes \(saved.payload.count) bytes stored; at most \(limit)")
-        }
-        return (saved, nil)
-    }
-
     /// The scene no longer has a current activity; what was saved stays saved.
     func clearCurrentActivity(caller: String, scene: String) throws(DispatchError) {
         let appID = try registry.ownedScene(scene, by: caller)
