@@ -170,6 +170,16 @@ bench-associations: deps
 bench-activities: release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench
 
+# Instructions per publish beside AddScene in the daemon, the bus daemon and the app, under callgrind.
+# The bench is linked statically (its own scratch path): valgrind 3.19 stops in the shared Swift
+# runtime's libdispatch at start.
+.PHONY: bench-activity-instructions
+bench-activity-instructions: release
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
+	cd Benchmarks && $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-static --product activity-bench
+	Benchmarks/activity-instructions.sh "$(CURDIR)/$(RELEASE_BIN)" \
+	  "$$(cd Benchmarks && $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-static --show-bin-path)/activity-bench" $(or $(N),1000)
+
 # A click in Chromium on a link an app owns → the app acknowledged, beside `gio open` of the same link
 # in the same run; and a click on a link no app owns with and without the extension (Benchmarks/README.md).
 bench-browser: release

@@ -6,7 +6,14 @@ import Synchronization
 
 /// The saves not yet committed, in the order they were queued, and who waits for them.
 struct SaveQueue: Sendable {
-    var waiting: [(activity: ActivityToSave, at: Int64)] = []
+    struct Queued: Sendable {
+        var activity: ActivityToSave
+        var at: Int64
+        /// Made by the writer, when nil the activity's own.
+        var payload: DeferredPayload?
+    }
+
+    var waiting: [Queued] = []
     /// Saves ever queued, and of those, how many a finished transaction took (committed or failed).
     var queued: UInt64 = 0
     var finished: UInt64 = 0
@@ -27,9 +34,23 @@ extension ActivityStore {
         guard activity.payload.count <= limits.payloadBytes else {
             throw .payloadTooLarge(appID: activity.appID, bytes: activity.payload.count, limit: limits.payloadBytes)
         }
-        let now = clock()
+        return append(.init(activity: activity, at: clock()))
+    }
+
+    /// Queues the activity as `enqueue(_:)` does, with the payload the writer makes when it commits
+    /// (`activity.payload` is not used), so that making it costs the caller's thread nothing.
+    /// - Throws: `payloadTooLarge`, queueing nothing, when `payload.bound` is over the limit: the
+    ///   caller then makes the payload and enqueues it whole, to be refused only for its real size.
+    public func enqueue(_ activity: ActivityToSave, payload: DeferredPayload) throws(StoreError) -> Bool {
+        guard payload.bound <= limits.payloadBytes else {
+            throw .payloadTooLarge(appID: activity.appID, bytes: payload.bound, limit: limits.payloadBytes)
+        }
+        return append(.init(activity: activity, at: clock(), payload: payload))
+    }
+
+    private func append(_ save: SaveQueue.Queued) -> Bool {
         let (schedule, full) = queue.withLock { queue in
-            queue.waiting.append((activity, now))
+            queue.waiting.append(save)
             queue.queued += 1
             guard queue.commit == .idle else { return (false, queue.waiting.count > limits.queuedSaves) }
             queue.commit = .scheduled
@@ -100,12 +121,32 @@ extension ActivityStore {
         })
     }
 
-    /// Takes every queued save, for the transaction that runs now.
+    /// Takes every queued save, for the transaction that runs now, and makes the payloads left to
+    /// the writer (outside the queue's lock, which publishes take). A payload that cannot be made,
+    /// or is over the limit its bound promised, can only be a bug of the caller's: that save is
+    /// logged and left out, the others go on.
     func takeQueued() -> (saves: [(activity: ActivityToSave, at: Int64)], upTo: UInt64) {
-        queue.withLock { queue in
+        let (taken, upTo) = queue.withLock { queue in
             defer { queue.waiting.removeAll(keepingCapacity: true) }
             return (queue.waiting, queue.queued)
         }
+        var saves: [(activity: ActivityToSave, at: Int64)] = []
+        saves.reserveCapacity(taken.count)
+        for save in taken {
+            var activity = save.activity
+            if let payload = save.payload {
+                do { activity.payload = try payload.make() } catch {
+                    log("an acknowledged activity of \(activity.appID) was not saved: its payload could not be made: \(error)")
+                    continue
+                }
+                guard activity.payload.count <= limits.payloadBytes else {
+                    log("an acknowledged activity of \(activity.appID) was not saved: its payload of \(activity.payload.count) bytes is over its bound of \(payload.bound)")
+                    continue
+                }
+            }
+            saves.append((activity, save.at))
+        }
+        return (saves, upTo)
     }
 
     /// The saves up to `upTo` were taken by a transaction that ended: their waiters go on.

@@ -32,6 +32,18 @@ public struct ActivityToSave: Sendable, Hashable, Codable {
     }
 }
 
+/// A payload the store's writer makes when it commits, off the thread that queued it.
+public struct DeferredPayload: Sendable {
+    /// What the caller proved the payload cannot exceed: what `enqueue` checks against the limit.
+    public var bound: Int
+    public var make: @Sendable () throws -> Data
+
+    public init(bound: Int, make: @escaping @Sendable () throws -> Data) {
+        self.bound = bound
+        self.make = make
+    }
+}
+
 /// A saved activity as the store returns it.
 public struct SavedRecord: Sendable, Hashable {
     /// Stable for the row's life: replacing it (same identity) keeps the id.

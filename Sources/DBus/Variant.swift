@@ -26,6 +26,10 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
 
     /// Wraps any typed value, keeping its D-Bus type: `Variant(["a", "b"])` is an `as`.
     public init<Value: BusValue>(_ value: Value) {
+        if let direct = Self.direct(value) {
+            self = direct
+            return
+        }
         let scratch: Message
         // A value that cannot travel (a string holding NUL, a conformance breaking its container's
         // type) becomes its description, as a string.
@@ -33,6 +37,35 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
         var reader = scratch.reader()
         // Reading back what was just written cannot mismatch.
         self = (try? Variant.readContent(from: &reader)) ?? .string("")
+    }
+
+    /// The basic types, `as` and `a{sv}` (what the contract's dictionaries carry on every published
+    /// activity) wrapped without a scratch message. Types are compared by identity: an `as?` cast
+    /// per case costs a dynamic cast each, and converts a dictionary entry by entry.
+    private static func direct<Value: BusValue>(_ value: Value) -> Variant? {
+        func typed<Known>(_: Known.Type) -> Known { unsafeBitCast(value, to: Known.self) }
+        switch ObjectIdentifier(Value.self) {
+        case ObjectIdentifier(String.self): return .string(typed(String.self))
+        case ObjectIdentifier(Bool.self): return .boolean(typed(Bool.self))
+        case ObjectIdentifier(Int32.self): return .int32(typed(Int32.self))
+        case ObjectIdentifier(UInt32.self): return .uint32(typed(UInt32.self))
+        case ObjectIdentifier(Int64.self): return .int64(typed(Int64.self))
+        case ObjectIdentifier(UInt64.self): return .uint64(typed(UInt64.self))
+        case ObjectIdentifier(Double.self): return .double(typed(Double.self))
+        case ObjectIdentifier(UInt8.self): return .byte(typed(UInt8.self))
+        case ObjectIdentifier(Int16.self): return .int16(typed(Int16.self))
+        case ObjectIdentifier(UInt16.self): return .uint16(typed(UInt16.self))
+        case ObjectIdentifier(ObjectPath.self): return .objectPath(typed(ObjectPath.self))
+        case ObjectIdentifier(Signature.self): return .signature(typed(Signature.self))
+        case ObjectIdentifier(Variant.self): return .variant(typed(Variant.self))
+        case ObjectIdentifier([String].self): return .array(element: .string, typed([String].self).map(Variant.string))
+        case ObjectIdentifier([String: Variant].self):
+            var entries: [Variant: Variant] = [:]
+            entries.reserveCapacity(typed([String: Variant].self).count)
+            for (key, inner) in typed([String: Variant].self) { entries[.string(key)] = .variant(inner) }
+            return .dictionary(key: .string, value: .variant, entries)
+        default: return nil
+        }
     }
 
     /// The content as a typed value.
@@ -148,9 +181,10 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Reads whatever value is next, whatever its type.
+    /// Reads whatever value is next, whatever its type. A container's signature is asked of libdbus
+    /// (which allocates it) only where its first code does not say it all: a basic value needs none,
+    /// an array of a basic type is told by its element's code.
     static func readContent(from reader: inout MessageReader) throws -> Variant {
-        let signature = Signature(unchecked: reader.nextSignature)
         switch reader.nextTypeCode {
         case TypeCode.byte: return .byte(try reader.read())
         case TypeCode.boolean: return .boolean(try reader.read())
@@ -161,36 +195,69 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
         case TypeCode.int64: return .int64(try reader.read())
         case TypeCode.uint64: return .uint64(try reader.read())
         case TypeCode.double: return .double(try reader.read())
-        case TypeCode.string: return .string(try reader.read())
+        case TypeCode.string: return .string(try reader.readString(TypeCode.string, .string))
         case TypeCode.objectPath: return .objectPath(try reader.read())
         case TypeCode.signature: return .signature(try reader.read())
-        case TypeCode.variant: return .variant(try reader.read(Variant.self))
+        case TypeCode.variant: return .variant(try reader.readVariantContent { try readContent(from: &$0) })
         case TypeCode.structure:
-            return .structure(try reader.readStructure(signature) { fields in
+            return .structure(try reader.readContents { fields in
                 var values: [Variant] = []
                 while !fields.isAtEnd { values.append(try readContent(from: &fields)) }
                 return values
             })
         case TypeCode.array:
-            let element = Signature(unchecked: String(signature.rawValue.dropFirst()))
-            if element.rawValue.hasPrefix("{") {
-                let parts = completeTypes(of: String(element.rawValue.dropFirst().dropLast()))
-                var entries: [Variant: Variant] = [:]
-                try reader.readArray(of: element) { array in
-                    let (key, value) = try array.readDictionaryEntry { entry in
-                        (try readContent(from: &entry), try readContent(from: &entry))
-                    }
-                    entries[key] = value
+            let code = UInt8(truncatingIfNeeded: reader.nextElementTypeCode)
+            if MessageReader.isBasic(code) {
+                let element = basicSignature(code)
+                var elements: [Variant] = []
+                try reader.readContents { array in
+                    while !array.isAtEnd { elements.append(try readContent(from: &array)) }
                 }
-                return .dictionary(
-                    key: Signature(unchecked: parts[0]), value: Signature(unchecked: parts[1]), entries)
+                return .array(element: element, elements)
+            }
+            let element = Signature(unchecked: String(reader.nextSignature.dropFirst()))
+            if Int32(code) == TypeCode.dictionaryEntry {
+                // A dictionary entry's key is one basic type; the value is the rest.
+                let key = Signature(unchecked: String(element.rawValue.dropFirst().prefix(1)))
+                let value = Signature(unchecked: String(element.rawValue.dropFirst(2).dropLast()))
+                var entries: [Variant: Variant] = [:]
+                try reader.readContents { array in
+                    while !array.isAtEnd {
+                        let (key, value) = try array.readContents { entry in
+                            (try readContent(from: &entry), try readContent(from: &entry))
+                        }
+                        entries[key] = value
+                    }
+                }
+                return .dictionary(key: key, value: value, entries)
             }
             var elements: [Variant] = []
-            try reader.readArray(of: element) { elements.append(try readContent(from: &$0)) }
+            try reader.readContents { array in
+                while !array.isAtEnd { elements.append(try readContent(from: &array)) }
+            }
             return .array(element: element, elements)
         default:
             // Unix file descriptors, or the end of the arguments.
             throw reader.mismatch(expected: "v", detail: "no supported value here")
+        }
+    }
+
+    /// The signature of a basic type's code, without making a string.
+    private static func basicSignature(_ code: UInt8) -> Signature {
+        switch code {
+        case UInt8(ascii: "y"): .byte
+        case UInt8(ascii: "b"): .boolean
+        case UInt8(ascii: "n"): .int16
+        case UInt8(ascii: "q"): .uint16
+        case UInt8(ascii: "i"): .int32
+        case UInt8(ascii: "u"): .uint32
+        case UInt8(ascii: "x"): .int64
+        case UInt8(ascii: "t"): .uint64
+        case UInt8(ascii: "d"): .double
+        case UInt8(ascii: "s"): .string
+        case UInt8(ascii: "o"): .objectPath
+        case UInt8(ascii: "g"): .signature
+        default: Signature(unchecked: String(UnicodeScalar(code)))
         }
     }
 }
@@ -203,7 +270,7 @@ extension Variant: BusValue {
     }
 
     public init(from reader: inout MessageReader) throws {
-        self = try reader.readVariant { _, content in try Variant.readContent(from: &content) }
+        self = try reader.readVariantContent { try Variant.readContent(from: &$0) }
     }
 }
 

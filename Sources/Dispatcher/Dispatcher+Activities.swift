@@ -72,24 +72,20 @@ extension Dispatcher {
         do { entry = try directory.entry(id: appID) } catch { throw .unknownApplication(appID, reason: error.description) }
         guard entry.activityTypes.contains(type) else { throw .unlistedActivityType(type, app: appID) }
         try Self.check(details, userInfo: activity[Contract.ActivityDetails.Keys.userInfo.name], type: type)
+        let store = details.eligibleForSearch && !Self.hasExpired(details.expirationDate) ? activities.store : nil
+        // Checked before the activity becomes current: one the store cannot keep changes nothing.
+        let save = try store.map { store throws(DispatchError) in
+            try Self.save(of: activity, type: type, details: details, app: appID, within: store.limits.payloadBytes)
+        }
         activities.current[.init(app: appID, scene: scene)] = .init(type: type, activity: activity, details: details)
         scheduleAnnouncement()
-        guard details.eligibleForSearch, let store = activities.store, !Self.hasExpired(details.expirationDate) else { return }
-        let payload: Data
-        let columns = ActivityPayload.Columns(
-            title: details.title ?? "", keywords: details.keywords, persistentIdentifier: details.persistentIdentifier,
-            expirationDate: details.expirationDate)
-        do { payload = try ActivityPayload(type: type, activity: activity).encoded(columns) } catch {
-            throw .invalidArgument(type, reason: "the activity cannot be stored: \(error)")
-        }
-        let saved = ActivityToSave(
-            appID: appID, activityType: type, title: details.title ?? "", keywords: details.keywords,
-            persistentIdentifier: details.persistentIdentifier, target: details.targetContentIdentifier ?? details.webpageURL,
-            expirationDate: details.expirationDate, payload: payload)
+        guard let store, let save else { return }
         // Queued for the store's next commit, which starts at once on its own thread; the reply
         // does not wait for it unless too many saves wait already (see ActivityStore's policy).
         let full: Bool
-        do { full = try store.enqueue(saved) } catch {
+        do {
+            if let payload = save.payload { full = try store.enqueue(save.activity, payload: payload) } else { full = try store.enqueue(save.activity) }
+        } catch {
             if case .payloadTooLarge(_, let bytes, let limit) = error {
                 throw .userInfoTooLarge(activityType: type, reason: "the activity takes \(bytes) bytes stored; at most \(limit)")
             }

@@ -105,6 +105,31 @@ struct ActivityStoreTests {
         #expect(throws: StoreError.self) { try store.enqueue(Self.activity("org.example.A", "Big", payload: String(repeating: "x", count: 70_000))) }
     }
 
+    @Test("a payload left to the writer is made when its commit runs, not when queued; a bound over the limit is refused; a payload that breaks its bound is logged and left out")
+    func deferredPayloads() async throws {
+        let place = try Place()
+        let store = try place.open(.init(payloadBytes: 100, commitDelay: .seconds(3600)))
+        let made = Mutex(0)
+        func payload(_ text: String, bound: Int = 100) -> DeferredPayload {
+            DeferredPayload(bound: bound) {
+                made.withLock { $0 += 1 }
+                return Data(text.utf8)
+            }
+        }
+        _ = try store.enqueue(Self.activity("org.example.A", "Made", id: "m", payload: "unused"), payload: payload("made later"))
+        #expect(made.withLock { $0 } == 0, "nothing is made when it is queued")
+        #expect(throws: StoreError.payloadTooLarge(appID: "org.example.A", bytes: 101, limit: 100)) {
+            try store.enqueue(Self.activity("org.example.A", "Refused", id: "r"), payload: payload("", bound: 101))
+        }
+        _ = try store.enqueue(Self.activity("org.example.A", "Broken", id: "b"), payload: payload(String(repeating: "x", count: 101)))
+        _ = try store.enqueue(Self.activity("org.example.A", "After", id: "a", payload: "whole"))
+        let saved = try await store.list(appID: "org.example.A")
+        #expect(saved.map(\.title) == ["After", "Made"])
+        #expect(saved.map { String(decoding: $0.payload, as: UTF8.self) } == ["whole", "made later"])
+        #expect(made.withLock { $0 } == 2)
+        #expect(place.logged.withLock { $0 }.contains { $0.contains("org.example.A") && $0.contains("101 bytes") })
+    }
+
     @Test("an expired activity is never returned, and is pruned")
     func expiry() async throws {
         let place = try Place()

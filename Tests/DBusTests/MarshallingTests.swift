@@ -123,6 +123,34 @@ import Testing
         #expect(error?.found == "i")
     }
 
+    /// `Variant(value)` wraps the common types without the wire: what it makes must be what the wire
+    /// gives back for the value, type included.
+    @Test func wrappedValuesAreWhatTheWireGivesBack() throws {
+        func expectWireAgrees<Value: BusValue>(_ value: Value, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let wrapped = Variant(value)
+            let message = try Message.scratch { $0.writeVariant(of: Value.busSignature) { $0.write(value) } }
+            #expect(try message.decode(Variant.self) == wrapped, sourceLocation: sourceLocation)
+            #expect(wrapped.signature == Value.busSignature, sourceLocation: sourceLocation)
+        }
+        try expectWireAgrees("text")
+        try expectWireAgrees(true)
+        try expectWireAgrees(Int32(-3))
+        try expectWireAgrees(UInt32(3))
+        try expectWireAgrees(Int64.min)
+        try expectWireAgrees(UInt64.max)
+        try expectWireAgrees(0.5)
+        try expectWireAgrees(UInt8(7))
+        try expectWireAgrees(Int16(-7))
+        try expectWireAgrees(UInt16(7))
+        try expectWireAgrees(ObjectPath("/a/b"))
+        try expectWireAgrees(Signature("a{sv}"))
+        try expectWireAgrees(Variant.array(element: "i", [.int32(1)]))
+        try expectWireAgrees(["a", "b"])
+        try expectWireAgrees([String]())
+        try expectWireAgrees(["id": Variant.int64(4), "tags": Variant(["x"]), "inner": Variant(["k": Variant.boolean(true)])])
+        try expectWireAgrees([String: Variant]())
+    }
+
     @Test func aSignatureMismatchIsATypedErrorNamingBothTypes() throws {
         let message = try Message.scratch { $0.write("text"); $0.write(Int32(5)) }
         let wrongType = #expect(throws: ArgumentError.self) { try message.decode(String.self, String.self) }

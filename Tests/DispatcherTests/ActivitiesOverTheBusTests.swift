@@ -93,6 +93,10 @@ struct ActivitiesOverTheBusTests {
         for _ in 0..<20 { deep = .array(element: deep.signature, [deep]) }
         #expect(await Self.errorName { try await app.publish("s1", Self.show, Self.activity(title: "Deep", userInfo: ["deep": deep])) }
             == "io.waypost.Error.UserInfoTooLarge")
+        // Over the store's limit in a key the contract does not name: refused before the reply too.
+        var long = Self.activity(title: "Long", target: "contact/8")
+        long["notes"] = .string(String(repeating: "x", count: 70_000))
+        #expect(await Self.errorName { try await app.publish("s1", Self.show, long) } == "io.waypost.Error.UserInfoTooLarge")
         #expect(await Self.errorName { try await app.publish("s1", Self.show, ["title": .int32(3)]) } == "io.waypost.Error.InvalidArgument")
         #expect(await Self.errorName { try await app.publish("s1", "", fine) } == "io.waypost.Error.InvalidArgument")
 
@@ -102,6 +106,12 @@ struct ActivitiesOverTheBusTests {
         // The daemon keeps serving: the same app publishes once its request is right.
         try await app.publish("s1", Self.show, fine)
         #expect(try await session.savedActivities(stranger).map(\.activity) == [fine])
+        // Within the limit, though its bound (many small values, each with the most padding) is
+        // not: made at once rather than by the store's writer, and saved whole.
+        var padded = Self.activity(title: "Padded", target: "contact/9")
+        padded["flags"] = .array(element: "v", (0..<8_000).map { .variant(.boolean($0 % 3 == 0)) })
+        try await app.publish("s1", Self.show, padded)
+        #expect(try await session.savedActivities(stranger).map(\.activity) == [padded, fine])
     }
 
     @Test("the current activity is the most recently active scene's, announced when it changes, and gone with its scene")

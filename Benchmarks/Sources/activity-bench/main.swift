@@ -212,4 +212,8 @@ func main() async throws {
     if ProcessInfo.processInfo.environment["ACTIVITY_BENCH_KEEP"] != nil { print("kept \(root.path)") }
 }
 
-try await main()
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "phases", let count = Int(CommandLine.arguments[3]) {
+    try await phases(address: CommandLine.arguments[2], count: count)
+} else {
+    try await main()
+}

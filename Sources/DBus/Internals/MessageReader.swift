@@ -116,14 +116,53 @@ public struct MessageReader: ~Copyable {
         return result
     }
 
+    /// Reads a variant's content with `body`, without its signature (which libdbus would allocate).
+    mutating func readVariantContent<Result>(_ body: (inout MessageReader) throws -> Result) throws -> Result {
+        guard nextTypeCode == TypeCode.variant else { throw mismatch(expected: "v") }
+        var child = recursed()
+        let result = try body(&child)
+        advance()
+        return result
+    }
+
+    /// Reads the container next (array, struct or dictionary entry) with `body`, unchecked: for
+    /// readers whose type comes from this iterator.
+    mutating func readContents<Result>(_ body: (inout MessageReader) throws -> Result) rethrows -> Result {
+        var child = recursed()
+        let result = try body(&child)
+        advance()
+        return result
+    }
+
+    /// The type code of the next array's elements (their first code, for a container);
+    /// `dbus_message_iter_get_element_type`.
+    var nextElementTypeCode: Int32 { mutating get { dbus_message_iter_get_element_type(&iterator) } }
+
     /// Checks that the next value is exactly of (container) type `signature`.
     private mutating func expectContainer(_ signature: Signature) throws {
+        // An array of a basic type is told by its two codes, without the signature libdbus allocates.
+        let codes = signature.rawValue.utf8
+        if codes.count == 2, codes.first == UInt8(ascii: "a"), let element = codes.last, Self.isBasic(element) {
+            guard nextTypeCode == TypeCode.array, nextElementTypeCode == Int32(element) else { throw mismatch(expected: signature) }
+            return
+        }
         guard let found = dbus_message_iter_get_signature(&iterator) else {
             throw mismatch(expected: signature)
         }
         defer { dbus_free(found) }
         let same = signature.rawValue.withCString { strcmp($0, found) == 0 }
         if !same || isAtEnd { throw mismatch(expected: signature) }
+    }
+
+    /// Whether `code` is a basic type's (one code is its whole signature).
+    static func isBasic(_ code: UInt8) -> Bool {
+        switch code {
+        case UInt8(ascii: "y"), UInt8(ascii: "b"), UInt8(ascii: "n"), UInt8(ascii: "q"), UInt8(ascii: "i"), UInt8(ascii: "u"),
+             UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"),
+             UInt8(ascii: "h"):
+            true
+        default: false
+        }
     }
 
     /// A reader for the container at the iterator; `dbus_message_iter_recurse`.
