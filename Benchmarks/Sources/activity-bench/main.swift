@@ -68,25 +68,11 @@ func main() async throws {
 
             """.write(to: applications.appendingPathComponent("io.waypost.bench.App\(index).desktop"), atomically: true, encoding: .utf8)
     }
-    var environment = ProcessInfo.processInfo.environment
-    environment["HOME"] = root.appendingPathComponent("home").path
-    environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
-    environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
-    environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-    environment["XDG_DATA_DIRS"] = "/usr/share"
-    let bus = try PrivateBus(socketDirectory: root, environment: environment)
-    environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-    let daemon = Process()
-    daemon.executableURL = URL(fileURLWithPath: waypost)
-    daemon.arguments = ["daemon"]
-    daemon.environment = environment
-    try daemon.run()
-    defer {
-        kill(daemon.processIdentifier, SIGKILL)
-        bus.stop()
-    }
-    let opener = try await Connection(address: bus.address)
-    for _ in 0..<500 where (try? await opener.nameOwner(of: dispatcher)) == nil { try await Task.sleep(for: .milliseconds(10)) }
+    let session = try await DispatcherSession(root: root, waypost: waypost, more: [
+        "HOME": root.appendingPathComponent("home").path, "XDG_STATE_HOME": root.appendingPathComponent("state").path,
+    ])
+    defer { session.stop() }
+    let (bus, daemon, opener) = (session.bus, session.daemon, session.client)
 
     var registered: [App] = []
     for index in 0..<apps {
