@@ -6,9 +6,12 @@
 /// times a second (Benchmarks/stress/churn.py). The wait is bounded: one that would pass `longestWait`
 /// is refused `Busy` and takes nothing. Pure: the caller gives the time, and waits (`Dispatcher.setModifiers`).
 struct ChangeRate: Sendable {
-    static let bytesPerSecond = 256 * 1024
-    /// Twice an app's whole condition budget, so that setting all of it at once is never held.
-    static let burst = 2 * 1024 * 1024
+    /// Sustained: an app that changes its sets as fast as it can takes this, and no more, of the
+    /// daemon and the bus (at 64 KiB, another app's `Open` p99 stays within 1.5× of idle on 2 cores;
+    /// at 256 KiB it was 2–2.8×: docs/delivery.md). Hundreds of ordinary changes a second.
+    static let bytesPerSecond = 64 * 1024
+    /// An app's whole condition budget, so that setting all of it at once (at start) is never held.
+    static let burst = Budgets.conditionBytesPerApp
     static let perChange = 32
     /// The longest a change is held; beyond it, `Busy`. Well under a D-Bus call's default timeout (25 s).
     static let longestWait = Duration.seconds(1)

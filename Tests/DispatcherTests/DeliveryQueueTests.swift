@@ -44,16 +44,16 @@ struct DeliveryQueueTests {
 @Suite("change rate")
 struct ChangeRateTests {
     static let busy = DispatchError.busy(
-        "a changes its condition sets faster than 262144 bytes a second, held up to 1 s", limit: 262_144)
+        "a changes its condition sets faster than 65536 bytes a second, held up to 1 s", limit: 65_536)
 
     @Test("a burst of changes goes at once; beyond it each waits its share of the rate, up to 1 s; past that, Busy and nothing taken")
     func waits() throws {
         let start = ContinuousClock.now
         var rate = ChangeRate(now: start)
-        let change = 64 * 1024 - ChangeRate.perChange
+        let change = ChangeRate.bytesPerSecond / 4 - ChangeRate.perChange
         let fits = ChangeRate.burst / (change + ChangeRate.perChange)
         for _ in 0..<fits { #expect(try rate.admit(change, app: "a", now: start) == .zero) }
-        // Each change of 64 KiB more is a quarter of a second ahead of the refill: four of them fill the second.
+        // Each change of a quarter of the rate more is a quarter of a second ahead of the refill: four fill the second.
         for quarter in 1...4 { #expect(try rate.admit(change, app: "a", now: start) == .milliseconds(250 * quarter)) }
         #expect(throws: Self.busy) { _ = try rate.admit(0, app: "a", now: start) }
         // A quarter of a second later, a quarter of a second of debt is paid: the next waits a second again.
