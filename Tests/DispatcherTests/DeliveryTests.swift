@@ -298,4 +298,32 @@ struct BudgetTests {
         #expect(try await session.open("neighbour://x", with: bus)["scene-id"] == "n")
         #expect(try await session.open("hostile://x", with: bus)["app-id"] == "org.example.Hostile")
     }
+
+    @Test("a change over the app's change rate is held, not refused: other apps are served meanwhile, then it is made")
+    func heldChange() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let churn = try await CountingApp(session, id: "org.example.Churn", behaviour: .acknowledge)
+        try await churn.openScene("a")
+        let neighbour = try await CountingApp(session, id: "org.example.Neighbour", behaviour: .acknowledge)
+        try await neighbour.openScene("n")
+        let bus = try await session.connect()
+
+        // 17 changes of ~60 KiB spend the 1 MiB burst; the 18th is about half a second ahead of the rate.
+        let filler = (0..<15).map { "\($0)-" + String(repeating: "f", count: 4000) }
+        func change(_ preferring: [String]) async throws {
+            try await churn.call(Contract.Dispatcher1.setExternalEvents, "a", [Contract.Modifier(preferring: preferring, allowing: ["*"]).structure])
+        }
+        for round in 0..<17 { try await change(filler.map { "\(round)/\($0)" }) }
+        #expect(try await session.open("churn://held", with: bus)["rule"] == "allowing")
+        let made = Mutex(false)
+        let held = Task {
+            try await change(["churn://held"] + filler)
+            made.withLock { $0 = true }
+        }
+        for index in 0..<5 { #expect(try await session.open("neighbour://\(index)", with: bus)["scene-id"] == "n") }
+        #expect(!made.withLock { $0 }, "the change over the rate was made at once")
+        try await held.value  // not Busy: held, then made
+        #expect(try await session.open("churn://held", with: bus)["rule"] == "preferring")
+    }
 }
