@@ -42,15 +42,9 @@ address=unix:path=$root/bus
 bus=$!; pids+=("$bus")
 export DBUS_SESSION_BUS_ADDRESS=$address
 
-has_owner() {
-    gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus \
-        -m org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep -q true
-}
-wait_for() {  # wait_for WHAT COMMAND…: up to 10 min (valgrind is slow)
-    local what=$1; shift
-    for _ in $(seq 6000); do "$@" && return 0; sleep 0.1; done
-    echo "activity-instructions: $what did not happen" >&2; exit 1
-}
+WAIT_SECONDS=600
+# shellcheck source=bus-waits.sh
+. "$(dirname "$0")/bus-waits.sh"
 wait_for "the bus starting" has_owner org.freedesktop.DBus
 "${callgrind[@]}" --callgrind-out-file="$root/daemon.%p" "$waypost" daemon > "$root/daemon.log" 2>&1 &
 daemon=$!; pids+=("$daemon")

@@ -31,15 +31,9 @@ export XDG_DATA_HOME=$root/data XDG_CONFIG_HOME=$root/config XDG_DATA_DIRS=/usr/
 { read -r address; read -r bus_pid; } < <(dbus-daemon --session --fork --print-address=1 --print-pid=1)
 export DBUS_SESSION_BUS_ADDRESS=$address
 
-has_owner() {
-    gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus \
-        -m org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep -q true
-}
-wait_for() {  # wait_for WHAT COMMAND…: up to 60 s (valgrind starts slowly)
-    local what=$1; shift
-    for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done
-    echo "daemon-instructions: $what did not happen" >&2; exit 1
-}
+WAIT_SECONDS=60
+# shellcheck source=bus-waits.sh
+. "$(dirname "$0")/bus-waits.sh"
 # Ir, then I1 misses, per operation, from the dump callgrind writes when told to.
 counts() {  # counts PID N
     callgrind_control -d "$1" >/dev/null 2>&1
