@@ -104,18 +104,6 @@ public struct MessageReader: ~Copyable {
         return result
     }
 
-    /// Reads a variant; `body` gets the contained value's signature and a reader positioned on it.
-    public mutating func readVariant<Result>(
-        _ body: (Signature, inout MessageReader) throws -> Result
-    ) throws -> Result {
-        guard nextTypeCode == TypeCode.variant else { throw mismatch(expected: "v") }
-        var child = recursed()
-        let contained = Signature(unchecked: child.nextSignature)
-        let result = try body(contained, &child)
-        advance()
-        return result
-    }
-
     /// Reads a variant's content with `body`, without its signature (which libdbus would allocate).
     mutating func readVariantContent<Result>(_ body: (inout MessageReader) throws -> Result) throws -> Result {
         guard nextTypeCode == TypeCode.variant else { throw mismatch(expected: "v") }
