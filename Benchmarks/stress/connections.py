@@ -18,23 +18,19 @@ from stress_session import PYTHON, Session, cpu_seconds
 CONNECT = "import dbus, os; dbus.bus.BusConnection(os.environ['DBUS_SESSION_BUS_ADDRESS']).close()"
 
 
-def cpu_microseconds(pid):
-    """CPU time of a process, ended threads included, in µs (/proc/PID/stat: 10 ms ticks, so COUNT
-    is large enough for the total to span many)."""
-    return cpu_seconds(pid) * 1e6
-
-
 def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     session = Session({})
     try:
         for _ in range(20):  # warm-up: the processes above these children are read once
             subprocess.run([PYTHON, "-c", CONNECT], env=session.env, check=True)
-        daemon_before, bus_before = cpu_microseconds(session.daemon.pid), cpu_microseconds(session.bus_pid)
+        # /proc/PID/stat counts whole processes, ended threads included, in 10 ms ticks: COUNT is
+        # large enough for the totals to span many.
+        daemon_before, bus_before = cpu_seconds(session.daemon.pid), cpu_seconds(session.bus_pid)
         for _ in range(count):
             subprocess.run([PYTHON, "-c", CONNECT], env=session.env, check=True)
-        daemon = (cpu_microseconds(session.daemon.pid) - daemon_before) / count
-        bus = (cpu_microseconds(session.bus_pid) - bus_before) / count
+        daemon = (cpu_seconds(session.daemon.pid) - daemon_before) * 1e6 / count
+        bus = (cpu_seconds(session.bus_pid) - bus_before) * 1e6 / count
         print("%d connections from fresh processes, each sending nothing:" % count)
         print("  daemon CPU per connection %.1f µs; the bus's own %.1f µs; ratio %.2f" % (daemon, bus, daemon / bus))
     finally:
