@@ -20,14 +20,14 @@ extension Dispatcher {
             ownership = webLinks.decide(url: uri, opener: await pending.opener?.value().appID)
         }
         guard case .app(let id, _) = ownership else {
-            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: ownership.description)
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: .ownership(ownership))
         }
         if let opener = await pending.opener?.value(), let loop = Self.selfLoop(ownership, id, opener) {
-            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: loop)
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: .text(loop))
         }
         let entry: ApplicationEntry
         do { entry = try directory.entry(id: id) } catch {
-            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: "\(ownership), but \(error)")
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: .text("\(ownership), but \(error)"))
         }
         do {
             var outcome = entry.participates
@@ -38,7 +38,7 @@ extension Dispatcher {
         } catch {
             if case .timeout = error { throw error }
             logger.info("\(id) could not take \(uri) (\(error)); it goes to the browser")
-            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: "\(ownership), but \(error)")
+            return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: .text("\(ownership), but \(error)"))
         }
     }
 
@@ -79,15 +79,28 @@ extension Dispatcher {
         return "\(ownership.description), but \(owner) opened it itself, so it goes to the browser (no loop back into the app)"
     }
 
+    /// Why a web link goes to the browser: the ownership decision, described only when someone
+    /// reads the reason (every unowned link takes this path), or a sentence.
+    enum BrowserBecause {
+        case ownership(OwnershipDecision)
+        case text(String)
+    }
+
     /// Hands a web link to the user's browser: the one `install --web` recorded, else the best
     /// installed handler of the scheme, never Waypost itself (nor an entry that would hand it back).
     func openInBrowser(
-        _ uri: String, scheme: String, _ platformData: LaunchPlatformData, because reason: String
+        _ uri: String, scheme: String, _ platformData: LaunchPlatformData, because reason: BrowserBecause
     ) async throws(DispatchError) -> Outcome {
         let browser = try self.browser(forScheme: scheme, uri: uri)
         var outcome = try await handOverToNonParticipant(uri, browser, platformData)
         outcome.rule = "browser"
-        outcome.preface = "\(reason); the browser \(browser.id) gets it"
+        switch reason {
+        case .ownership(let ownership):
+            outcome.ownership = ownership
+            outcome.preface = "the browser \(browser.id) gets it"
+        case .text(let text):
+            outcome.preface = "\(text); the browser \(browser.id) gets it"
+        }
         return outcome
     }
 
