@@ -25,6 +25,9 @@ struct ActivityState: Sendable {
     var store: ActivityStore?
     var current: [SceneKey: Current] = [:]
     var announced: Contract.CurrentActivity?
+    /// Who asked for `CurrentActivityChanged` (`MonitorCurrentActivity`): it carries webpage URLs
+    /// and user info, so it goes to each of them alone, never as a broadcast.
+    var subscribers: Set<BusName> = []
     /// An announcement is scheduled: it runs after the reply of the change that scheduled it, once
     /// for every change made until then.
     var announcing = false
@@ -168,9 +171,24 @@ extension Dispatcher {
         guard now != activities.announced else { return }
         activities.announced = now
         activities.lastAnnouncement = .now
-        try? connection.emit(
-            path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
-            member: Contract.Dispatcher1.currentActivityChanged.name, Contract.CurrentActivity.variants(now))
+        guard !activities.subscribers.isEmpty else { return }
+        let current = Contract.CurrentActivity.variants(now)
+        for subscriber in activities.subscribers {
+            try? connection.emit(
+                path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                member: Contract.Dispatcher1.currentActivityChanged.name, current, destination: subscriber)
+        }
+    }
+
+    /// Sends `CurrentActivityChanged` to `subscriber` from now on, until it leaves the bus.
+    /// - Returns: whether it is new (the caller then watches for it to leave).
+    func announceCurrentActivity(to subscriber: BusName) -> Bool {
+        activities.subscribers.insert(subscriber).inserted
+    }
+
+    func stopAnnouncingCurrentActivity(to owner: String) {
+        guard let name = try? BusName(owner) else { return }
+        activities.subscribers.remove(name)
     }
 
     /// Saved activities matching every word of `terms`, best first.

@@ -152,6 +152,7 @@ public actor Dispatcher {
     /// The connection went away: its scenes vanish with it.
     func connectionVanished(_ owner: String) {
         forgetIdentity(of: owner)
+        stopAnnouncingCurrentActivity(to: owner)
         if let process = registry.removeProcess(owner) {
             mergeIfDue(process.appID)
             logger.info("\(process.appID) (\(owner)) went away")

@@ -31,6 +31,10 @@ extension DispatcherService {
             method(Members.getCurrentActivity) { call in
                 try call.reply(Contract.CurrentActivity.variants(await self.dispatcher.currentActivity))
             },
+            method(Members.monitorCurrentActivity) { call in
+                if await self.dispatcher.announceCurrentActivity(to: call.sender) { await self.forgetWhenGone(call.sender) }
+                return try call.reply()
+            },
             method(Members.searchActivities) { call in
                 let (terms, limit) = try call.arguments([String].self, UInt32.self)
                 let results = try await self.dispatcher.searchActivities(terms, limit: limit)

@@ -316,8 +316,8 @@ public final class DispatcherService: Sendable {
     }
 
     /// Watches a connection that registered or monitors: once it leaves the bus, its process and
-    /// scenes go, and `Routed` is no longer emitted for it.
-    private func forgetWhenGone(_ name: BusName) async {
+    /// scenes go, and `Routed` and `CurrentActivityChanged` are no longer emitted for it.
+    func forgetWhenGone(_ name: BusName) async {
         guard watched.withLock({ $0.insert(name).inserted }) else { return }
         let forget: @Sendable () async -> Void = {
             self.monitors.withLock { _ = $0.removeValue(forKey: name) }

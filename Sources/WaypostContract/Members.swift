@@ -83,6 +83,7 @@ extension Contract {
         public static let deleteAllSavedActivities = Member.method("DeleteAllSavedActivities")
         public static let getCurrentActivity = Member.method(
             "GetCurrentActivity", out: [.init("current", "a{sv}", keys: CurrentActivity.Keys.all)])
+        public static let monitorCurrentActivity = Member.method("MonitorCurrentActivity")
         public static let currentActivityChanged = Member.signal(
             "CurrentActivityChanged", [.init("current", "a{sv}", keys: CurrentActivity.Keys.all)])
         public static let searchActivities = Member.method(
@@ -117,7 +118,7 @@ extension Contract {
             registerApplication, declareScenes, ready, addScene, removeScene, activateScene, setExternalEvents,
             open, continueActivity, explain, explainOpenedBy, status, monitorRouted, routed,
             setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
-            getCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
+            getCurrentActivity, monitorCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
             forgetSavedActivities, ownedDomains, ownedDomainsChanged,
         ]
         /// Every error of the contract comes from the dispatcher.

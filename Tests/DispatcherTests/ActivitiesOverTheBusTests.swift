@@ -123,6 +123,7 @@ struct ActivitiesOverTheBusTests {
         let opener = try await session.connect()
         let changes = try await opener.signals(matching: MatchRule(
             path: Contract.objectPath, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.currentActivityChanged.name))
+        _ = try await session.dispatcher(opener, Contract.Dispatcher1.monitorCurrentActivity)
         var iterator = changes.makeAsyncIterator()
         func nextChange() async throws -> Contract.CurrentActivity? {
             guard let message = try await iterator.next() else { throw TestFailure("no more signals") }
@@ -168,6 +169,7 @@ struct ActivitiesOverTheBusTests {
         let opener = try await session.connect()
         let changes = try await opener.signals(matching: MatchRule(
             path: Contract.objectPath, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.currentActivityChanged.name))
+        _ = try await session.dispatcher(opener, Contract.Dispatcher1.monitorCurrentActivity)
         try await contacts.openScene("c1")
         let publishes = 300
         for n in 1...publishes {
