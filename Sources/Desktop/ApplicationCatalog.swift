@@ -64,14 +64,6 @@ public struct ApplicationCatalog: Sendable {
         handlersInPreferenceOrder(contentType: try Self.schemeHandlerType(scheme)).compactMap(ApplicationEntry.init(reading:))
     }
 
-    /// The participating entry that lists `activityType` in `X-Waypost-Activity-Types=`.
-    ///
-    /// Policy when several claim it: the smallest desktop-file id wins, so the answer does not depend
-    /// on directory order; `participatingEntries()` shows all claimants.
-    public func application(forActivityType activityType: String) -> ApplicationEntry? {
-        participatingEntries().first { $0.activityTypes.contains(activityType) }
-    }
-
     /// Every installed entry with `X-Waypost=true`, ordered by id.
     public func participatingEntries() -> [ApplicationEntry] {
         allInstalledEntries()

@@ -11,7 +11,7 @@ public final class CachedDirectory: ApplicationDirectory {
         var generation: UInt64 = 0
         var handlers: [String: [ApplicationEntry]] = [:]
         var schemeEntries: [String: [ApplicationEntry]] = [:]
-        var activities: [String: ApplicationEntry?] = [:]
+        var activities: [String: [ApplicationEntry]] = [:]
         var entries: [String: ApplicationEntry] = [:]
         var fallbacks: [String: ApplicationEntry?] = [:]
         var previousDefaults: [String: ApplicationEntry?] = [:]
@@ -40,8 +40,14 @@ public final class CachedDirectory: ApplicationDirectory {
     /// Not remembered: asked only when associations are rebuilt, after a change.
     public func participatingEntries() -> [ApplicationEntry] { base.participatingEntries() }
 
-    public func application(forActivityType activityType: String) -> ApplicationEntry? {
-        remembered(\.activities, activityType) { base.application(forActivityType: activityType) }
+    public func applications(forActivityType activityType: String) -> [ApplicationEntry] {
+        remembered(\.activities, activityType) { base.applications(forActivityType: activityType) }
+    }
+
+    /// Not remembered: asked only when several apps could continue an activity, and a choice the
+    /// user just made must hold for the next one (GIO rereads mimeapps.list when it changed).
+    public func chosenApplicationID(forActivityType activityType: String) -> String? {
+        base.chosenApplicationID(forActivityType: activityType)
     }
 
     public func entry(id: String) throws(CatalogError) -> ApplicationEntry {

@@ -9,8 +9,11 @@ public protocol ApplicationDirectory: Sendable {
     func entries(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry]
     /// Every participating entry (for the domains they claim).
     func participatingEntries() -> [ApplicationEntry]
-    /// The participating entry that lists this activity type.
-    func application(forActivityType activityType: String) -> ApplicationEntry?
+    /// Every participating entry that lists this activity type (which one continues an activity
+    /// is `Dispatcher.continuer`'s decision).
+    func applications(forActivityType activityType: String) -> [ApplicationEntry]
+    /// The desktop-file id the user chose for this activity type (`ActivityChoice`), if any.
+    func chosenApplicationID(forActivityType activityType: String) -> String?
     /// The installed entry with this id.
     func entry(id: String) throws(CatalogError) -> ApplicationEntry
     /// The non-participating handler for a scheme, never the dispatcher's own entry.

@@ -40,6 +40,9 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case declarationMismatch(app: String, differing: String, declaredBy: String)
     /// The app answered `member` with signature `signature`: not an acknowledgement, nor a refusal.
     case invalidReply(app: String, member: String, signature: String, expected: String)
+    /// Several installed apps list the activity type, its publisher (if any) is not one of them,
+    /// and the user chose none of them: it was sent nowhere.
+    case appNotChosen(activityType: String, candidates: [String], publisher: String?)
 
     /// The contract's name for this failure, `io.waypost.Error.<Name>` on the bus.
     public var failure: Contract.Failure {
@@ -67,6 +70,7 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .budgetExceeded: .budgetExceeded
         case .declarationMismatch: .declarationMismatch
         case .invalidReply: .invalidReply
+        case .appNotChosen: .appNotChosen
         }
     }
 
@@ -114,6 +118,10 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidReply(let app, let member, let signature, let expected):
             "\(app) answered \(member) with '\(signature)' where the contract says '\(expected)'; "
                 + "it may have received the event, so it was sent nowhere else"
+        case .appNotChosen(let type, let candidates, let publisher):
+            "\(candidates.joined(separator: ", ")) can all continue \(Self.abbreviated(type))"
+                + (publisher.map { ", \($0), which published it, cannot" } ?? "")
+                + "; it was sent to none of them: choose one with `waypost activities choose \(type) APP`"
         }
     }
 

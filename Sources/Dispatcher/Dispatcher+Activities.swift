@@ -238,7 +238,8 @@ extension Dispatcher {
         let raw = payload.variants
         let details: Contract.ActivityDetails
         do { details = try Contract.ActivityDetails(raw) } catch { throw DispatchError(error, in: "saved activity \(id)") }
-        return try await continueActivity(UserActivity(type: payload.type, details), raw: raw, platformData: platformData)
+        return try await continueActivity(
+            UserActivity(type: payload.type, details), raw: raw, platformData: platformData, publishedBy: record.appID)
     }
 
     // MARK: Helpers

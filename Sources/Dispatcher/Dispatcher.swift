@@ -187,14 +187,14 @@ public actor Dispatcher {
         return try await deliver(pending, to: app)
     }
 
-    /// Routes a user activity to the app that lists its type, and delivers it.
+    /// Routes a user activity to the app that continues its type (`continuer`), and delivers it.
+    /// - Parameter publisher: the app that published it (a saved activity's), nil when unknown.
     func continueActivity(
-        _ activity: UserActivity, raw: [String: Variant], platformData: LaunchPlatformData, opener: PendingOpener? = nil
+        _ activity: UserActivity, raw: [String: Variant], platformData: LaunchPlatformData, opener: PendingOpener? = nil,
+        publishedBy publisher: String? = nil
     ) async throws(DispatchError) -> Outcome {
         try Registry.check(id: activity.type, what: "activity type")
-        guard let app = directory.application(forActivityType: activity.type) else {
-            throw .noHandler(activity.type, reason: "no installed app lists it in X-Waypost-Activity-Types")
-        }
+        let app = try continuer(ofActivityType: activity.type, publishedBy: publisher)
         return try await deliver(
             PendingEvent(event: .activity(activity), activity: raw, platformData: platformData, opener: opener), to: app)
     }

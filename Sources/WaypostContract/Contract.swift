@@ -35,6 +35,7 @@ public enum Contract {
         case budgetExceeded = "BudgetExceeded"
         case declarationMismatch = "DeclarationMismatch"
         case invalidReply = "InvalidReply"
+        case appNotChosen = "AppNotChosen"
 
         /// The failure an error name stands for; nil for a name outside the contract.
         public init?(_ name: ErrorName) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import Desktop
 import FoundationEssentials
 import Glibc
 import WaypostContract
@@ -7,8 +8,8 @@ import WaypostContract
 /// `waypost activities`: what apps saved for search, found, continued and deleted from the terminal.
 struct Activities: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Search, list, continue and delete the user activities apps saved for search.",
-        subcommands: [Search.self, List.self, ContinueSaved.self, Delete.self])
+        abstract: "Search, list, continue and delete the user activities apps saved for search; choose who continues a type.",
+        subcommands: [Search.self, List.self, ContinueSaved.self, Delete.self, Choose.self])
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case text, json
@@ -83,6 +84,60 @@ struct Activities: AsyncParsableCommand {
             let connection = try await BusClient.connect()
             _ = try await BusClient.callDispatcher(
                 connection, Contract.Dispatcher1.forgetSavedActivities, app, identifiers, failing: "cannot delete")
+        }
+    }
+
+    struct Choose: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Choose the app that continues an activity type when several apps list it and its publisher cannot.",
+            discussion: """
+                A saved activity continues in the app that published it, as long as that app's desktop \
+                entry lists its type. Otherwise, and for an activity from elsewhere, the one installed app \
+                that lists the type continues it; when several do, the app chosen here. Without a choice \
+                it goes nowhere: the dispatcher answers io.waypost.Error.AppNotChosen, and a search result \
+                shows a notification saying so. The choice is a [Default Applications] line for \
+                x-waypost-activity/TYPE in $XDG_CONFIG_HOME/mimeapps.list (`xdg-mime default APP.desktop \
+                x-waypost-activity/TYPE` writes the same). Without APP, lists the apps that list TYPE.
+                """)
+
+        @ArgumentParser.Argument(help: "The activity type (org.example.contact.show).")
+        var type: String
+
+        @ArgumentParser.Argument(help: "The app to continue it (a desktop-file id, with or without .desktop).")
+        var app: String?
+
+        func run() throws {
+            guard let contentType = ActivityChoice.contentType(forActivityType: type) else {
+                printError("waypost activities choose: \"\(type)\" cannot carry a choice (letters, digits and .+-_ only, at most 255 bytes)")
+                throw ExitCode(64)
+            }
+            let catalog: ApplicationCatalog
+            let directories: XDGDirectories
+            do { (catalog, directories) = (try ApplicationCatalog(), try XDGDirectories()) } catch {
+                printError("waypost activities choose: \(error)")
+                throw ExitCode(69)
+            }
+            let candidates = catalog.applications(forActivityType: type).map(\.id)
+            guard let app = app.map({ $0.hasSuffix(".desktop") ? String($0.dropLast(8)) : $0 }) else {
+                guard !candidates.isEmpty else { return Swift.print("no installed app lists \(type) in X-Waypost-Activity-Types") }
+                let chosen = catalog.chosenApplicationID(forActivityType: type)
+                for candidate in candidates { Swift.print(candidate == chosen ? "\(candidate) (chosen)" : candidate) }
+                return
+            }
+            guard candidates.contains(app) else {
+                printError("waypost activities choose: \(app) does not list \(type) in X-Waypost-Activity-Types"
+                    + (candidates.isEmpty ? "; no installed app does" : "; these do: \(candidates.joined(separator: ", "))"))
+                throw ExitCode(1)
+            }
+            do {
+                var list = try MimeAppsList(path: directories.configHome + "/mimeapps.list")
+                _ = try list.setDefault(contentType, to: app + ".desktop")
+                try list.save()
+            } catch {
+                printError("waypost activities choose: \(error)")
+                throw ExitCode(1)
+            }
+            Swift.print("activities of type \(type) continue in \(app) when their publisher cannot")
         }
     }
 

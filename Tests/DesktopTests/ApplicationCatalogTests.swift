@@ -88,8 +88,8 @@ struct ApplicationCatalogTests {
         try await desktop.install(id: bystander, [
             "Type=Application", "Name=Bystander", "Exec=/bin/true", "X-Waypost-Activity-Types=\(type);",
         ])
-        #expect(await eventually { catalog.application(forActivityType: type)?.id == app })
-        #expect(catalog.application(forActivityType: type + ".unknown") == nil)
+        #expect(await eventually { catalog.applications(forActivityType: type).map(\.id) == [app] })
+        #expect(catalog.applications(forActivityType: type + ".unknown").isEmpty)
         #expect(catalog.participatingEntries().contains { $0.id == app })
         #expect(!catalog.participatingEntries().contains { $0.id == bystander })
     }

@@ -39,7 +39,7 @@ struct ContractTests {
         let application = try Self.contract("io.waypost.Application1.xml")
         #expect(dispatcher.errors(of: "io.waypost.Dispatcher1") == Contract.Dispatcher1.errors.map(\.errorName.rawValue).sorted())
         #expect(application.errors(of: "io.waypost.Application1") == Contract.Application1.errors.map(\.errorName.rawValue).sorted())
-        #expect(dispatcher.errors(of: "io.waypost.Dispatcher1").count == 21)
+        #expect(dispatcher.errors(of: "io.waypost.Dispatcher1").count == 22)
         for failure in Contract.Failure.allCases { #expect(Contract.Failure(failure.errorName) == failure) }
         #expect(Contract.Failure("org.freedesktop.DBus.Error.Failed") == nil)
     }

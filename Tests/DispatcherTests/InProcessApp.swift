@@ -21,6 +21,10 @@ final class InProcessApp: Sendable {
     let received: AsyncStream<Received>
     private let deliver: AsyncStream<Received>.Continuation
     private final class Counter: Sendable { let value = Mutex(0) }
+    private let deliveries = Counter()
+    /// How many activities it acknowledged: counted before it answers, so an opener's call that
+    /// returned finds its delivery counted.
+    var delivered: Int { deliveries.value.withLock { $0 } }
 
     static let program = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
 
@@ -42,6 +46,7 @@ final class InProcessApp: Sendable {
         let deliver = deliver
         let bus = bus
         let created = Counter()
+        let deliveries = deliveries
         try bus.export("/app", interfaces: [Interface(
             Contract.Application1.interface,
             methods: [
@@ -49,6 +54,7 @@ final class InProcessApp: Sendable {
                     let (scene, type, activity, platform) = try call.arguments(
                         String.self, String.self, [String: Variant].self, [String: Variant].self)
                     deliver.yield(Received(member: "ContinueUserActivity", scene: scene, type: type, activity: activity, platformData: platform))
+                    deliveries.value.withLock { $0 += 1 }
                     return try call.reply()
                 },
                 Contract.Application1.createScene.exported { call in
@@ -61,6 +67,7 @@ final class InProcessApp: Sendable {
                     let type = (try? activity["activity-type"]?.decode(as: String.self)) ?? ""
                     activity["activity-type"] = nil
                     deliver.yield(Received(member: "CreateScene", scene: scene, type: type, activity: activity, platformData: platform))
+                    deliveries.value.withLock { $0 += 1 }
                     return try call.reply(scene)
                 },
             ])])

@@ -1,0 +1,115 @@
+import DBus
+import Foundation
+import TestSupport
+import Testing
+import WaypostContract
+
+/// Who continues an activity that several installed apps list, on a private bus with real desktop
+/// entries: the publisher, from GNOME Shell's and KRunner's calls alike; without one that can, the
+/// user's choice, and with no choice nobody.
+@Suite("who continues an activity several apps list", .serialized)
+struct ActivityChoiceTests {
+    static let transfer = "org.bank.transfer"
+    static let gnome = "org.gnome.Shell.SearchProvider2"
+    static let krunner = "org.kde.krunner1"
+
+    static func transferActivity(_ n: Int) -> [String: Variant] {
+        ActivitiesOverTheBusTests.activity(
+            title: "Transfer to Ada \(n)", target: "transfer/\(n)", id: "t\(n)", userInfo: ["iban": .string("DE00 1234 \(n)")])
+    }
+
+    /// `gdbus call` at the daemon's search path, as the shells call; the exit status and output.
+    static func shellCall(_ session: DesktopSession, _ path: ObjectPath, _ method: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await session.run("/usr/bin/gdbus", [
+            "call", "--session", "--dest", Contract.busName.rawValue, "--object-path", path.rawValue, "--method", method,
+        ] + arguments)
+    }
+
+    @Test("another app listing the bank's activity type, first by id, never receives the bank's search result: GNOME and KRunner continue it in the bank")
+    func publisherContinues() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let bank = try await InProcessApp(session, id: "org.bank.App", name: "Bank", activityTypes: [Self.transfer])
+        let evil = try await InProcessApp(session, id: "aaa.evil.App", name: "Evil", activityTypes: [Self.transfer])
+        try await bank.openScene("b1")
+        try await evil.openScene("e1")
+        try await bank.publish("b1", Self.transfer, Self.transferActivity(1))
+
+        let gnomePath = Contract.SearchProvider2.objectPath
+        let found = try await Self.shellCall(session, gnomePath, "\(Self.gnome).GetInitialResultSet", ["['transfer']"])
+        let ids = SearchProviderTests.quoted(found.output)
+        #expect(ids.count == 1, "\(found.output)")
+        let activated = try await Self.shellCall(session, gnomePath, "\(Self.gnome).ActivateResult", [try #require(ids.first), "['transfer']", "7"])
+        #expect(activated.status == 0, "\(activated.output)")
+        #expect(evil.delivered == 0, "GNOME Shell's result went to aaa.evil.App")
+        try #require(bank.delivered == 1)
+        let continued = try await bank.next()
+        #expect(continued.scene == "b1")
+        #expect(continued.activity["user-info"] == Self.transferActivity(1)["user-info"])
+
+        let krunnerPath = Contract.KRunner1.objectPath
+        let matches = try await Self.shellCall(session, krunnerPath, "\(Self.krunner).Match", ["transfer"])
+        let match = try #require(SearchProviderTests.quoted(matches.output).first)
+        let ran = try await Self.shellCall(session, krunnerPath, "\(Self.krunner).Run", [match, ""])
+        #expect(ran.status == 0, "\(ran.output)")
+        #expect(evil.delivered == 0, "KRunner's match went to aaa.evil.App")
+        try #require(bank.delivered == 2)
+        #expect(try await bank.next().activity == Self.transferActivity(1))
+    }
+
+    @Test("when the publisher no longer lists the type and two apps do, nobody gets it (AppNotChosen) until the user chooses one with `waypost activities choose`")
+    func userChooses() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let bank = try await InProcessApp(session, id: "org.bank.App", name: "Bank", activityTypes: [Self.transfer])
+        let evil = try await InProcessApp(session, id: "aaa.evil.App", name: "Evil", activityTypes: [Self.transfer])
+        let other = try await InProcessApp(session, id: "org.other.App", name: "Other", activityTypes: [Self.transfer])
+        for (app, scene) in [(bank, "b1"), (evil, "e1"), (other, "o1")] { try await app.openScene(scene) }
+        try await bank.publish("b1", Self.transfer, Self.transferActivity(2))
+        let opener = try await session.connect()
+        let saved = try #require(try await session.search(opener, ["transfer"]).first?.id)
+
+        // The bank's entry goes; GIO tells the daemon through its monitors, which nothing announces.
+        try FileManager.default.removeItem(at: session.root.appendingPathComponent("data/applications/org.bank.App.desktop"))
+        try await session.run("/usr/bin/update-desktop-database", [session.root.appendingPathComponent("data/applications").path])
+        try await waitUntil("the daemon no longer counts the bank among the apps that list the type", context: session.busLog) {
+            await ActivitiesOverTheBusTests.errorName {
+                _ = try await session.dispatcher(opener, Contract.Dispatcher1.continueSavedActivity, saved, [String: Variant]())
+            } == "io.waypost.Error.AppNotChosen"
+        }
+        let bankReceived = bank.delivered
+        // Not the first by id: nobody, and the shell hears why.
+        let activated = try await Self.shellCall(session, Contract.SearchProvider2.objectPath, "\(Self.gnome).ActivateResult", [saved, "['transfer']", "8"])
+        #expect(activated.status != 0)
+        #expect(activated.output.contains("io.waypost.Error.AppNotChosen"), "\(activated.output)")
+        #expect(activated.output.contains("waypost activities choose"), "\(activated.output)")
+        // An opener's activity of the type, with no publisher, alike.
+        #expect(await ActivitiesOverTheBusTests.errorName {
+            _ = try await session.dispatcher(opener, Contract.Dispatcher1.continueActivity, Self.transfer, Self.transferActivity(3), [String: Variant]())
+        } == "io.waypost.Error.AppNotChosen")
+        #expect(evil.delivered == 0 && other.delivered == 0 && bank.delivered == bankReceived)
+
+        // The user's choice, and what the command shows of it.
+        #expect(try await session.waypost(["activities", "choose", Self.transfer]).stdout == "aaa.evil.App\norg.other.App\n")
+        let refused = try await session.waypost(["activities", "choose", Self.transfer, "org.bank.App"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("these do: aaa.evil.App, org.other.App"), "\(refused.stderr)")
+        let chose = try await session.waypost(["activities", "choose", Self.transfer, "org.other.App.desktop"])
+        #expect(chose.status == 0, "\(chose.stderr)")
+        let mimeapps = try String(contentsOf: session.root.appendingPathComponent("config/mimeapps.list"), encoding: .utf8)
+        #expect(mimeapps.contains("x-waypost-activity/org.bank.transfer=org.other.App.desktop;"), "\(mimeapps)")
+        #expect(try await session.waypost(["activities", "choose", Self.transfer]).stdout == "aaa.evil.App\norg.other.App (chosen)\n")
+
+        var outcome: [String: Variant] = [:]
+        try await waitUntil("the daemon continues the saved activity in the chosen app", context: session.busLog) {
+            do {
+                outcome = try await session.dispatcher(opener, Contract.Dispatcher1.continueSavedActivity, saved, [String: Variant]())
+                    .decode([String: Variant].self)
+                return true
+            } catch let error as BusError where error.name.rawValue == "io.waypost.Error.AppNotChosen" { return false }
+        }
+        #expect(try Contract.RoutingOutcome(outcome).appID == "org.other.App")
+        #expect(try await other.next().activity == Self.transferActivity(2))
+        #expect(evil.delivered == 0)
+    }
+}
