@@ -308,6 +308,16 @@ struct ResultMeta: Sendable, Hashable {
 }
 
 extension Dispatcher {
+    /// Refuses a desktop search's call carrying over `Contract.SearchProvider2.identifiersPerCall`
+    /// result ids, before any is looked up (each costs a store read and a reply entry).
+    /// - Throws: `invalidArgument` naming the count and the member.
+    static func checkResultIDs(_ count: Int, of member: String) throws(DispatchError) {
+        let limit = Contract.SearchProvider2.identifiersPerCall
+        guard count <= limit else {
+            throw .invalidArgument("\(count) result ids", reason: "\(member) takes at most \(limit) result ids per call")
+        }
+    }
+
     /// The metas of saved activities, in the order asked; ids that are not (or no longer) saved are left out.
     func resultMetas(_ identifiers: [String]) async -> [ResultMeta] {
         guard let store = activities.store else { return [] }

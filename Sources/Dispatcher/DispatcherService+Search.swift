@@ -28,12 +28,15 @@ extension DispatcherService {
                 },
                 method(Members.getSubsearchResultSet) { call in
                     let (previous, terms) = try call.arguments([String].self, [String].self)
-                    let kept = Set(previous)
-                    let results = try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)
-                    return try call.reply(results.filter(kept.contains))
+                    try Dispatcher.checkResultIDs(previous.count, of: Members.getSubsearchResultSet.name.rawValue)
+                    // A fresh search, as GNOME's own app search answers: the previous results were
+                    // cut at `desktopResults` (or empty, after a cancelled call), and the refined
+                    // terms can only match a subset of what the shorter ones matched.
+                    return try call.reply(try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults))
                 },
                 method(Members.getResultMetas) { call in
                     let (identifiers) = try call.arguments([String].self)
+                    try Dispatcher.checkResultIDs(identifiers.count, of: Members.getResultMetas.name.rawValue)
                     let metas = await self.dispatcher.resultMetas(identifiers)
                     return try call.reply(metas.map { meta in
                         var fields: [String: Variant] = [:]

@@ -8,6 +8,10 @@ extension Contract {
     public enum SearchProvider2 {
         public static let interface: InterfaceName = "org.gnome.Shell.SearchProvider2"
         public static let objectPath: ObjectPath = "/io/waypost/Dispatcher/SearchProvider"
+        /// The most result ids `GetResultMetas` and `GetSubsearchResultSet` take in one call: a shell
+        /// asks for a screenful, and passes back at most the 50 results it was given. More is
+        /// `InvalidArgument`, refused before any id is looked up.
+        public static let identifiersPerCall = 100
 
         /// A result's meta, as `GetResultMetas` returns it.
         public enum MetaKeys {

@@ -142,6 +142,69 @@ struct SearchProviderTests {
         #expect(doctor.stdout.contains("ok   KRunner finds saved activities through"), "\(doctor.stdout)")
     }
 
+    @Test("GNOME Shell narrowing past the first 50 results, or after a cancelled call passed no previous results, still finds the activity")
+    func narrowing() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await InProcessApp(session, id: "org.example.Recipes", name: "Recipes", activityTypes: [Self.show])
+        try await app.openScene("r1")
+        // The oldest, and the longest title: last of the 63 that match "ice".
+        try await app.publish("r1", Self.show, ActivitiesOverTheBusTests.activity(title: "Ice cream medley", target: "recipe/0"))
+        for n in 1...62 { try await app.publish("r1", Self.show, ActivitiesOverTheBusTests.activity(title: "Ice \(n)", target: "recipe/\(n)")) }
+        let bus = try await session.connect()
+        let medley = try #require(try await session.search(bus, ["medley"]).first?.id)
+        func call(_ member: Contract.Member, _ arguments: [String]...) async throws -> [String] {
+            let (path, interface) = (Contract.SearchProvider2.objectPath, Contract.SearchProvider2.interface)
+            if arguments.count == 1 {
+                return try await bus.call(destination: Contract.busName, path: path, interface: interface, member: member.name, arguments[0])
+                    .decode([String].self)
+            }
+            return try await bus.call(destination: Contract.busName, path: path, interface: interface, member: member.name, arguments[0], arguments[1])
+                .decode([String].self)
+        }
+
+        // "ice", a pause: the first 50 results, without the medley.
+        let initial = try await call(Contract.SearchProvider2.getInitialResultSet, ["ice"])
+        #expect(initial.count == 50)
+        #expect(!initial.contains(medley))
+        // Then " cream med": narrowed from those, it must still be found.
+        #expect(try await call(Contract.SearchProvider2.getSubsearchResultSet, initial, ["ice", "cream", "med"]) == [medley])
+        // After a cancelled call GNOME 43 passes no previous results: the search goes on.
+        #expect(try await call(Contract.SearchProvider2.getSubsearchResultSet, [], ["ice", "cream"]) == [medley])
+        #expect(try await call(Contract.SearchProvider2.getSubsearchResultSet, [], ["ice"]).count == 50)
+    }
+
+    @Test("a call carrying more result ids than a screenful is refused before any is looked up; up to the cap each is answered")
+    func identifiersPerCall() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await InProcessApp(session, id: "org.example.Contacts", name: "Contacts", activityTypes: [Self.show])
+        try await app.openScene("s1")
+        try await app.publish("s1", Self.show, ActivitiesOverTheBusTests.activity(title: "Ada Lovelace", target: "contact/1"))
+        let stranger = try await session.connect()
+        let id = try #require(try await session.search(stranger, ["ada"]).first?.id)
+        let cap = Contract.SearchProvider2.identifiersPerCall
+        #expect(cap == 100)
+        func metas(_ identifiers: [String]) async throws -> [[String: Variant]] {
+            try await stranger.call(
+                destination: Contract.busName, path: Contract.SearchProvider2.objectPath, interface: Contract.SearchProvider2.interface,
+                member: Contract.SearchProvider2.getResultMetas.name, identifiers).decode([[String: Variant]].self)
+        }
+        #expect(try await metas(Array(repeating: id, count: cap)).count == cap)
+        // 50,000 copies of one id cost +641 MB a call when each was looked up.
+        for count in [cap + 1, 50_000] {
+            #expect(await ActivitiesOverTheBusTests.errorName { _ = try await metas(Array(repeating: id, count: count)) }
+                == "io.waypost.Error.InvalidArgument")
+        }
+        #expect(await ActivitiesOverTheBusTests.errorName {
+            _ = try await stranger.call(
+                destination: Contract.busName, path: Contract.SearchProvider2.objectPath, interface: Contract.SearchProvider2.interface,
+                member: Contract.SearchProvider2.getSubsearchResultSet.name, Array(repeating: id, count: 50_000), ["ada"])
+        } == "io.waypost.Error.InvalidArgument")
+        // The daemon goes on answering.
+        #expect(try await metas([id]).first?["name"] == Variant("Ada Lovelace"))
+    }
+
     @Test("a search result of an app that is not running starts it, and the activity reaches its restored window")
     func notRunning() async throws {
         let session = try await DesktopSession()
