@@ -2,7 +2,7 @@
 ///
 /// The choice is a `[Default Applications]` line in mimeapps.list, as for a file type or a URL
 /// scheme, under the content type `x-waypost-activity/<type>`: the file the desktop's own settings
-/// and `xdg-mime default` edit, read by GIO with the user's file first, then the desktop's and the
+/// and `gio mime` edit, read by GIO with the user's file first, then the desktop's and the
 /// system's, and watched by GIO's monitors like every other default.
 public enum ActivityChoice {
     public static let contentTypePrefix = "x-waypost-activity/"

@@ -96,8 +96,8 @@ struct Activities: AsyncParsableCommand {
                 that lists the type continues it; when several do, the app chosen here. Without a choice \
                 it goes nowhere: the dispatcher answers io.waypost.Error.AppNotChosen, and a search result \
                 shows a notification saying so. The choice is a [Default Applications] line for \
-                x-waypost-activity/TYPE in $XDG_CONFIG_HOME/mimeapps.list (`xdg-mime default APP.desktop \
-                x-waypost-activity/TYPE` writes the same). Without APP, lists the apps that list TYPE.
+                x-waypost-activity/TYPE in $XDG_CONFIG_HOME/mimeapps.list (`gio mime x-waypost-activity/TYPE \
+                APP.desktop` writes the same). Without APP, lists the apps that list TYPE.
                 """)
 
         @ArgumentParser.Argument(help: "The activity type (org.example.contact.show).")
