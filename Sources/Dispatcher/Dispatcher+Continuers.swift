@@ -1,4 +1,4 @@
-public import Desktop
+import Desktop
 
 // Which app continues a user activity: the one place that decides it, for an opener's
 // ContinueActivity, a saved activity picked in a desktop search, and whatever else hands an

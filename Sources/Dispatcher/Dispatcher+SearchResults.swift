@@ -1,0 +1,41 @@
+import ActivityStore
+import Desktop
+import WaypostContract
+
+// What the desktops' searches show of saved activities (DispatcherService+Search.swift serves them).
+
+/// What a desktop search shows of one result.
+struct ResultMeta: Sendable, Hashable {
+    var id: String
+    /// The activity's title (its type when it has none).
+    var name: String
+    var appName: String
+    /// The app's `Icon=`, else a generic application icon.
+    var icon: String
+}
+
+extension Dispatcher {
+    /// Refuses a desktop search's call carrying over `Contract.SearchProvider2.identifiersPerCall`
+    /// result ids, before any is looked up (each costs a store read and a reply entry).
+    /// - Throws: `invalidArgument` naming the count and the member.
+    static func checkResultIDs(_ count: Int, of member: String) throws(DispatchError) {
+        let limit = Contract.SearchProvider2.identifiersPerCall
+        guard count <= limit else {
+            throw .invalidArgument("\(count) result ids", reason: "\(member) takes at most \(limit) result ids per call")
+        }
+    }
+
+    /// The metas of saved activities, in the order asked; ids that are not (or no longer) saved are left out.
+    func resultMetas(_ identifiers: [String]) async -> [ResultMeta] {
+        guard let store = activities.store else { return [] }
+        var metas: [ResultMeta] = []
+        for identifier in identifiers {
+            guard let row = Int64(identifier), let record = try? await store.record(id: row) else { continue }
+            let entry = try? directory.entry(id: record.appID)
+            metas.append(ResultMeta(
+                id: identifier, name: record.title.isEmpty ? record.activityType : record.title,
+                appName: entry?.name ?? record.appID, icon: entry?.icon ?? "application-x-executable"))
+        }
+        return metas
+    }
+}
