@@ -9,8 +9,10 @@ struct ResultMeta: Sendable, Hashable {
     var id: String
     /// The activity's title (its type when it has none).
     var name: String
+    /// The app that continues it when activated (`continuer`): its publisher, unless that can no
+    /// longer; the publisher when nobody can.
     var appName: String
-    /// The app's `Icon=`, else a generic application icon.
+    /// That app's `Icon=`, else a generic application icon.
     var icon: String
 }
 
@@ -31,7 +33,8 @@ extension Dispatcher {
         var metas: [ResultMeta] = []
         for identifier in identifiers {
             guard let row = Int64(identifier), let record = try? await store.record(id: row) else { continue }
-            let entry = try? directory.entry(id: record.appID)
+            let entry = (try? continuer(ofActivityType: record.activityType, publishedBy: record.appID))
+                ?? (try? directory.entry(id: record.appID))
             metas.append(ResultMeta(
                 id: identifier, name: record.title.isEmpty ? record.activityType : record.title,
                 appName: entry?.name ?? record.appID, icon: entry?.icon ?? "application-x-executable"))

@@ -111,5 +111,9 @@ struct ActivityChoiceTests {
         #expect(try Contract.RoutingOutcome(outcome).appID == "org.other.App")
         #expect(try await other.next().activity == Self.transferActivity(2))
         #expect(evil.delivered == 0)
+        // The shell shows the result as the app it will continue in.
+        let metas = try await Self.shellCall(session, Contract.SearchProvider2.objectPath, "\(Self.gnome).GetResultMetas", ["['\(saved)']"])
+        #expect(metas.output.contains("'description': <'Other'>"), "\(metas.output)")
+        #expect(metas.output.contains("'gicon': <'org.other.App'>"), "\(metas.output)")
     }
 }
