@@ -88,15 +88,22 @@ func resolvedSignatures(of entry: ApplicationEntry) -> [ProgramSignature] {
 }
 
 /// A program as its processes show it: itself, or, for a `#!` script, its interpreter running it
-/// (and, for a shell wrapper, the absolute programs it `exec`s).
+/// (and, for a shell wrapper, what it `exec`s: an absolute program, or an interpreter with an
+/// absolute script).
 private func signaturesOfProgram(_ program: String, arguments: [String]) -> [ProgramSignature] {
     guard let head = readSmallFile(program, limit: 256), let shebang = Shebang(head: head) else {
         return [ProgramSignature(.program(program), arguments: arguments)]
     }
     var signatures = [ProgramSignature(.script(interpreter: resolveProgram(shebang.program), script: program), arguments: arguments)]
     if Interpreter.family(of: baseName(shebang.program))?.isShell == true, let text = readSmallFile(program, limit: 64 * 1024) {
-        for target in Shebang.execTargets(ofScript: text) {
-            if let resolved = canonicalPath(target) { signatures.append(ProgramSignature(.program(resolved))) }
+        for shape in Shebang.execShapes(ofScript: text) {
+            switch shape.kind {
+            case .program(let target):
+                if let resolved = canonicalPath(target) { signatures.append(ProgramSignature(.program(resolved), arguments: shape.arguments)) }
+            case .script(let interpreter, let script):
+                signatures.append(ProgramSignature(
+                    .script(interpreter: interpreter.flatMap(resolveProgram), script: canonicalPath(script) ?? script), arguments: shape.arguments))
+            }
         }
     }
     return signatures
