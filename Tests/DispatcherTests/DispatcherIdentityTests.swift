@@ -53,6 +53,30 @@ struct DispatcherIdentityTests {
         #expect(Self.calls(squatter.calls).isEmpty, "\(Self.calls(squatter.calls))")
     }
 
+    @Test("a squatter running python3 bind-mounted over the installed waypost, in a mount namespace of its own, is refused by waypost open and doctor",
+          .enabled(if: getuid() == 0, "mounts need root (as unprivileged user namespaces would give a user)"))
+    func squatterBehindABindMountIsRefused() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let installed = DesktopSession.waypost.resolvingSymlinksInPath().path
+        let calls = session.root.appendingPathComponent("logs/squatter.calls")
+        // /proc/PID/exe of this process reads the installed path, but the file there is python3.
+        let squatter = try await session.spawn("/usr/bin/unshare", [
+            "-m", "/bin/sh", "-c", "mount --bind \"$1\" \"$2\" && exec \"$2\" \"$3\" io.waypost.Dispatcher \"$4\"", "sh",
+            "/usr/bin/python3", installed, Self.standIn.path, calls.path,
+        ])
+        guard await squatter.nextLine() == "ready" else { throw TestFailure("the squatter did not start: \(session.busLog)") }
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(squatter.pid)/exe")) == installed)
+
+        let open = try await session.waypost(["open", "contacts://show?id=ada&session=SECRETTOKEN"])
+        #expect(open.status == 1)
+        #expect(open.stderr.contains("pid \(squatter.pid) running \(installed) (another file at that path"), "\(open.stderr)")
+        let doctor = try await session.waypost(["doctor"])
+        #expect(doctor.stdout.contains("FIX  io.waypost.Dispatcher is owned by :"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("pid \(squatter.pid)"), "\(doctor.stdout)")
+        #expect(Self.calls(calls).isEmpty, "\(Self.calls(calls))")
+    }
+
     @Test("the daemon, finding its name taken, says by whom; waypost doctor reports the squatter")
     func daemonAndDoctorNameTheSquatter() async throws {
         let session = try await DesktopSession()
