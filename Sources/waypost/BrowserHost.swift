@@ -144,6 +144,9 @@ final class BrowserHostSession: Sendable {
             } catch let error as NativeMessagingError {
                 return HostMessage(id: request.id, refusing: error)
             } catch {}
+            // Asked after writing: the daemon reads the rule before it answers, so the choice holds
+            // for the next link, whichever opener sends it, by the time the extension hears of it.
+            _ = await askOwnedDomains()
             reply.kept = kept.domains
             pushOwnedDomains()
             return reply
@@ -230,6 +233,8 @@ final class BrowserHostSession: Sendable {
                 }
             }
         }
+        // Made first: GIO polls a directory that does not exist every 4 s.
+        try? Files.makeDirectories(kept.directory)
         try? await DirectoryChanges.watch([kept.directory]) { _ in self.pushOwnedDomains() }
     }
 }

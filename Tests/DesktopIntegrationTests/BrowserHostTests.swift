@@ -2,9 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The browser host under a flood of requests: it answers every one, holding only a bounded number
-/// in flight (the rest wait in the browser's pipe), so its memory does not grow with the flood.
-@Suite(.serialized) struct BrowserHostFloodTests {
+/// The browser host through pipes, no browser: a choice the user makes holds for the very next link,
+/// and a flood of requests is answered with a bounded number in flight.
+@Suite(.serialized) struct BrowserHostTests {
     static let flood = ThrowawayDesktop.fixtures.appendingPathComponent("host_flood.py").path
 
     @Test func aFloodOfRequestsIsAnsweredWithinBoundedMemory() async throws {
@@ -19,5 +19,25 @@ import TestSupport
         #expect(result["answered"] == count, "\(result)")
         // One answer in flight holds a task and a bus call (about 6 KB); 20,000 at once held 130 MB.
         #expect((result["peak_kb"] ?? .max) < 64 * 1024, "the host peaked at \(result["peak_kb"] ?? 0) KB")
+    }
+
+    @Test func keepInBrowserHoldsForTheNextLinkFromAnyOpener() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await BrowserExtensionTests().installShop(desktop)
+        // A fresh desktop has no rules directory: the daemon makes it before watching it (GIO polls
+        // a missing one every 4 s); the host asks the daemon after writing the rule anyway.
+        #expect(FileManager.default.fileExists(atPath: desktop.root.appendingPathComponent("config/waypost/associations").path))
+        let replies = try await BrowserExtensionTests().talk(desktop, [
+            ["send": ["id": 1, "type": "keep-in-browser", "domain": "shop.example"]],
+        ], caller: BrowserExtensionTests.chromiumCaller)
+        #expect(replies[0]["kept"] as? [String] == ["shop.example"], "\(replies[0])")
+        // The extension has its answer: the next link, from gio open, goes to the browser.
+        let open = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/5"])
+        #expect(open.status == 0, "\(open.errors)")
+        // The browser stand-in, launched for it, writes the link down.
+        try await waitUntil("the browser got the link", context: desktop.busLog) { !desktop.plainLines("org.example.Browser").isEmpty }
+        #expect(desktop.plainLines("org.example.Browser") == ["https://shop.example/product/5"], "\(desktop.busLog)")
+        #expect(desktop.received("org.example.Shop").isEmpty)
     }
 }
