@@ -129,4 +129,24 @@ struct IdentityTests {
         #expect(refused.line == nil)
         #expect(refused.errors.contains("io.waypost.Error.ProgramMismatch"), "\(refused.errors)")
     }
+
+    @Test("a process running python3 bind-mounted over an app's program, in a mount namespace of its own, cannot register as the app",
+          .enabled(if: getuid() == 0, "mounts need root (as unprivileged user namespaces would give a user)"))
+    func bindMountOverTheProgramIsNotTheProgram() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        // A native app: its program is a copy of a real binary, and nothing else identifies it.
+        let program = session.root.appendingPathComponent("bin/notes")
+        try FileManager.default.createDirectory(at: program.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "/bin/true", toPath: program.path)
+        let config = try await install(session, "org.example.Notes", exec: "\(program.path) CONFIG %U")
+        // /proc/PID/exe reads the app's path, but the file there, in its namespace, is python3.
+        let refused = try await run(session, "/usr/bin/unshare", [
+            "-m", "/bin/sh", "-c", "mount --bind /usr/bin/python3 \"$1\" && exec \"$1\" \"$2\" \"$3\"", "sh",
+            program.path, DesktopSession.sampleApp.path, config,
+        ])
+        #expect(refused.line == nil)
+        #expect(refused.errors.contains("io.waypost.Error.ProgramMismatch"), "\(refused.errors)")
+        #expect(refused.errors.contains("another file, in mount namespace"), "\(refused.errors)")
+    }
 }
