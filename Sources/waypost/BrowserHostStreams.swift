@@ -16,7 +16,9 @@ final class StandardInput: Sendable {
 
     init() {
         let (stream, sink) = AsyncStream<[UInt8]>.makeStream()
-        let room = DispatchSemaphore(value: Self.ahead)
+        // Made empty and filled: libdispatch traps when a semaphore goes with less than it began with.
+        let room = DispatchSemaphore(value: 0)
+        for _ in 0..<Self.ahead { room.signal() }
         (chunks, self.room) = (stream, room)
         DispatchQueue(label: "waypost.browser-host.stdin").async {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
