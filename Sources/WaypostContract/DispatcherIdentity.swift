@@ -28,8 +28,8 @@ extension Contract {
             var programs: [Program] = []
             for directory in directories {
                 let file = directory + "/" + busName.rawValue + ".service"
-                guard let data = try? Data(contentsOf: URL(fileURLWithPath: file)),
-                      let program = serviceProgram(String(decoding: data, as: UTF8.self)),
+                guard let bytes = readRegularFile(file, limit: 64 * 1024),
+                      let program = serviceProgram(String(decoding: bytes, as: UTF8.self)),
                       !programs.contains(where: { $0.path == program })
                 else { continue }
                 programs.append(Program(path: program, namedBy: file))

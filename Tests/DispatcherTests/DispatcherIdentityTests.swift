@@ -216,6 +216,22 @@ struct RedactionAndServiceFileTests {
         #expect(Contract.redacted("a://") == "a://")
     }
 
+    @Test("a FIFO in place of a service file is skipped, not waited on")
+    func fifoServiceFile() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-trust-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let runtime = root.appendingPathComponent("runtime/dbus-1/services"), user = root.appendingPathComponent("data/dbus-1/services")
+        for directory in [runtime, user] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+        try #require(mkfifo(runtime.appendingPathComponent("io.waypost.Dispatcher.service").path, 0o600) == 0)
+        try "[D-BUS Service]\nName=io.waypost.Dispatcher\nExec=/usr/bin/waypost daemon\n"
+            .write(to: user.appendingPathComponent("io.waypost.Dispatcher.service"), atomically: true, encoding: .utf8)
+        let trusted = Contract.TrustedDispatcher.installed(environment: [
+            "XDG_RUNTIME_DIR": root.appendingPathComponent("runtime").path, "XDG_DATA_HOME": root.appendingPathComponent("data").path,
+            "XDG_DATA_DIRS": root.appendingPathComponent("none").path,
+        ])
+        #expect(trusted.programs.map(\.path).first == "/usr/bin/waypost")
+    }
+
     @Test("the trusted program is the first word of Exec= in [D-BUS Service], unquoted as the bus splits it")
     func serviceFile() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-trust-\(UUID().uuidString)")

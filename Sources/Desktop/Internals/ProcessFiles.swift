@@ -39,11 +39,14 @@ func readBootTicks() -> UInt64 {
     return UInt64(now.tv_sec) * hertz + UInt64(now.tv_nsec) * hertz / 1_000_000_000
 }
 
-/// A file's first `limit` bytes; nil when it cannot be opened. `open`, `read`.
+/// A file's first `limit` bytes; nil when it cannot be opened or is not a regular file (an entry's
+/// `Exec` may name a FIFO, on which a plain `open` would wait). `open` (`O_NONBLOCK`), `fstat`, `read`.
 func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
     var bytes = [UInt8](repeating: 0, count: limit)
     var filled = 0
     while filled < limit {
