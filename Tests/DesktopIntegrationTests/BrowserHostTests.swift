@@ -32,12 +32,15 @@ import TestSupport
             ["send": ["id": 1, "type": "keep-in-browser", "domain": "shop.example"]],
         ], caller: BrowserExtensionTests.chromiumCaller)
         #expect(replies[0]["kept"] as? [String] == ["shop.example"], "\(replies[0])")
-        // The extension has its answer: the next link, from gio open, goes to the browser.
+        // The extension has its answer: the next link, from gio open, goes to the browser, as the
+        // daemon's Routed says once it is decided.
+        let monitor = try await ChildProcess.start(ThrowawayDesktop.waypost, ["monitor", "--count", "1"], environment: desktop.environment)
+        defer { monitor.kill() }
+        #expect(await monitor.nextLine()?.hasPrefix("watching") == true)
         let open = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/5"])
         #expect(open.status == 0, "\(open.errors)")
-        // The browser stand-in, launched for it, writes the link down.
-        try await waitUntil("the browser got the link", context: desktop.busLog) { !desktop.plainLines("org.example.Browser").isEmpty }
-        #expect(desktop.plainLines("org.example.Browser") == ["https://shop.example/product/5"], "\(desktop.busLog)")
+        let routed = await monitor.nextLine() ?? ""
+        #expect(routed.hasPrefix("https://shop.example/product/5 → org.example.Browser"), "\(routed)\n\(desktop.busLog)")
         #expect(desktop.received("org.example.Shop").isEmpty)
     }
 }
