@@ -116,19 +116,29 @@ public struct Shebang: Sendable, Hashable {
     }
 
     /// What a wrapper script hands over to with `exec`, in order: an absolute program
-    /// (`exec /usr/lib/firefox/firefox "$@"`), or an interpreter with an absolute script
+    /// (`exec /usr/lib/firefox/firefox "$@"`), or an interpreter with a script
     /// (`exec python3 /usr/share/app/app.py "$@"`), each followed as an `Exec=` line is. A relative
-    /// program or script is left out: it depends on the directory the wrapper runs in.
+    /// script counts after a `cd` to an absolute directory (`cd /usr/share/app && exec python3
+    /// app.py`); any other relative program or script is left out: it depends on where the wrapper runs.
     public static func execShapes(ofScript text: some Collection<UInt8>) -> [LaunchShape] {
         var shapes: [LaunchShape] = []
+        var directory: String?
         for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
             for command in ShellWords.commands(String(line)) {
+                if command.first == "cd" {
+                    directory = command.count == 2 && command[1].hasPrefix("/") && !command[1].contains("$") ? command[1] : nil
+                    continue
+                }
                 guard let at = command.firstIndex(of: "exec"), command[..<at].allSatisfy({ $0.contains("=") || ["then", "else", "do", "{", "!"].contains($0) }),
-                      let shape = LaunchShape.of(execArguments: Array(command[at...]).strippingEnvPrefix)
+                      var shape = LaunchShape.of(execArguments: Array(command[at...]).strippingEnvPrefix)
                 else { continue }
                 let followed: Bool
                 switch shape.kind {
                 case .program(let program): followed = program.hasPrefix("/")
+                case .script(let interpreter, let script) where !script.hasPrefix("/") && !script.contains("$"):
+                    guard let directory else { followed = false; break }
+                    shape.kind = .script(interpreter: interpreter, script: directory + "/" + script)
+                    followed = true
                 case .script(_, let script): followed = script.hasPrefix("/")
                 }
                 if followed, !shapes.contains(where: { $0.kind == shape.kind }) { shapes.append(shape) }

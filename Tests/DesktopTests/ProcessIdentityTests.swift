@@ -78,8 +78,11 @@ struct ProcessIdentityTests {
             """
         #expect(Shebang.execShapes(ofScript: Array(wrapper.utf8))
             == [LaunchShape(.script(interpreter: "python3", script: "/usr/share/app/app.py"), arguments: ["--gui"])])
-        // A relative script depends on the directory: not followed; nor inline code.
+        // A relative script depends on the directory: not followed, unless after a cd to an absolute one; nor inline code.
         #expect(Shebang.execShapes(ofScript: Array("#!/bin/sh\nexec python3 app.py\nexec python3 -c 'x'\n".utf8)).isEmpty)
+        #expect(Shebang.execShapes(ofScript: Array("#!/bin/sh\ncd \"$HOME\"\nexec python3 app.py\n".utf8)).isEmpty)
+        #expect(Shebang.execShapes(ofScript: Array("#!/bin/sh\ncd /usr/share/app && exec python3 app.py \"$@\"\n".utf8))
+            == [LaunchShape(.script(interpreter: "python3", script: "/usr/share/app/app.py"))])
         #expect(Shebang.execShapes(ofScript: Array("#!/bin/sh\nexec env A=1 /usr/bin/node /opt/a/main.js\n".utf8))
             == [LaunchShape(.script(interpreter: "/usr/bin/node", script: "/opt/a/main.js"))])
     }
