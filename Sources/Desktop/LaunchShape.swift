@@ -3,7 +3,7 @@
 ///
 /// The launch shapes followed, as packagers write them:
 /// - `prog args`, and `env [-i] [-u NAME] [NAME=VALUE]… prog args` (env execs prog);
-/// - `sh -c 'cd dir && exec prog "$@"' sh %U` (`bash`, `dash` too): the command that runs last, or
+/// - `sh -c 'cd dir && exec prog "$@"' sh %U` (`-ec` too; `bash`, `dash`): the command that runs last, or
 ///   the one after `exec`, is the program;
 /// - `python3 [-u] /usr/share/app/app.py` (any interpreter `Interpreter` knows): the script;
 /// - `flatpak run …`: nothing here; a sandboxed app is known by its sandbox's id alone.
@@ -37,14 +37,14 @@ public struct LaunchShape: Sendable, Hashable {
         if name == "env" { return of(Array(argv.dropFirst()).strippingEnvPrefix, depth: depth + 1) }
         if name == "flatpak" { return nil }
         if let family = Interpreter.family(of: name) {
-            if family.isShell, let index = argv.firstIndex(of: "-c"), index + 1 < argv.count {
-                let words = ShellWords.programCommand(argv[index + 1])
-                return of(words.strippingEnvPrefix, depth: depth + 1)
-            }
-            if let (script, index) = Interpreter.scriptArgument(argv, family: family) {
+            switch Interpreter.invocation(argv, family: family) {
+            case .command(let text, _):
+                return of(ShellWords.programCommand(text).strippingEnvPrefix, depth: depth + 1)
+            case .script(let script, let index):
                 return LaunchShape(.script(interpreter: program, script: script), arguments: literal(argv[(index + 1)...]))
+            case .inline, .standardInput:
+                return LaunchShape(.program(program), arguments: literal(argv.dropFirst()))
             }
-            return LaunchShape(.program(program), arguments: literal(argv.dropFirst()))
         }
         return LaunchShape(.program(program), arguments: literal(argv.dropFirst()))
     }
@@ -82,57 +82,6 @@ extension [String] {
     }
 }
 
-/// The interpreters whose processes name the script they run in their arguments.
-public enum Interpreter {
-    public struct Family: Sendable, Hashable {
-        public let name: String
-        /// Options after which no script file follows (`-c`, `-m`, `-e`: the program is inline).
-        let inline: Set<String>
-        /// Options whose value is the next argument.
-        let valued: Set<String>
-        public var isShell: Bool { Self.shells.contains(name) }
-        static let shells: Set<String> = ["sh", "bash", "dash", "zsh", "ksh", "mksh"]
-    }
-
-    static let families: [String: Family] = {
-        var all: [String: Family] = [:]
-        func add(_ names: [String], inline: Set<String>, valued: Set<String>) {
-            for name in names { all[name] = Family(name: name, inline: inline, valued: valued) }
-        }
-        add(["python", "pypy"], inline: ["-c", "-m"], valued: ["-X", "-W", "-Q"])
-        add(["perl"], inline: ["-e", "-E"], valued: ["-I", "-M", "-m"])
-        add(["ruby"], inline: ["-e"], valued: ["-I", "-r", "-C"])
-        add(["node", "nodejs"], inline: ["-e", "-p", "--eval", "--print"], valued: ["-r", "--require", "--import", "--loader"])
-        add(["sh", "bash", "dash", "zsh", "ksh", "mksh"], inline: ["-c"], valued: ["-o", "+o"])
-        add(["lua", "luajit"], inline: ["-e"], valued: ["-l"])
-        add(["php"], inline: ["-r"], valued: ["-c", "-d"])
-        add(["tclsh", "wish"], inline: [], valued: [])
-        add(["gjs"], inline: ["-c"], valued: ["-I"])
-        return all
-    }()
-
-    /// The family of a program by its file name, version suffix ignored (`python3.11` → python).
-    public static func family(of programName: String) -> Family? {
-        var name = Substring(programName)
-        while let last = name.last, last.isNumber || last == "." { name = name.dropLast() }
-        return families[String(name)]
-    }
-
-    /// The script an interpreter's arguments name (`argv[0]` is the interpreter), and its index:
-    /// the first argument that is not an option; nil when the program is inline (`-c`, `-m`).
-    public static func scriptArgument(_ argv: [String], family: Family) -> (String, Int)? {
-        var index = 1
-        while index < argv.count {
-            let argument = argv[index]
-            if argument == "--" || argument == "-" { return index + 1 < argv.count && argument == "--" ? (argv[index + 1], index + 1) : nil }
-            guard argument.hasPrefix("-") || (family.isShell && argument.hasPrefix("+")) else { return (argument, index) }
-            if family.inline.contains(argument) { return nil }
-            index += family.valued.contains(argument) ? 2 : 1
-        }
-        return nil
-    }
-}
-
 /// A script's `#!` line: the interpreter and its one optional argument (Linux passes the rest of the
 /// line as one argument). `#!/usr/bin/env python3` names `python3`, to look up in PATH.
 public struct Shebang: Sendable, Hashable {
@@ -163,16 +112,39 @@ public struct Shebang: Sendable, Hashable {
 
     /// The absolute programs a wrapper script hands over to with `exec /path/prog …`, in order.
     public static func execTargets(ofScript text: some Collection<UInt8>) -> [String] {
-        var targets: [String] = []
+        execShapes(ofScript: text).compactMap { if case .program(let path) = $0.kind { path } else { nil } }
+    }
+
+    /// What a wrapper script hands over to with `exec`, in order: an absolute program
+    /// (`exec /usr/lib/firefox/firefox "$@"`), or an interpreter with a script
+    /// (`exec python3 /usr/share/app/app.py "$@"`), each followed as an `Exec=` line is. A relative
+    /// script counts after a `cd` to an absolute directory (`cd /usr/share/app && exec python3
+    /// app.py`); any other relative program or script is left out: it depends on where the wrapper runs.
+    public static func execShapes(ofScript text: some Collection<UInt8>) -> [LaunchShape] {
+        var shapes: [LaunchShape] = []
+        var directory: String?
         for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
             for command in ShellWords.commands(String(line)) {
+                if command.first == "cd" {
+                    directory = command.count == 2 && command[1].hasPrefix("/") && !command[1].contains("$") ? command[1] : nil
+                    continue
+                }
                 guard let at = command.firstIndex(of: "exec"), command[..<at].allSatisfy({ $0.contains("=") || ["then", "else", "do", "{", "!"].contains($0) }),
-                      let program = Array(command[at...]).strippingEnvPrefix.first, program.hasPrefix("/")
+                      var shape = LaunchShape.of(execArguments: Array(command[at...]).strippingEnvPrefix)
                 else { continue }
-                if !targets.contains(program) { targets.append(program) }
+                let followed: Bool
+                switch shape.kind {
+                case .program(let program): followed = program.hasPrefix("/")
+                case .script(let interpreter, let script) where !script.hasPrefix("/") && !script.contains("$"):
+                    guard let directory else { followed = false; break }
+                    shape.kind = .script(interpreter: interpreter, script: directory + "/" + script)
+                    followed = true
+                case .script(_, let script): followed = script.hasPrefix("/")
+                }
+                if followed, !shapes.contains(where: { $0.kind == shape.kind }) { shapes.append(shape) }
             }
         }
-        return targets
+        return shapes
     }
 }
 

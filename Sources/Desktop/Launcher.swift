@@ -34,7 +34,8 @@ public struct Launcher: Sendable {
     /// handler gets them. The tokens go into the launched environment as `XDG_ACTIVATION_TOKEN` and
     /// `DESKTOP_STARTUP_ID` (absent ones are removed, so our own never leak) and, for `StartupNotify`
     /// entries, into GIO's D-Bus `platform_data` (GLib 2.74 sends only `desktop-startup-id`, holding the
-    /// activation token when there is one). Children are reaped and inherit no descriptor past 2. A
+    /// activation token when there is one). Children are reaped, inherit no descriptor past 2, and
+    /// start with no signal blocked and default dispositions, whatever the calling thread blocks. A
     /// program that fails after exec (a bad `#!`) is not reported: GIO runs it via gio-launch-desktop.
     /// - Returns: the pids GIO spawned, in order; empty after D-Bus activation.
     /// - Throws: `LaunchError` with GLib's message (missing program, entry gone, NUL in a URI).

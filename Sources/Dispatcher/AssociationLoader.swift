@@ -43,6 +43,13 @@ public actor AssociationLoader {
         directories.installed + [directories.user, directories.cache]
     }
 
+    /// Rebuilds the table when a user's rule was added, changed or removed since it was built: the
+    /// directory watch tells too, but later (see `DispatcherService.readsUserRules(with:)`).
+    public func readUserRulesAgain() {
+        var now = user
+        if !now.refresh().isEmpty { reload() }
+    }
+
     /// Builds the table anew from what is on disk now, and replaces the dispatcher's. Associations
     /// are read, not compiled: the table is usable at once, and `compileInBackground` (or the first
     /// link of a domain) compiles each file once.

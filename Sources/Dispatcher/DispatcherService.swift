@@ -28,6 +28,15 @@ public final class DispatcherService: Sendable {
 
     /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
     let runnerToken = Mutex<String?>(nil)
+    /// Reads the user's rules again before `OwnedDomains` answers (`readsUserRules(with:)`).
+    private let userRulesReader = Mutex<(@Sendable () async -> Void)?>(nil)
+
+    /// Has `OwnedDomains` answer as the user's rules stand on disk now: a writer of a rule (the
+    /// browser extension's "Keep opening … in the browser") asks after writing, and so knows the
+    /// daemon holds the rule before it tells the user, for the next link whichever opener sends it.
+    public func readsUserRules(with read: @escaping @Sendable () async -> Void) {
+        userRulesReader.withLock { $0 = read }
+    }
 
     public init(connection: Connection, dispatcher: Dispatcher, logger: Logger) {
         self.connection = connection
@@ -154,7 +163,8 @@ public final class DispatcherService: Sendable {
                     return try call.reply()
                 },
                 method(Members.ownedDomains) { call in
-                    try call.reply(self.dispatcher.webLinks.ownedDomains)
+                    if let read = self.userRulesReader.withLock({ $0 }) { await read() }
+                    return try call.reply(self.dispatcher.webLinks.ownedDomains)
                 },
                 method(Members.status) { call in
                     let (processes, scenes) = await self.dispatcher.status

@@ -159,6 +159,8 @@ connect();
   <style>
     body { font: 13px system-ui, sans-serif; min-width: 16em; margin: 0.5em; }
     button { display: block; width: 100%; margin: 0.3em 0; padding: 0.4em; text-align: left; }
+    /* An author's display: block outranks the browser's own [hidden] rule: hidden stays hidden. */
+    [hidden] { display: none; }
     p { margin: 0.3em 0; color: #555; }
   </style>
 </head>

@@ -28,8 +28,8 @@ extension Contract {
             var programs: [Program] = []
             for directory in directories {
                 let file = directory + "/" + busName.rawValue + ".service"
-                guard let data = try? Data(contentsOf: URL(fileURLWithPath: file)),
-                      let program = serviceProgram(String(decoding: data, as: UTF8.self)),
+                guard let bytes = readRegularFile(file, limit: 64 * 1024),
+                      let program = serviceProgram(String(decoding: bytes, as: UTF8.self)),
                       !programs.contains(where: { $0.path == program })
                 else { continue }
                 programs.append(Program(path: program, namedBy: file))
@@ -55,12 +55,35 @@ extension Contract {
             return copy
         }
 
-        /// Whether `running` (from `/proc/<pid>/exe`) is a trusted program. A program replaced on disk
-        /// since it started (an upgrade) reads `<path> (deleted)` and is still the installed one: only
-        /// whoever can write that path could have started it.
+        /// Whether `running` (from `/proc/<pid>/exe`) names a trusted program, by its text only (see
+        /// `trusts(process:running:)`). A program replaced on disk since it started (an upgrade) reads
+        /// `<path> (deleted)`.
         public func trusts(running: String) -> Bool {
             let path = running.hasSuffix(" (deleted)") ? String(running.dropLast(" (deleted)".count)) : running
             return programs.contains { $0.path == path }
+        }
+
+        /// Whether process `pid`, whose program reads `running`, runs a trusted program: the very file
+        /// (device and inode, through `/proc/<pid>/exe`) that a trusted path names here, not only its
+        /// name: a process in a mount namespace of its own can have any file at that path (a bind
+        /// mount over it). A program replaced on disk since it started (`… (deleted)`) counts only when
+        /// the process shares this process's mount namespace, where only whoever can write the
+        /// installed path could have made it so.
+        public func trusts(process pid: UInt32, running: String) -> Bool {
+            guard trusts(running: running) else { return false }
+            if let file = FileIdentity(path: "/proc/\(pid)/exe"), programs.contains(where: { FileIdentity(path: $0.path) == file }) {
+                return true
+            }
+            return running.hasSuffix(" (deleted)") && Self.sharesMountNamespace(pid)
+        }
+
+        /// Whether process `pid` sees the same mounts as this one (`/proc/<pid>/ns/mnt`).
+        static func sharesMountNamespace(_ pid: UInt32) -> Bool {
+            let manager = FileManager.default
+            guard let theirs = try? manager.destinationOfSymbolicLink(atPath: "/proc/\(pid)/ns/mnt"),
+                  let ours = try? manager.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")
+            else { return false }
+            return theirs == ours
         }
 
         /// The owner of `busName` once checked: starts the dispatcher by activation when the name has
@@ -90,7 +113,10 @@ extension Contract {
             }
             let running = Self.program(ofProcess: pid)
             guard !programs.isEmpty else { throw .notInstalled(owner: owner, pid: pid, program: running, searched: searched) }
-            guard trusts(running: running) else { throw .untrusted(owner: owner, pid: pid, program: running, expected: programs) }
+            guard trusts(process: pid, running: running) else {
+                let shown = trusts(running: running) ? running + " (another file at that path, in a mount namespace of its own)" : running
+                throw .untrusted(owner: owner, pid: pid, program: shown, expected: programs)
+            }
             return owner
         }
 

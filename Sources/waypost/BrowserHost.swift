@@ -43,18 +43,24 @@ struct BrowserHost: AsyncParsableCommand {
         }
         let host = BrowserHostSession(connection: connection, kept: kept)
         await host.watchChanges()
-        let status = await host.serve(StandardInput.chunks())
+        let input = StandardInput()
+        let status = await host.serve(input.chunks, consumed: input.consumed)
         connection.close()
         if status != 0 { throw ExitCode(status) }
     }
 }
 
 /// One browser's conversation with the host: requests in, replies and pushes out, each request
-/// answered on a task of its own (a slow `open` does not hold up the next click).
+/// answered on a task of its own (a slow `open` does not hold up the next click), at most
+/// `maximumInFlight` at once: past that, the host reads no more until one is answered, and the
+/// browser's pipe holds the rest.
 final class BrowserHostSession: Sendable {
     let connection: Connection
     let kept: KeptInBrowser
     private let output = StandardOutput()
+    /// Requests answered at once; a page's clicks come a few at a time, a flood waits its turn.
+    static let maximumInFlight = 32
+    private let slots = Slots(maximumInFlight)
     /// The owned domains last heard from the dispatcher (pushed again with `kept` when either changes).
     private let domains = Mutex<[String]>([])
     private let catalog = Mutex<ApplicationCatalog?>(nil)
@@ -66,9 +72,11 @@ final class BrowserHostSession: Sendable {
 
     /// Reads messages until the browser hangs up (0) or sends one over the limit (65, after
     /// answering `message-too-large`: the stream cannot be followed past it).
-    func serve(_ input: AsyncStream<[UInt8]>) async -> Int32 {
+    /// - Parameter consumed: called once each chunk is taken apart, so that the next is read.
+    func serve(_ input: AsyncStream<[UInt8]>, consumed: @Sendable () -> Void = {}) async -> Int32 {
         var reader = FrameReader()
         for await chunk in input {
+            defer { consumed() }
             reader.append(chunk)
             while true {
                 let message: [UInt8]?
@@ -80,7 +88,11 @@ final class BrowserHostSession: Sendable {
                 guard let message else { break }
                 do {
                     let request = try BrowserRequest(json: message)
-                    Task { self.output.send(await self.answer(request)) }
+                    await slots.take()
+                    Task {
+                        defer { self.slots.give() }
+                        self.output.send(await self.answer(request))
+                    }
                 } catch {
                     output.send(HostMessage(id: nil, refusing: error))
                 }
@@ -132,6 +144,9 @@ final class BrowserHostSession: Sendable {
             } catch let error as NativeMessagingError {
                 return HostMessage(id: request.id, refusing: error)
             } catch {}
+            // Asked after writing: the daemon reads the rule before it answers, so the choice holds
+            // for the next link, whichever opener sends it, by the time the extension hears of it.
+            _ = await askOwnedDomains()
             reply.kept = kept.domains
             pushOwnedDomains()
             return reply
@@ -218,36 +233,8 @@ final class BrowserHostSession: Sendable {
                 }
             }
         }
+        // Made first: GIO polls a directory that does not exist every 4 s.
+        try? Files.makeDirectories(kept.directory)
         try? await DirectoryChanges.watch([kept.directory]) { _ in self.pushOwnedDomains() }
-    }
-}
-
-/// The browser's messages as they arrive on stdin, read on a thread of their own (a blocking
-/// `read`, never on the concurrency pool); the stream ends when the browser closes the pipe.
-enum StandardInput {
-    static func chunks() -> AsyncStream<[UInt8]> {
-        let (stream, sink) = AsyncStream<[UInt8]>.makeStream()
-        DispatchQueue(label: "waypost.browser-host.stdin").async {
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            while let count = try? buffer.withUnsafeMutableBytes({ try FileDescriptor.standardInput.read(into: $0) }), count > 0 {
-                sink.yield(Array(buffer[0 ..< count]))
-            }
-            sink.finish()
-        }
-        return stream
-    }
-}
-
-/// Framed messages to the browser on stdout, one whole message at a time.
-final class StandardOutput: Sendable {
-    private let lock = Mutex(())
-
-    func send(_ message: HostMessage) {
-        let bytes: [UInt8]
-        do { bytes = try FrameReader.frame(message.json) } catch {
-            bytes = (try? FrameReader.frame(HostMessage(id: message.id, refusing: error).json)) ?? []
-        }
-        // A failed write means the browser went away; stdin's end stops us.
-        lock.withLock { _ in _ = try? FileDescriptor.standardOutput.writeAll(bytes) }
     }
 }

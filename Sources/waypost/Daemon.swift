@@ -77,6 +77,9 @@ struct Daemon: AsyncParsableCommand {
                 await associations.verifyDueDomains()
             }
         }
+        // Made before they are watched: GIO polls a directory that does not exist every 4 s, and the
+        // user's first rule (the browser extension's "Keep opening …") would wait for that.
+        for made in [AssociationDirectories(xdg).user, AssociationDirectories(xdg).cache] { try? Files.makeDirectories(made) }
         do {
             try await DirectoryChanges.watch(associations.watchedDirectories) { _ in Task { await associations.reload() } }
         } catch {
@@ -96,6 +99,7 @@ struct Daemon: AsyncParsableCommand {
         let store = Self.openActivityStore(xdg, logger)
         if let store { await dispatcher.attach(store: store) }
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
+        service.readsUserRules { await associations.readUserRulesAgain() }
         Self.trimMemory { service.callsAnswered &+ UInt64(store?.accesses ?? 0) }
         do { try await service.start() } catch {
             printError("waypost daemon: \(error)")

@@ -164,4 +164,47 @@ struct LauncherTests {
         let gone = #expect(throws: LaunchError.self) { try launcher.launch(entry) }
         #expect(gone?.applicationID == id)
     }
+    /// `SigBlk:` or `SigIgn:` of `/proc/PID/status`, as the kernel's hexadecimal mask.
+    static func signalMask(_ field: String, ofProcess pid: Int32) -> UInt64? {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+        return line.flatMap { UInt64($0.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces), radix: 16) }
+    }
+
+    @Test func launchedAppsStartWithNoSignalBlockedAndDieOfSIGTERM() async throws {
+        let id = "org.waypost.test." + desktop.uniqueName("Stoppable")
+        // The app runs until it is stopped; `sleep` takes SIGTERM's default action, death.
+        let app = try desktop.writeScript(desktop.uniqueName("stoppable"), "#!/bin/sh\nexec sleep 2147483647\n")
+        try await desktop.install(id: id, ["Type=Application", "Name=Stoppable", "Exec=\(app) %u"])
+        #expect(await eventually { (try? catalog.entry(id: id)) != nil })
+        let entry = try catalog.entry(id: id)
+        // Launched from a thread that blocks and ignores what the daemon's worker threads may.
+        let launcher = launcher
+        let pids: [Int32] = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                var all = sigset_t()
+                sigfillset(&all)
+                pthread_sigmask(SIG_SETMASK, &all, nil)
+                continuation.resume(with: Result { try launcher.launch(entry) })
+            }.start()
+        }
+        let pid = try #require(pids.first)
+        // GLib returns once the child has exec'd, so its setup has run: no signal blocked or ignored
+        // (but glibc's own two, 32 and 33, which no program may touch).
+        let glibcs: UInt64 = 0b11 << 31
+        let blocked = Self.signalMask("SigBlk", ofProcess: pid).map { $0 & ~glibcs }
+        let ignored = Self.signalMask("SigIgn", ofProcess: pid).map { $0 & ~glibcs }
+        guard blocked == 0, ignored == 0 else {
+            kill(pid, SIGKILL)
+            Issue.record("the launched app blocks \(String(blocked ?? 0, radix: 16)) and ignores \(String(ignored ?? 0, radix: 16))")
+            return
+        }
+        let handle = try ProcessHandle(pid: pid)
+        let (exits, exited) = AsyncStream<Void>.makeStream()
+        ProcessExits.shared.watch(handle) { exited.yield() }
+        #expect(kill(pid, SIGTERM) == 0)
+        var waiting = exits.makeAsyncIterator()
+        _ = await waiting.next()
+        #expect(handle.hasExited)
+    }
 }

@@ -30,6 +30,63 @@ struct ProcessIdentityTests {
         #expect(Interpreter.scriptArgument(["python3", "--", "-odd.py"], family: python)! == ("-odd.py", 2))
     }
 
+    @Test func interpreterCommandLinesFollowTheInterpretersOwnGrammar() {
+        func runs(_ argv: [String]) -> Interpreter.Invocation {
+            Interpreter.invocation(argv, family: Interpreter.family(of: argv[0])!)
+        }
+        // CPython: short options cluster; -c and -m end them, wherever they sit in a cluster.
+        #expect(runs(["python3", "-uc", "import evil#/app.py"]) == .inline)
+        #expect(runs(["python3", "-Sc", "x", "/usr/share/app/app.py"]) == .inline)
+        #expect(runs(["python3", "-Im", "app", "/usr/share/app/app.py"]) == .inline)
+        #expect(runs(["python3", "-ucimport os", "/usr/share/app/app.py"]) == .inline)
+        // A valued option takes the rest of its word, or the next word.
+        #expect(runs(["python3", "-Wignore", "app.py"]) == .script("app.py", index: 2))
+        #expect(runs(["python3", "-uW", "ignore", "app.py"]) == .script("app.py", index: 3))
+        #expect(runs(["python3", "-X", "dev", "-OO", "app.py"]) == .script("app.py", index: 4))
+        #expect(runs(["python3", "--check-hash-based-pycs", "never", "app.py"]) == .script("app.py", index: 3))
+        #expect(runs(["python3", "-", "app.py"]) == .standardInput)
+        #expect(runs(["python3", "-u"]) == .standardInput)
+        #expect(runs(["python3", "--", "-c"]) == .script("-c", index: 2))
+        // Perl: -e anywhere is inline code; -i.bak and -0777 take only what is attached.
+        #expect(runs(["perl", "-ne", "print", "/usr/share/app/app.pl"]) == .inline)
+        #expect(runs(["perl", "-i.bak", "-w", "app.pl"]) == .script("app.pl", index: 3))
+        #expect(runs(["perl", "-0777ne", "/usr/share/app/app.pl"]) == .inline)
+        #expect(runs(["perl", "-I", "/tmp/lib", "app.pl"]) == .script("app.pl", index: 3))
+        // Node does not cluster: -pe is print; --eval=… is inline; --require takes the next word.
+        #expect(runs(["node", "-pe", "1", "app.js"]) == .inline)
+        #expect(runs(["node", "--eval=1", "app.js"]) == .inline)
+        #expect(runs(["node", "--require", "x", "app.js"]) == .script("app.js", index: 3))
+        // Shells: a c anywhere among the options makes the first operand the command text.
+        #expect(runs(["sh", "-ec", "exec /usr/bin/app", "sh"]) == .command("exec /usr/bin/app", index: 2))
+        #expect(runs(["bash", "-o", "pipefail", "-c", "x"]) == .command("x", index: 4))
+        #expect(runs(["sh", "-s", "app.sh"]) == .standardInput)
+        #expect(runs(["dash", "-e", "app.sh"]) == .script("app.sh", index: 2))
+        #expect(runs(["lua", "-e", "x", "app.lua"]) == .inline)
+        #expect(runs(["php", "-f", "app.php"]) == .script("app.php", index: 2))
+        #expect(runs(["php", "-r", "x", "app.php"]) == .inline)
+        #expect(runs(["gjs", "--command=x", "app.js"]) == .inline)
+        // Exec lines read alike: a clustered -c is inline code, a clustered shell -c is followed.
+        #expect(LaunchShape.of(execArguments: ["python3", "-uc", "import app", "/usr/share/app/app.py"])?.kind == .program("python3"))
+        #expect(LaunchShape.of(execArguments: ["sh", "-ec", "exec /opt/app/bin/app \"$@\"", "sh", "%U"]) == LaunchShape(.program("/opt/app/bin/app")))
+    }
+
+    @Test func wrappersThatExecAnInterpreterWithAScriptAreFollowed() {
+        let wrapper = """
+            #!/bin/sh
+            cd /usr/share/app || exit 1
+            exec python3 -u /usr/share/app/app.py --gui "$@"
+            """
+        #expect(Shebang.execShapes(ofScript: Array(wrapper.utf8))
+            == [LaunchShape(.script(interpreter: "python3", script: "/usr/share/app/app.py"), arguments: ["--gui"])])
+        // A relative script depends on the directory: not followed, unless after a cd to an absolute one; nor inline code.
+        #expect(Shebang.execShapes(ofScript: Array("#!/bin/sh\nexec python3 app.py\nexec python3 -c 'x'\n".utf8)).isEmpty)
+        #expect(Shebang.execShapes(ofScript: Array("#!/bin/sh\ncd \"$HOME\"\nexec python3 app.py\n".utf8)).isEmpty)
+        #expect(Shebang.execShapes(ofScript: Array("#!/bin/sh\ncd /usr/share/app && exec python3 app.py \"$@\"\n".utf8))
+            == [LaunchShape(.script(interpreter: "python3", script: "/usr/share/app/app.py"))])
+        #expect(Shebang.execShapes(ofScript: Array("#!/bin/sh\nexec env A=1 /usr/bin/node /opt/a/main.js\n".utf8))
+            == [LaunchShape(.script(interpreter: "/usr/bin/node", script: "/opt/a/main.js"))])
+    }
+
     @Test func shebangLinesAndWrapperScripts() {
         let direct = Shebang(head: Array("#!/usr/bin/python3 -u\nprint()".utf8))
         #expect(direct?.interpreter == "/usr/bin/python3")

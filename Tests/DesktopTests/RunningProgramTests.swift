@@ -25,6 +25,30 @@ struct RunningProgramTests {
         #expect(await eventually { (try? RunningProgram.executable(ofProcess: pid)) == program })
     }
 
+    /// The opener walk's view of `python3 -uc CODE` where CODE is also a path, through a symlink in
+    /// its directory, to an app's script: inline code, so no script and not that app.
+    @Test func inlineCodeShapedLikeAPathIsNoScript() async throws {
+        let directory = URL(fileURLWithPath: desktop.root).appendingPathComponent(desktop.uniqueName("inline"))
+        let links = directory.appendingPathComponent("import waiter#")
+        try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+        let script = directory.appendingPathComponent("app.py")
+        try "print('app')\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: links.appendingPathComponent("app.py").path, withDestinationPath: script.path)
+        // The inline `import waiter` runs waiter.py from the working directory: it says so, then waits to be killed.
+        try "import time\nprint('ready', flush=True)\ntime.sleep(3600)\n"
+            .write(to: directory.appendingPathComponent("waiter.py"), atomically: true, encoding: .utf8)
+        let process = try await ChildProcess.start(
+            "/bin/sh", ["-c", "cd \"$0\" && exec /usr/bin/python3 -uc 'import waiter#/app.py'", directory.path], environment: [:])
+        defer { process.kill() }
+        #expect(await process.nextLine() == "ready")
+        let python = try #require(try? RunningProgram.executable(ofProcess: process.pid))
+        let programs = InstalledPrograms(["org.example.Py": [ProgramSignature(.script(interpreter: python, script: script.path))]])
+        let record = try RunningProgram.record(ofProcess: process.pid, against: programs).get()
+        #expect(record.arguments == ["/usr/bin/python3", "-uc", "import waiter#/app.py"])
+        #expect(record.script == nil)
+        #expect(programs.identify(record) == .none)
+    }
+
     @Test func readsThisProcess() throws {
         let path = try RunningProgram.executable(ofProcess: getpid())
         #expect(path == (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")))

@@ -53,6 +53,30 @@ struct DispatcherIdentityTests {
         #expect(Self.calls(squatter.calls).isEmpty, "\(Self.calls(squatter.calls))")
     }
 
+    @Test("a squatter running python3 bind-mounted over the installed waypost, in a mount namespace of its own, is refused by waypost open and doctor",
+          .enabled(if: getuid() == 0, "mounts need root (as unprivileged user namespaces would give a user)"))
+    func squatterBehindABindMountIsRefused() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let installed = DesktopSession.waypost.resolvingSymlinksInPath().path
+        let calls = session.root.appendingPathComponent("logs/squatter.calls")
+        // /proc/PID/exe of this process reads the installed path, but the file there is python3.
+        let squatter = try await session.spawn("/usr/bin/unshare", [
+            "-m", "/bin/sh", "-c", "mount --bind \"$1\" \"$2\" && exec \"$2\" \"$3\" io.waypost.Dispatcher \"$4\"", "sh",
+            "/usr/bin/python3", installed, Self.standIn.path, calls.path,
+        ])
+        guard await squatter.nextLine() == "ready" else { throw TestFailure("the squatter did not start: \(session.busLog)") }
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(squatter.pid)/exe")) == installed)
+
+        let open = try await session.waypost(["open", "contacts://show?id=ada&session=SECRETTOKEN"])
+        #expect(open.status == 1)
+        #expect(open.stderr.contains("pid \(squatter.pid) running \(installed) (another file at that path"), "\(open.stderr)")
+        let doctor = try await session.waypost(["doctor"])
+        #expect(doctor.stdout.contains("FIX  io.waypost.Dispatcher is owned by :"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("pid \(squatter.pid)"), "\(doctor.stdout)")
+        #expect(Self.calls(calls).isEmpty, "\(Self.calls(calls))")
+    }
+
     @Test("the daemon, finding its name taken, says by whom; waypost doctor reports the squatter")
     func daemonAndDoctorNameTheSquatter() async throws {
         let session = try await DesktopSession()
@@ -190,6 +214,22 @@ struct RedactionAndServiceFileTests {
         #expect(Contract.redacted("activity:org.example.show") == "activity:org.example.show")
         #expect(Contract.redacted("") == "")
         #expect(Contract.redacted("a://") == "a://")
+    }
+
+    @Test("a FIFO in place of a service file is skipped, not waited on")
+    func fifoServiceFile() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-trust-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let runtime = root.appendingPathComponent("runtime/dbus-1/services"), user = root.appendingPathComponent("data/dbus-1/services")
+        for directory in [runtime, user] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+        try #require(mkfifo(runtime.appendingPathComponent("io.waypost.Dispatcher.service").path, 0o600) == 0)
+        try "[D-BUS Service]\nName=io.waypost.Dispatcher\nExec=/usr/bin/waypost daemon\n"
+            .write(to: user.appendingPathComponent("io.waypost.Dispatcher.service"), atomically: true, encoding: .utf8)
+        let trusted = Contract.TrustedDispatcher.installed(environment: [
+            "XDG_RUNTIME_DIR": root.appendingPathComponent("runtime").path, "XDG_DATA_HOME": root.appendingPathComponent("data").path,
+            "XDG_DATA_DIRS": root.appendingPathComponent("none").path,
+        ])
+        #expect(trusted.programs.map(\.path).first == "/usr/bin/waypost")
     }
 
     @Test("the trusted program is the first word of Exec= in [D-BUS Service], unquoted as the bus splits it")

@@ -80,4 +80,73 @@ struct IdentityTests {
         let real = try await run(session, DesktopSession.python, [DesktopSession.sampleApp.path, config])
         #expect(real.line == "ready", "\(real.errors)")
     }
+    @Test("python3 -uc CODE, with CODE naming the app's script through a symlink in its directory, cannot register")
+    func inlineCodeIsNotTheScript() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let config = try await install(session, "org.example.Py", exec: "/usr/bin/python3 SCRIPT CONFIG")
+        // In the working directory: `import evil#/sample_app.py` is a real path to the app's script,
+        // and `evil.py` runs the app's own code from the inline `import evil`.
+        let directory = session.root.appendingPathComponent("attack")
+        let linkDirectory = directory.appendingPathComponent("import evil#")
+        try FileManager.default.createDirectory(at: linkDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: linkDirectory.appendingPathComponent("sample_app.py").path, withDestinationPath: DesktopSession.sampleApp.path)
+        try """
+            import runpy, sys
+            sys.argv = [\(String(reflecting: DesktopSession.sampleApp.path)), sys.argv[1]]
+            runpy.run_path(sys.argv[0], run_name="__main__")
+
+            """.write(to: directory.appendingPathComponent("evil.py"), atomically: true, encoding: .utf8)
+        let refused = try await run(session, "/bin/sh", [
+            "-c", "cd \"$0\" && exec \"$1\" -uc 'import evil#/sample_app.py' \"$2\"", directory.path, DesktopSession.python, config,
+        ])
+        #expect(refused.line == nil)
+        #expect(refused.errors.contains("io.waypost.Error.ProgramMismatch"), "\(refused.errors)")
+    }
+
+    @Test("a #!/bin/sh wrapper that execs python3 with the app's script registers as the app")
+    func wrapperExecingAnInterpreterIsFollowed() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let wrapper = session.root.appendingPathComponent("bin/wrapped-app")
+        try FileManager.default.createDirectory(at: wrapper.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // Debian's python3 (with python3-dbus), by name in PATH as packagers write it.
+        try """
+            #!/bin/sh
+            PATH=/usr/bin:$PATH
+            exec python3 -u \(DesktopSession.sampleApp.path) "$@"
+
+            """.write(to: wrapper, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper.path)
+        let config = try await install(session, "org.example.Wrapped", exec: "\(wrapper.path) CONFIG %U")
+        let started = try await run(session, wrapper.path, [config])
+        #expect(started.line == "ready", "\(started.errors)")
+        // The same python3 running another script is still not the app.
+        let impostor = session.root.appendingPathComponent("impostor.py")
+        try FileManager.default.copyItem(at: DesktopSession.sampleApp, to: impostor)
+        let refused = try await run(session, DesktopSession.python, [impostor.path, config])
+        #expect(refused.line == nil)
+        #expect(refused.errors.contains("io.waypost.Error.ProgramMismatch"), "\(refused.errors)")
+    }
+
+    @Test("a process running python3 bind-mounted over an app's program, in a mount namespace of its own, cannot register as the app",
+          .enabled(if: getuid() == 0, "mounts need root (as unprivileged user namespaces would give a user)"))
+    func bindMountOverTheProgramIsNotTheProgram() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        // A native app: its program is a copy of a real binary, and nothing else identifies it.
+        let program = session.root.appendingPathComponent("bin/notes")
+        try FileManager.default.createDirectory(at: program.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "/bin/true", toPath: program.path)
+        let config = try await install(session, "org.example.Notes", exec: "\(program.path) CONFIG %U")
+        // /proc/PID/exe reads the app's path, but the file there, in its namespace, is python3.
+        let refused = try await run(session, "/usr/bin/unshare", [
+            "-m", "/bin/sh", "-c", "mount --bind /usr/bin/python3 \"$1\" && exec \"$1\" \"$2\" \"$3\"", "sh",
+            program.path, DesktopSession.sampleApp.path, config,
+        ])
+        #expect(refused.line == nil)
+        #expect(refused.errors.contains("io.waypost.Error.ProgramMismatch"), "\(refused.errors)")
+        #expect(refused.errors.contains("another file, in mount namespace"), "\(refused.errors)")
+    }
 }

@@ -43,14 +43,18 @@ enum FileSystem {
     }
 
     /// The file's bytes, and the stamp of the version read (from the open file, so that the two
-    /// agree even when the file is replaced meanwhile). `open`, `fstat`, `read`.
-    /// - Throws: `SystemCallError`, or `.tooLarge` when it is larger than `limit` bytes.
+    /// agree even when the file is replaced meanwhile). Opened without waiting, and read only when
+    /// it is a regular file: a FIFO put in a file's place would block `open` until someone writes.
+    /// `open` (`O_NONBLOCK`), `fstat`, `read`.
+    /// - Throws: `SystemCallError`: `EFBIG` when it is larger than `limit` bytes, `EINVAL` when it
+    ///   is not a regular file.
     static func read(_ path: String, limit: Int) throws(SystemCallError) -> (bytes: [UInt8], stamp: Stamp) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw SystemCallError(function: "open", path: path) }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw SystemCallError(function: "fstat", path: path) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw SystemCallError(function: "open", path: path, code: EINVAL, notRegular: true) }
         let size = Int(status.st_size)
         guard size <= limit else { throw SystemCallError(function: "read", path: path, code: EFBIG, limit: limit) }
         var bytes = [UInt8](repeating: 0, count: size)
@@ -120,16 +124,20 @@ struct SystemCallError: Error, Sendable, Equatable, CustomStringConvertible {
     let code: Int32
     /// For `EFBIG`: the size allowed.
     let limit: Int?
+    /// The path is a FIFO, a socket, a device or a directory, where a file was expected.
+    let notRegular: Bool
 
-    init(function: String, path: String, code: Int32 = errno, limit: Int? = nil) {
+    init(function: String, path: String, code: Int32 = errno, limit: Int? = nil, notRegular: Bool = false) {
         self.function = function
         self.path = path
         self.code = code
         self.limit = limit
+        self.notRegular = notRegular
     }
 
     var description: String {
         if code == EFBIG, let limit { return "\(path) is larger than \(limit) bytes" }
+        if notRegular { return "\(path) is not a regular file" }
         return "\(path): \(function) failed: \(String(cString: strerror(code)))"
     }
 

@@ -16,8 +16,15 @@ final class AppInfoReference {
     deinit { gio.g_object_unref(gpointer(pointer)) }
 
     /// Loads the entry with this desktop-file id (with `.desktop`) from GIO's directory cache;
-    /// nil when GIO has no such entry or refused to load it. `g_desktop_app_info_new`.
+    /// nil when GIO has no such entry or refused to load it, or when its file is not a regular file
+    /// (`desktopFileIsSafeToLoad`: GIO would wait in `open` on a FIFO). `g_desktop_app_info_new`.
     static func load(desktopFileID: String) -> AppInfoReference? {
+        guard desktopFileIsSafeToLoad(desktopFileID) else { return nil }
+        return loadFromCheckedFile(desktopFileID: desktopFileID)
+    }
+
+    /// `load(desktopFileID:)` for an id whose file the caller found to be a regular file.
+    static func loadFromCheckedFile(desktopFileID: String) -> AppInfoReference? {
         gio.g_desktop_app_info_new(desktopFileID).map(AppInfoReference.init(taking:))
     }
 

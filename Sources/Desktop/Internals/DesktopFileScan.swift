@@ -5,6 +5,9 @@ internal import CGIO
 struct DesktopFileOnDisk {
     let desktopFileID: String
     let path: String
+    /// A regular file (or a link to one): anything else (a FIFO) is never handed to GIO, whose
+    /// loader would block in `open` until someone wrote to it.
+    let isRegularFile: Bool
 }
 
 /// Every `.desktop` file below `<data dir>/applications/` for each data dir, in precedence order;
@@ -32,15 +35,41 @@ private func collectDesktopFiles(
         if gio.g_file_test(path, G_FILE_TEST_IS_DIR) != 0 {
             collectDesktopFiles(in: path, idPrefix: idPrefix + name + "-", depth: depth + 1, report)
         } else if name.hasSuffix(".desktop") {
-            report(DesktopFileOnDisk(desktopFileID: idPrefix + name, path: path))
+            report(DesktopFileOnDisk(desktopFileID: idPrefix + name, path: path, isRegularFile: isRegularFile(path)))
         }
     }
+}
+
+/// Whether `path` is a regular file, following links. `g_file_test` (`stat`).
+private func isRegularFile(_ path: String) -> Bool { gio.g_file_test(path, G_FILE_TEST_IS_REGULAR) != 0 }
+
+/// Whether the file GIO would load for `desktopFileID` is a regular file, or there is none: the
+/// first data directory holding a file for the id (`a-b.desktop` is `a-b.desktop` or
+/// `a/b.desktop`) decides. A FIFO there would block GIO's loader in `open`. `g_file_test`.
+func desktopFileIsSafeToLoad(_ desktopFileID: String) -> Bool {
+    let dashes = desktopFileID.indices.filter { desktopFileID[$0] == "-" }
+    // Each dash may be a directory separator; ids with very many dashes are checked as written.
+    let choices = dashes.count <= 8 ? 1 << dashes.count : 1
+    for directory in dataDirectoriesInPrecedenceOrder() {
+        var found: [String] = []
+        for choice in 0..<choices {
+            var relative = desktopFileID
+            for (bit, index) in dashes.enumerated() where choice & (1 << bit) != 0 {
+                relative.replaceSubrange(index...index, with: "/")
+            }
+            let path = directory + "/applications/" + relative
+            if gio.g_file_test(path, G_FILE_TEST_EXISTS) != 0 { found.append(path) }
+        }
+        if !found.isEmpty { return found.allSatisfy(isRegularFile) }
+    }
+    return true
 }
 
 /// Why GIO would refuse the entry in `path`, in words a person can act on; nil when the file reads
 /// as a valid application entry. Mirrors GIO's loader: key-file syntax, the `[Desktop Entry]` group,
 /// `Type=Application`, and `TryExec`/`Exec` programs that must exist. `g_key_file_load_from_file`.
 func diagnoseDesktopFile(at path: String) -> String? {
+    guard isRegularFile(path) else { return "not a regular file (a FIFO, socket or device is never read)" }
     let keyFile = gio.g_key_file_new()
     defer { gio.g_key_file_unref(keyFile) }
     do {

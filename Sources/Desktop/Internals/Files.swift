@@ -5,14 +5,19 @@ internal import Glibc
 /// replacement (a reader never sees half a file), removal, directories, and running a helper.
 /// Errors are `KeyFileError.inaccessible` carrying the path and the system's message.
 public enum Files {
-    /// The file's bytes, or nil when it does not exist. `open`, `read`.
+    /// The file's bytes, or nil when it does not exist. Opened without waiting and read only when it
+    /// is a regular file: `open` on a FIFO put in its place would wait for a writer.
+    /// `open` (`O_NONBLOCK`), `fstat`, `read`.
     public static func read(_ path: String) throws(KeyFileError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw .inaccessible(file: path, reason: errnoMessage(errno))
         }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .inaccessible(file: path, reason: errnoMessage(errno)) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .inaccessible(file: path, reason: "not a regular file") }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {

@@ -23,9 +23,12 @@ func handlersInPreferenceOrder(contentType: String) -> [AppInfoReference] {
     return ordered
 }
 
-/// Every installed desktop entry GIO would show (Hidden ones excluded). `g_app_info_get_all`.
+/// Every installed desktop entry GIO would show (Hidden ones excluded), found by our own scan of
+/// the applications directories: `g_app_info_get_all` opens every `*.desktop` file there, and
+/// `open` on a FIFO of that name waits for a writer. An id whose file is not a regular file is left
+/// out, not replaced by one it shadows (GIO would take that file). `g_desktop_app_info_new`.
 func allInstalledEntries() -> [AppInfoReference] {
-    takeAppInfoList(gio.g_app_info_get_all())
+    desktopFilesOnDisk().compactMap { $0.isRegularFile ? AppInfoReference.loadFromCheckedFile(desktopFileID: $0.desktopFileID) : nil }
 }
 
 /// The user data dir first, then the system data dirs, as GLib resolved them for this process.

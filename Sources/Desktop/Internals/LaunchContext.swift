@@ -1,4 +1,5 @@
 internal import CGIO
+internal import CLinux
 
 /// Key under which a launch context keeps the startup id its `get_startup_notify_id` returns.
 private let startupIDDataKey = "waypost-startup-id"
@@ -60,7 +61,9 @@ final class LaunchContextReference {
 /// Launches a loaded entry through GIO: D-Bus activation for `DBusActivatable` entries (when a session
 /// bus is reachable), otherwise one spawn per command line that the field codes make (one per URI for
 /// `%u`/`%f`). Children are reaped by GLib's double fork (no `G_SPAWN_DO_NOT_REAP_CHILD`) and get no
-/// descriptor beyond 0–2 (no `G_SPAWN_LEAVE_DESCRIPTORS_OPEN`).
+/// descriptor beyond 0–2 (no `G_SPAWN_LEAVE_DESCRIPTORS_OPEN`). Each starts with no signal blocked
+/// and default dispositions (`waypost_reset_signals` between fork and exec): the calling thread's
+/// mask would be inherited, and an app that blocks SIGTERM outlives `kill` and the session's end.
 /// - Returns: the pid of each spawned program, in launch order; empty after D-Bus activation.
 /// `g_desktop_app_info_launch_uris_as_manager`.
 func launchEntry(
@@ -77,7 +80,7 @@ func launchEntry(
     _ = try withUnsafeMutablePointer(to: &pids) { pidsPointer throws(GLibFailure) in
         try withGLibError { error in
             gio.g_desktop_app_info_launch_uris_as_manager(
-                entry.pointer, list, context.pointer, G_SPAWN_SEARCH_PATH, nil, nil,
+                entry.pointer, list, context.pointer, G_SPAWN_SEARCH_PATH, waypost_reset_signals, nil,
                 recordPid, pidsPointer, error)
         }
     }

@@ -66,8 +66,13 @@ extension ProcessDirectory {
         let namespace = readLink(at: descriptor, "ns/mnt")
         let ownNamespace = namespace.map { $0 == ownMountNamespace } ?? false
         var sandbox = ownNamespace ? nil : readSandbox(descriptor)
-        let executable = readLink(at: descriptor, "exe")
+        var executable = readLink(at: descriptor, "exe")
         if ownNamespace, Sandbox.isPossible(inOwnMountNamespace: true, running: executable) { sandbox = readSandbox(descriptor) }
+        // In a mount namespace of its own, the path the kernel shows may lead to another file here
+        // (a bind mount over an app's program): only the same file is that program.
+        if !ownNamespace, sandbox == nil, let path = executable, !isSameFile(descriptor, "exe", path) {
+            executable = path + " (another file, in mount namespace \(namespace ?? "?"))"
+        }
         var arguments: [String] = []
         var script: (written: String, resolved: String, index: Int)?
         if needsArguments(executable) {
@@ -98,6 +103,14 @@ extension ProcessRecord {
 private func readSandbox(_ directory: Int32) -> Sandbox? {
     withFile(directory, "root/.flatpak-info", capacity: 4096, untilEnd: true) { ProcFiles.flatpak(info: String(decoding: $0, as: UTF8.self)) } ?? nil
         ?? withFile(directory, "cgroup", capacity: 4096, untilEnd: true) { ProcFiles.snap(cgroup: $0) } ?? nil
+}
+
+/// Whether `name` in `directory` (followed: `exe` leads to the file a process runs) and `path` here
+/// are one file, by device and inode. `fstatat`, `stat`.
+private func isSameFile(_ directory: Int32, _ name: String, _ path: String) -> Bool {
+    var theirs = stat(), ours = stat()
+    guard fstatat(directory, name, &theirs, 0) == 0, stat(path, &ours) == 0 else { return false }
+    return theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino
 }
 
 /// The daemon's own mount namespace (`mnt:[4026531841]`), nil when unreadable (every process is

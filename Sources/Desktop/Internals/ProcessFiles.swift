@@ -39,11 +39,14 @@ func readBootTicks() -> UInt64 {
     return UInt64(now.tv_sec) * hertz + UInt64(now.tv_nsec) * hertz / 1_000_000_000
 }
 
-/// A file's first `limit` bytes; nil when it cannot be opened. `open`, `read`.
+/// A file's first `limit` bytes; nil when it cannot be opened or is not a regular file (an entry's
+/// `Exec` may name a FIFO, on which a plain `open` would wait). `open` (`O_NONBLOCK`), `fstat`, `read`.
 func readSmallFile(_ path: String, limit: Int = 4096) -> [UInt8]? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
     var bytes = [UInt8](repeating: 0, count: limit)
     var filled = 0
     while filled < limit {
@@ -88,15 +91,22 @@ func resolvedSignatures(of entry: ApplicationEntry) -> [ProgramSignature] {
 }
 
 /// A program as its processes show it: itself, or, for a `#!` script, its interpreter running it
-/// (and, for a shell wrapper, the absolute programs it `exec`s).
+/// (and, for a shell wrapper, what it `exec`s: an absolute program, or an interpreter with an
+/// absolute script).
 private func signaturesOfProgram(_ program: String, arguments: [String]) -> [ProgramSignature] {
     guard let head = readSmallFile(program, limit: 256), let shebang = Shebang(head: head) else {
         return [ProgramSignature(.program(program), arguments: arguments)]
     }
     var signatures = [ProgramSignature(.script(interpreter: resolveProgram(shebang.program), script: program), arguments: arguments)]
     if Interpreter.family(of: baseName(shebang.program))?.isShell == true, let text = readSmallFile(program, limit: 64 * 1024) {
-        for target in Shebang.execTargets(ofScript: text) {
-            if let resolved = canonicalPath(target) { signatures.append(ProgramSignature(.program(resolved))) }
+        for shape in Shebang.execShapes(ofScript: text) {
+            switch shape.kind {
+            case .program(let target):
+                if let resolved = canonicalPath(target) { signatures.append(ProgramSignature(.program(resolved), arguments: shape.arguments)) }
+            case .script(let interpreter, let script):
+                signatures.append(ProgramSignature(
+                    .script(interpreter: interpreter.flatMap(resolveProgram), script: canonicalPath(script) ?? script), arguments: shape.arguments))
+            }
         }
     }
     return signatures
