@@ -129,6 +129,13 @@ let package = Package(
             name: "waypost-icecream", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/IceCream",
             swiftSettings: strict),
 
+        // The same samples with real windows (GTK 4): GtkSupport holds every C call and pointer.
+        .systemLibrary(name: "CGtk", path: "Examples/CGtk", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
+        .target(name: "GtkSupport", dependencies: ["CGtk"], path: "Examples/GtkSupport", swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-contacts-gtk", dependencies: ["WaypostKit", "SampleSupport", "GtkSupport"], path: "Examples/ContactsGtk",
+            swiftSettings: strict),
+
         // What the integration test targets share (not a test target itself).
         .target(
             name: "TestSupport", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
