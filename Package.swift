@@ -135,6 +135,9 @@ let package = Package(
         .executableTarget(
             name: "waypost-contacts-gtk", dependencies: ["WaypostKit", "SampleSupport", "GtkSupport"], path: "Examples/ContactsGtk",
             swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-icecream-gtk", dependencies: ["WaypostKit", "SampleSupport", "GtkSupport"], path: "Examples/IceCreamGtk",
+            swiftSettings: strict),
 
         // What the integration test targets share (not a test target itself).
         .target(
