@@ -164,6 +164,10 @@ let package = Package(
             name: "DesktopIntegrationTests", dependencies: ["AssociationSources", "DBus", "Installation", "TestSupport", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
+        // The GTK samples' windows under Xvfb and openbox.
+        .testTarget(
+            name: "WindowTests", dependencies: ["TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "AssociationSourcesTests", dependencies: ["AssociationSources", "TestSupport", "association-verify"],
             exclude: ["Fixtures"],
