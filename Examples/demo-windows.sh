@@ -3,12 +3,12 @@
 # XDG home, brought to the front by real openers. With DISPLAY or WAYLAND_DISPLAY set the windows
 # open on that screen; without (or with WAYPOST_DEMO_XVFB=1) on Xvfb with openbox, photographed
 # after each step. Prints one line per step and where the screenshots are.
-# Usage: Examples/demo-windows.sh BINDIR   (the directory holding waypost and waypost-contacts-gtk)
+# Usage: Examples/demo-windows.sh BINDIR   (the directory holding waypost and the *-gtk samples)
 set -euo pipefail
 bindir=$(cd "${1:?usage: $0 BINDIR}" && pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
 waypost=$bindir/waypost
-for program in waypost waypost-contacts-gtk; do
+for program in waypost waypost-contacts-gtk waypost-icecream-gtk; do
   [ -x "$bindir/$program" ] || { echo "demo: $bindir/$program is missing; run swift build" >&2; exit 1; }
 done
 shots=${WAYPOST_DEMO_SHOTS:-$here/.build/demo-windows}
@@ -79,7 +79,7 @@ settle() {
   import -window root "$shot"
   # The token GTK presented the window with, as the window manager sees it.
   token=$(xprop -id "$(xdotool getactivewindow 2>/dev/null)" _NET_STARTUP_ID 2>/dev/null | sed -n 's/.*= "\(.*\)"$/\1/p')
-  printf '%2d  %-52s active: %-26s token: %-18s %s\n' "$step" "$note" "\"$active\"" "${token:-(none)}" "$(basename "$shot")"
+  printf '%2d  %-52s active: %-26s token: %-22s %s\n' "$step" "$note" "\"$active\"" "${token:-(none)}" "$(basename "$shot")"
   [ "$active" = "$title" ] || echo "    (expected \"$title\")"
 }
 
@@ -104,6 +104,17 @@ if [ -z "$watched" ]; then
   done
   settle "$now" "Bob's window closed: its scene is gone"
 fi
+# Ice Cream: a search result (or Handoff) continues the size chosen in a window.
+continue_size() {
+  DESKTOP_STARTUP_ID=$2 "$waypost" continue io.waypost.example.icecream-selection \
+    --target "icecream/size/$1" --user-info "{\"sizeId\": $1}"
+}
+continue_size 3 waypost-demo-large
+settle "Large Ice Cream" "a search result, Large: Ice Cream launched"
+continue_size 1 waypost-demo-small
+settle "Small Ice Cream" "Small: Large's window takes only Large, new one"
+continue_size 3 waypost-demo-large-2
+settle "Large Ice Cream" "Large again: its window to the front"
 echo
 "$waypost" status
 if [ -z "$watched" ]; then
