@@ -63,14 +63,18 @@ final class WindowDesktop: Sendable {
 
     var busLog: String { session.busLog }
 
-    /// The sample apps' desktop entries from `desktop/windows`, with their programs' paths, then
-    /// `waypost install --user` (which makes Waypost the handler of the schemes they declare).
-    func install(_ ids: [String]) async throws {
+    /// The sample apps' desktop entries from `desktop/windows`, with their programs' paths, and
+    /// `entries` as given (id: text), then `waypost install --user` (which makes Waypost the
+    /// handler of the schemes they declare).
+    func install(_ ids: [String], entries: [String: String] = [:]) async throws {
         for id in ids {
             let template = try String(
                 contentsOf: Self.packageRoot.appendingPathComponent("desktop/windows/\(id).desktop"), encoding: .utf8)
             try template.replacing("@BINDIR@", with: Self.binDirectory.path)
                 .write(to: root.appendingPathComponent("data/applications/\(id).desktop"), atomically: true, encoding: .utf8)
+        }
+        for (id, text) in entries {
+            try text.write(to: root.appendingPathComponent("data/applications/\(id).desktop"), atomically: true, encoding: .utf8)
         }
         try await run("/usr/bin/update-desktop-database", [root.appendingPathComponent("data/applications").path])
         let install = try await run(Self.waypost, ["install", "--user"])
