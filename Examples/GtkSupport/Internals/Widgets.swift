@@ -47,19 +47,19 @@ struct WindowEvents {
         gtk_box_append(cast(box), button)
         gtk_window_set_child(window, box)
 
-        connect(listBox, "row-selected", RowSelected { [weak self] index in
+        connectRowSelected(listBox) { [weak self] index in
             guard let self, !selectingQuietly else { return }
             events.selected(index)
-        })
-        connect(button, "clicked", Notified(events.action))
-        connect(window, "notify::is-active", Notified { [weak self] in
+        }
+        connectClicked(button, events.action)
+        connectNotify(window, "is-active") { [weak self] in
             guard let self, !destroyed, gtk_window_is_active(window) != 0 else { return }
             events.focused()
-        })
-        connect(window, "close-request", CloseRequested { [weak self] in
+        }
+        connectCloseRequest(window) { [weak self] in
             self?.destroyed = true  // GTK destroys it once this handler lets it close
             events.closing()
-        })
+        }
     }
 
     func setTitle(_ title: String) {
@@ -126,62 +126,59 @@ private func cast<T, U>(_ pointer: UnsafeMutablePointer<U>) -> UnsafeMutablePoin
     UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: T.self)
 }
 
-/// A handler kept alive by the signal connection; freed by GLib's destroy notify.
-private class SignalHandler {}
+/// A handler kept alive by its signal connection; GLib's destroy notify releases it.
+private final class SignalHandler<Argument> {
+    let handler: @GtkActor (Argument) -> Void
+    init(_ handler: @escaping @GtkActor (Argument) -> Void) { self.handler = handler }
 
-private final class RowSelected: SignalHandler {
-    let handler: @GtkActor (Int?) -> Void
-    init(_ handler: @escaping @GtkActor (Int?) -> Void) { self.handler = handler }
+    /// The handler from a trampoline's user data (transfer none: the connection keeps it).
+    static func from(_ data: UnsafeMutableRawPointer?) -> SignalHandler { Unmanaged.fromOpaque(data!).takeUnretainedValue() }
 }
 
-private final class Notified: SignalHandler {
-    let handler: @GtkActor () -> Void
-    init(_ handler: @escaping @GtkActor () -> Void) { self.handler = handler }
-}
-
-private final class CloseRequested: SignalHandler {
-    let handler: @GtkActor () -> Void
-    init(_ handler: @escaping @GtkActor () -> Void) { self.handler = handler }
-}
-
-/// `g_signal_connect_data` with the C trampoline matching the handler's signature.
-@GtkActor private func connect<Instance>(_ instance: UnsafeMutablePointer<Instance>, _ signal: String, _ handler: SignalHandler) {
-    let callback: GCallback
-    switch handler {
-    case is RowSelected:
-        let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GtkListBoxRow>?, UnsafeMutableRawPointer?) -> Void = { _, row, data in
-            let handler = Unmanaged<RowSelected>.fromOpaque(data!).takeUnretainedValue()
-            let index = row.map { Int(gtk_list_box_row_get_index($0)) }
-            GtkActor.assumeIsolated { handler.handler(index) }
-        }
-        callback = unsafeBitCast(trampoline, to: GCallback.self)
-    case is CloseRequested:
-        let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean = { _, data in
-            let handler = Unmanaged<CloseRequested>.fromOpaque(data!).takeUnretainedValue()
-            GtkActor.assumeIsolated { handler.handler() }
-            return 0  // FALSE: let it close
-        }
-        callback = unsafeBitCast(trampoline, to: GCallback.self)
-    default:
-        // clicked (button, data) and notify (object, pspec, data): the data is the last argument
-        // either way, so one handler reading its second argument serves clicked, and notify's
-        // three-argument form gets its own.
-        if signal.hasPrefix("notify::") {
-            let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _, data in
-                let handler = Unmanaged<Notified>.fromOpaque(data!).takeUnretainedValue()
-                GtkActor.assumeIsolated { handler.handler() }
-            }
-            callback = unsafeBitCast(trampoline, to: GCallback.self)
-        } else {
-            let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
-                let handler = Unmanaged<Notified>.fromOpaque(data!).takeUnretainedValue()
-                GtkActor.assumeIsolated { handler.handler() }
-            }
-            callback = unsafeBitCast(trampoline, to: GCallback.self)
-        }
-    }
+/// `g_signal_connect_data` with `trampoline`, whose last argument is the handler; the handler is
+/// retained until GLib drops the connection (the widget's finalization).
+@GtkActor private func connect<Instance, Argument>(
+    _ instance: UnsafeMutablePointer<Instance>, _ signal: String, _ trampoline: GCallback, _ handler: SignalHandler<Argument>
+) {
     let release: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
-        Unmanaged<SignalHandler>.fromOpaque(data!).release()
+        Unmanaged<AnyObject>.fromOpaque(data!).release()
     }
-    g_signal_connect_data(instance, signal, callback, Unmanaged.passRetained(handler).toOpaque(), release, GConnectFlags(rawValue: 0))
+    g_signal_connect_data(instance, signal, trampoline, Unmanaged.passRetained(handler).toOpaque(), release, GConnectFlags(rawValue: 0))
+}
+
+/// GtkListBox::row-selected (box, row or NULL, data): the row's index.
+@GtkActor private func connectRowSelected(_ list: UnsafeMutablePointer<GtkWidget>, _ handler: @escaping @GtkActor (Int?) -> Void) {
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GtkListBoxRow>?, UnsafeMutableRawPointer?) -> Void = {
+        _, row, data in
+        let index = row.map { Int(gtk_list_box_row_get_index($0)) }
+        GtkActor.assumeIsolated { SignalHandler<Int?>.from(data).handler(index) }
+    }
+    connect(list, "row-selected", unsafeBitCast(trampoline, to: GCallback.self), SignalHandler(handler))
+}
+
+/// GtkButton::clicked (button, data).
+@GtkActor private func connectClicked(_ button: UnsafeMutablePointer<GtkWidget>, _ handler: @escaping @GtkActor () -> Void) {
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
+        GtkActor.assumeIsolated { SignalHandler<Void>.from(data).handler(()) }
+    }
+    connect(button, "clicked", unsafeBitCast(trampoline, to: GCallback.self), SignalHandler(handler))
+}
+
+/// GObject::notify::<property> (object, pspec, data).
+@GtkActor private func connectNotify<Instance>(
+    _ object: UnsafeMutablePointer<Instance>, _ property: String, _ handler: @escaping @GtkActor () -> Void
+) {
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _, data in
+        GtkActor.assumeIsolated { SignalHandler<Void>.from(data).handler(()) }
+    }
+    connect(object, "notify::\(property)", unsafeBitCast(trampoline, to: GCallback.self), SignalHandler(handler))
+}
+
+/// GtkWindow::close-request (window, data) -> gboolean: FALSE, so that GTK closes it.
+@GtkActor private func connectCloseRequest(_ window: UnsafeMutablePointer<GtkWindow>, _ handler: @escaping @GtkActor () -> Void) {
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean = { _, data in
+        GtkActor.assumeIsolated { SignalHandler<Void>.from(data).handler(()) }
+        return 0
+    }
+    connect(window, "close-request", unsafeBitCast(trampoline, to: GCallback.self), SignalHandler(handler))
 }
