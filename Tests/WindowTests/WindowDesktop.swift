@@ -20,7 +20,7 @@ final class WindowDesktop: Sendable {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     /// Everything these tests run, from `make deps`.
-    static let tools = ["/usr/bin/Xvfb", "/usr/bin/openbox", "/usr/bin/xdotool", "/usr/bin/xprop", "/usr/bin/wmctrl"]
+    static let tools = ["/usr/bin/Xvfb", "/usr/bin/openbox", "/usr/bin/xdotool", "/usr/bin/xprop", "/usr/bin/wmctrl", "/usr/bin/import"]
     static var runsHere: Bool { tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) } }
 
     init() async throws {
