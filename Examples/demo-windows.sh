@@ -120,4 +120,7 @@ echo
 if [ -z "$watched" ]; then
   echo
   echo "screenshots: $shots"
+elif [ -t 0 ]; then
+  # The windows go with the private bus: leave them up until the person watching is done.
+  read -r -p "Press Enter to close the windows. " _
 fi
