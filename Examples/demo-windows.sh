@@ -75,6 +75,14 @@ settle() {
     [ "$active" = "$title" ] && break
     sleep 0.05
   done
+  # Active is not yet drawn: a new window is black until GTK's first frame, then mostly light grey.
+  local window painted=0
+  window=$(xdotool getactivewindow 2>/dev/null || true)
+  for _ in $(seq 100); do
+    painted=$(import -window "$window" png:- 2>/dev/null | convert - -format '%[fx:mean > 0.5 ? 1 : 0]' info: 2>/dev/null || echo 0)
+    [ "$painted" = 1 ] && break
+    sleep 0.05
+  done
   local shot token; shot=$(printf '%s/%02d.png' "$shots" "$step")
   import -window root "$shot"
   # The token GTK presented the window with, as the window manager sees it.
