@@ -112,17 +112,28 @@ if [ -z "$watched" ]; then
   done
   settle "$now" "Bob's window closed: its scene is gone"
 fi
-# Ice Cream: a search result (or Handoff) continues the size chosen in a window.
+# Ice Cream: Handoff, then the desktop's search, continue the size chosen in a window.
 continue_size() {
   DESKTOP_STARTUP_ID=$2 "$waypost" continue io.waypost.example.icecream-selection \
     --target "icecream/size/$1" --user-info "{\"sizeId\": $1}"
 }
 continue_size 3 waypost-demo-large
-settle "Large Ice Cream" "a search result, Large: Ice Cream launched"
+settle "Large Ice Cream" "Handoff of Large: Ice Cream launched"
 continue_size 1 waypost-demo-small
-settle "Small Ice Cream" "Small: Large's window takes only Large, new one"
-continue_size 3 waypost-demo-large-2
-settle "Large Ice Cream" "Large again: its window to the front"
+settle "Small Ice Cream" "Handoff of Small: Large's window takes only Large"
+# GNOME Shell's search for "large" finds the size Large's window published; picking it continues
+# it there, with the startup id the shell's timestamp makes.
+provider=(--dest io.waypost.Dispatcher --object-path /io/waypost/Dispatcher/SearchProvider)
+result=""
+for _ in $(seq 100); do  # until the published size is saved and found
+  result=$(gdbus call --session "${provider[@]}" --method org.gnome.Shell.SearchProvider2.GetInitialResultSet "['large']" \
+    | grep -o "'[^']*'" | head -1 | tr -d "'")
+  [ -n "$result" ] && break
+  sleep 0.05
+done
+[ -n "$result" ] || { echo "demo: the search for \"large\" found nothing" >&2; exit 1; }
+gdbus call --session "${provider[@]}" --method org.gnome.Shell.SearchProvider2.ActivateResult "$result" "['large']" 1234 >/dev/null
+settle "Large Ice Cream" "search \"large\", pick it: Large's window"
 echo
 "$waypost" status
 if [ -z "$watched" ]; then

@@ -37,5 +37,25 @@ import Testing
         #expect(try await desktop.activeWindow(titled: "Large Ice Cream") == large)
         #expect(try await desktop.startupID(of: large) == "waypost-test-large-again")
         #expect(try await desktop.scene(preferring: "icecream/size/3") != nil)
+
+        // Small to the front; then GNOME Shell's search finds the size Large's window published, and
+        // picking it brings that window back, with the startup id made from the shell's timestamp.
+        try await continueSize(1, token: "waypost-test-small-again", on: desktop)
+        #expect(try await desktop.activeWindow(titled: "Small Ice Cream") == small)
+        let provider = ["call", "--session", "--dest", "io.waypost.Dispatcher", "--object-path", "/io/waypost/Dispatcher/SearchProvider"]
+        var found = ""
+        try await waitUntil("the search for \"large\" finds Large", context: desktop.busLog) {
+            let reply = try await desktop.run(
+                "/usr/bin/gdbus", provider + ["--method", "org.gnome.Shell.SearchProvider2.GetInitialResultSet", "['large']"])
+            found = reply.output.split(separator: "'").dropFirst().first.map(String.init) ?? ""
+            return !found.isEmpty
+        }
+        let pick = try await desktop.run(
+            "/usr/bin/gdbus", provider + ["--method", "org.gnome.Shell.SearchProvider2.ActivateResult", found, "['large']", "1234"])
+        #expect(pick.status == 0, "\(pick.errors)\n\(desktop.busLog)")
+        try await waitUntil("Large's window carries the search's startup id", context: desktop.busLog) {
+            try await desktop.startupID(of: large) == "waypost-search_TIME1234"
+        }
+        #expect(try await desktop.activeWindow(titled: "Large Ice Cream") == large)
     }
 }
