@@ -20,6 +20,9 @@ DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-b
 DEB_PACKAGES += libcurl4-openssl-dev ca-certificates openssl mount iproute2
 # The browser extension's end-to-end tests and benchmark: Debian's Chromium, driven under Xvfb.
 DEB_PACKAGES += chromium xvfb
+# The sample apps' real windows (GTK 4), tested and demonstrated under Xvfb with a window manager
+# (openbox), looked at with xdotool, xprop and wmctrl, photographed with ImageMagick's import.
+DEB_PACKAGES += libgtk-4-dev openbox xdotool x11-utils wmctrl imagemagick
 # libdbus-1.a calls libsystemd, which only libsystemd-dev lets a program link (see `release`).
 ifeq ($(STATIC_LIBDBUS),1)
 DEB_PACKAGES += libsystemd-dev
@@ -91,7 +94,7 @@ test: deps
 	@mkdir -p .build && /usr/bin/python3 browser/embed.py .build/BrowserExtensionFiles.check.swift && \
 	  cmp -s .build/BrowserExtensionFiles.check.swift Sources/Installation/BrowserExtensionFiles.swift || \
 	  { echo "Sources/Installation/BrowserExtensionFiles.swift is not browser/'s copy: run make browser-extension" >&2; exit 1; }
-	$(SWIFT) test --skip BrowserExtensionTests
+	WAYPOST_REQUIRE_WINDOWS=1 $(SWIFT) test --skip BrowserExtensionTests
 	WAYPOST_REQUIRE_BROWSER=1 $(SWIFT) test --filter BrowserExtensionTests
 
 # The daemon's and the desktop's end-to-end tests again, run against the release binary that
@@ -104,13 +107,16 @@ test-release: release
 
 # First where example scenarios would go (waypost explain), then the live demo: real gio open and
 # xdg-open calls to the sample apps on a private session bus; then saved activities found through
-# GNOME Shell's search provider interface and continued in the right window.
+# GNOME Shell's search provider interface and continued in the right window; last, the GTK samples'
+# windows brought to the front, on your screen, or on Xvfb with a screenshot after each step.
 demo: deps build
 	@./Examples/demo.sh "$$($(SWIFT) build --show-bin-path)/waypost"
 	@echo
 	@./Examples/demo-live.sh "$$($(SWIFT) build --show-bin-path)"
 	@echo
 	@./Examples/demo-search.sh "$$($(SWIFT) build --show-bin-path)"
+	@echo
+	@./Examples/demo-windows.sh "$$($(SWIFT) build --show-bin-path)"
 
 # libFuzzer on the parsers that take input from elsewhere (Fuzz/, a package of its own): each target for
 # FUZZ_SECONDS (default 600), from the seeds in Fuzz/Corpus/<name> plus what earlier runs found

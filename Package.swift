@@ -129,6 +129,16 @@ let package = Package(
             name: "waypost-icecream", dependencies: ["WaypostKit", "SampleSupport"], path: "Examples/IceCream",
             swiftSettings: strict),
 
+        // The same samples with real windows (GTK 4): GtkSupport holds every C call and pointer.
+        .systemLibrary(name: "CGtk", path: "Examples/CGtk", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
+        .target(name: "GtkSupport", dependencies: ["CGtk"], path: "Examples/GtkSupport", swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-contacts-gtk", dependencies: ["WaypostKit", "SampleSupport", "GtkSupport"], path: "Examples/ContactsGtk",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "waypost-icecream-gtk", dependencies: ["WaypostKit", "SampleSupport", "GtkSupport"], path: "Examples/IceCreamGtk",
+            swiftSettings: strict),
+
         // What the integration test targets share (not a test target itself).
         .target(
             name: "TestSupport", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
@@ -154,6 +164,10 @@ let package = Package(
             name: "DesktopIntegrationTests", dependencies: ["AssociationSources", "DBus", "Installation", "TestSupport", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
+        // The GTK samples' windows under Xvfb and openbox.
+        .testTarget(
+            name: "WindowTests", dependencies: ["TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "AssociationSourcesTests", dependencies: ["AssociationSources", "TestSupport", "association-verify"],
             exclude: ["Fixtures"],

@@ -7,6 +7,7 @@ of a JSON scenario and prints one JSON line per step. Every wait waits for an ev
 
 usage: chromium_driver.py SCENARIO.json
 scenario: {"extension": DIR, "profile": DIR, "pages": {name: html}, "steps": [{"do": ...}, ...]}
+and optionally "display": ":N", a display to use instead of starting Xvfb.
 pages are served at http://localhost:PORT/NAME; "{port}" in a page or step is replaced by PORT.
 """
 import http.server
@@ -99,6 +100,9 @@ def main():
     Pages.pages = {name: html.replace("{port}", str(port)) for name, html in scenario["pages"].items()}
     threading.Thread(target=server.serve_forever, daemon=True).start()
 
+    # A test's own display (one with a window manager, say), or Xvfb started here.
+    if scenario.get("display"):
+        return drive(scenario, port, scenario["display"].lstrip(":"), None)
     # Xvfb says which display it took on -displayfd once it accepts connections.
     display_read, display_write = os.pipe()
     xvfb = subprocess.Popen(["/usr/bin/Xvfb", "-displayfd", str(display_write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
@@ -115,7 +119,10 @@ def main():
     os.close(display_read)
     if not display:
         sys.exit(f"Xvfb did not start (status {xvfb.wait()})")
+    drive(scenario, port, display, xvfb)
 
+
+def drive(scenario, port, display, xvfb):
     to_chromium_read, to_chromium_write = os.pipe()
     from_chromium_read, from_chromium_write = os.pipe()
 
@@ -138,9 +145,11 @@ def main():
         run(tools, scenario, port)
     finally:
         chromium.kill()
-        xvfb.terminate()  # not SIGKILL: Xvfb removes its lock file and socket
+        if xvfb:
+            xvfb.terminate()  # not SIGKILL: Xvfb removes its lock file and socket
         chromium.wait()
-        xvfb.wait()
+        if xvfb:
+            xvfb.wait()
 
 
 def run(tools, scenario, port):
