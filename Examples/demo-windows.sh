@@ -36,6 +36,7 @@ else
   for _ in $(seq 600); do grep -q '^[0-9]*$' "$root/display" 2>/dev/null && [ -s "$root/display" ] && break; sleep 0.05; done
   [ -s "$root/display" ] || { echo "demo: Xvfb did not start; see $root/xvfb.log" >&2; exit 1; }
   export DISPLAY=:$(cat "$root/display")
+  export GSK_RENDERER=cairo   # Xvfb's OpenGL would be llvmpipe, on the CPU
   openbox --sm-disable >"$root/openbox.log" 2>&1 &
   wm_pid=$!
   for _ in $(seq 200); do xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q 'window id' && break; sleep 0.05; done

@@ -36,10 +36,13 @@ final class WindowDesktop: Sendable {
         self.xvfb = xvfb
         display = ":\(number)"
         do {
-            // GTK without the accessibility bus, which the private bus does not have.
+            // GTK without the accessibility bus, which the private bus does not have; drawn by its
+            // cairo renderer, since Xvfb's OpenGL is llvmpipe on the CPU the other tests share.
             session = try await PrivateSession(
                 name: "waypost-windows", configFile: Self.fixtures.appendingPathComponent("session.conf"),
-                extraEnvironment: ["DISPLAY": display, "GIO_USE_VFS": "local", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1"])
+                extraEnvironment: [
+                    "DISPLAY": display, "GIO_USE_VFS": "local", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1", "GSK_RENDERER": "cairo",
+                ])
         } catch {
             xvfb.send(SIGTERM)
             throw error
