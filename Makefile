@@ -24,6 +24,8 @@ DEB_PACKAGES := $(BUILD_PACKAGES) dbus-daemon libglib2.0-bin \
 DEB_PACKAGES += ca-certificates openssl mount iproute2
 # The browser extension's end-to-end tests and benchmark: Debian's Chromium, driven under Xvfb.
 DEB_PACKAGES += chromium xvfb
+# bench-open reads each opener's peak memory from GNU time.
+DEB_PACKAGES += time
 # `check-install`'s tools: groff renders the manual pages, desktop-file-validate the entry.
 CHECK_INSTALL_PACKAGES := groff-base desktop-file-utils
 DEB_PACKAGES += groff-base
@@ -70,9 +72,9 @@ build: deps
 # The release binary, built as a distribution builds one: a position-independent executable (the
 # default), the Swift runtime linked in (--static-swift-stdlib: the toolchain's libswiftCore.so is
 # in no system library path, so a binary needing it would not start once installed), and no $ORIGIN
-# run path (--disable-local-rpath: nothing is installed beside it). It needs the libraries SwiftPM
-# links from pkg-config: libdbus, and GIO, GObject and GLib, which the Desktop layer calls only
-# through its dlopen'd table (Sources/Desktop/Internals/GIOLibrary.swift), and libsqlite3. It checks
+# run path (--disable-local-rpath: nothing is installed beside it). It needs libdbus and libsqlite3;
+# GIO, GObject and GLib are opened at run time by the Desktop layer's dlopen'd table
+# (Sources/Desktop/Internals/GIOLibrary.swift), so they are not among its needed libraries. It checks
 # that the Debian packages it builds with are there and installs nothing (`make deps` does).
 # Checked after the build: no GLib/GIO function referenced directly; no source of ours importing
 # Foundation (FoundationEssentials is what our code may use); and neither Foundation nor ICU linked
@@ -91,13 +93,26 @@ build: deps
 # CDBus's -ldbus-1 ahead of any flag given here), so it saves no loading at start.
 RELEASE_BIN   := .build/release/waypost
 RELEASE_FLAGS := -c release --product waypost --static-swift-stdlib --disable-local-rpath
+# Relative relocations packed (DT_RELR, glibc 2.36 and later; GNU ld, since gold cannot): 45,000 of
+# them took a 1.1 MB table that every start read; packed, 9 KB.
+RELEASE_FLAGS += -Xswiftc -use-ld=bfd -Xlinker -z -Xlinker pack-relative-relocs
+# GIO's headers without its libraries: the Desktop layer opens GIO itself (dlopen), so linking
+# gio-unix-2.0's libraries would only make every start load GIO, GObject and GLib and run GObject's
+# constructors (1.7 ms of a `waypost open` and 1.4 MB), for nothing. A pkg-config file of its own
+# gives SwiftPM the same compiler flags and no libraries; the check below refuses a g_ function
+# called directly, which would now fail the link anyway.
+HEADERS_ONLY := .build/pkgconfig-headers-only
+$(HEADERS_ONLY)/gio-unix-2.0.pc: check-build-deps
+	@mkdir -p $(HEADERS_ONLY)
+	@printf 'Name: gio-unix-2.0\nDescription: GIO headers only, for a binary that dlopens GIO\nVersion: %s\nCflags: %s\nLibs:\n' \
+	  "$$(pkg-config --modversion gio-unix-2.0)" "$$(pkg-config --cflags gio-unix-2.0)" > $@
 ifeq ($(STATIC_LIBDBUS),1)
 RELEASE_FLAGS += -Xlinker --whole-archive -Xlinker $(shell pkg-config --variable=libdir dbus-1)/libdbus-1.a \
                  -Xlinker --no-whole-archive \
                  $(addprefix -Xlinker ,$(filter-out -ldbus-1,$(shell pkg-config --static --libs-only-l dbus-1)))
 endif
-release: check-build-deps
-	$(SWIFT) build $(RELEASE_FLAGS)
+release: check-build-deps $(HEADERS_ONLY)/gio-unix-2.0.pc
+	PKG_CONFIG_PATH="$(CURDIR)/$(HEADERS_ONLY)$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH}" $(SWIFT) build $(RELEASE_FLAGS)
 	@if nm -D --undefined-only $(RELEASE_BIN) | grep -E ' g_[a-z_]+$$'; then \
 	  echo "error: the symbols above are GLib/GIO functions called directly; call them through Desktop's gio table." >&2; exit 1; \
 	fi
