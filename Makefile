@@ -45,7 +45,7 @@ missing_packages = $(shell for p in $(1); do \
   dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || printf '%s ' $$p; done)
 
 deps:
-	@missing="$(call missing_packages,$(DEB_PACKAGES))"; \
+	@missing="$(strip $(call missing_packages,$(DEB_PACKAGES)))"; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing: $$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
@@ -53,14 +53,14 @@ deps:
 
 # What building needs, checked only: a build that installs packages is no build a packager can run.
 check-build-deps:
-	@missing="$(call missing_packages,$(BUILD_PACKAGES))"; \
+	@missing="$(strip $(call missing_packages,$(BUILD_PACKAGES)))"; \
 	if [ -n "$$missing" ]; then \
 	  echo "error: the build needs these Debian packages, not installed: $$missing" >&2; \
 	  echo "       install them (apt-get install $$missing), or run make deps" >&2; exit 1; \
 	fi
 
 check-install-deps:
-	@missing="$(call missing_packages,$(CHECK_INSTALL_PACKAGES))"; \
+	@missing="$(strip $(call missing_packages,$(CHECK_INSTALL_PACKAGES)))"; \
 	if [ -n "$$missing" ]; then \
 	  echo "error: make check-install needs these Debian packages, not installed: $$missing" >&2; \
 	  echo "       install them (apt-get install $$missing), or run make deps" >&2; exit 1; \
