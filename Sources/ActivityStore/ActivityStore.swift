@@ -185,10 +185,15 @@ public final class ActivityStore: Sendable {
         await committed()
         writeCount.withLock { $0 += 1 }
         let (generation, ready) = file.withLock { ($0.generation, $0.ready) }
-        // A file the writer has not opened yet (set aside, or locked at start) gets its layout first;
-        // if the writer still cannot open it, the reader tries what is there.
-        if !ready { _ = try? await writer.run { _ throws(SQLiteError) in } }
-        do { return try await reader.run(body) } catch { throw recover(from: error, generation) }
+        do { return try await reader.run(body) } catch where !ready && !error.isBusy && !error.isDamage {
+            // A file the writer has not opened (set aside, or locked at start) may not exist yet or
+            // lack its layout: the writer makes them, then the reader tries once more. A file that
+            // is there is read at once, even while another process holds the write lock.
+            _ = try? await writer.run { _ throws(SQLiteError) in }
+            do { return try await reader.run(body) } catch { throw recover(from: error, generation) }
+        } catch {
+            throw recover(from: error, generation)
+        }
     }
 
     /// A statement that finds the file damaged sets it aside, and the next use starts an empty store

@@ -145,3 +145,49 @@ struct ActivityStoreFileTests {
         #expect(try db.statement("SELECT COUNT(*) FROM grdb_migrations").value(Int.self) == 2)
     }
 }
+
+/// The C wrapper's own promises.
+@Suite("SQLite through its C API")
+struct ConnectionTests {
+    /// Descriptors of this process open on `path` (its WAL and shared memory count too).
+    static func descriptors(on path: String) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").filter { fd in
+            ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? "").hasPrefix(path)
+        }.count
+    }
+
+    @Test("a connection released with its statements cached and used closes its file")
+    func closesWhenReleased() throws {
+        let place = try ActivityStoreTests.Place()
+        try FileManager.default.createDirectory(
+            atPath: (place.path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        do {
+            let db = try Connection(path: place.path, create: true, busyTimeout: .seconds(1))
+            try db.execute("PRAGMA journal_mode = WAL; CREATE TABLE t (x)")
+            try db.statement("INSERT INTO t VALUES (?)").bind(Int64(1)).run()
+            #expect(try db.statement("SELECT x FROM t").value(Int64.self) == 1)
+            #expect(try db.prepare("SELECT count(*) FROM t").value(Int.self) == 1)
+            #expect(try Self.descriptors(on: place.path) > 0)
+        }
+        #expect(try Self.descriptors(on: place.path) == 0)
+    }
+
+    @Test("values keep what they are: a NUL inside a text, an empty text and blob (not NULL), NULL for nil")
+    func values() throws {
+        let place = try ActivityStoreTests.Place()
+        try FileManager.default.createDirectory(
+            atPath: (place.path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let db = try Connection(path: place.path, create: true, busyTimeout: .seconds(1))
+        try db.execute("CREATE TABLE v (t TEXT, e TEXT, b BLOB, n INTEGER)")
+        try db.statement("INSERT INTO v VALUES (?, ?, ?, ?)").bind("a\u{0}b", "", Data(), Int64?.none).run()
+        let row = try db.statement("SELECT t, e, b, n, typeof(e), typeof(b) FROM v").rows { row in
+            (row[0] as String, row[1] as String, row[2] as Data, row[3] as Int64?, row[4] as String, row[5] as String)
+        }
+        #expect(row.count == 1)
+        #expect(row.first?.0 == "a\u{0}b")
+        #expect(row.first?.1 == "" && row.first?.4 == "text")
+        #expect(row.first?.2 == Data() && row.first?.5 == "blob")
+        #expect(row.first?.3 == nil)
+        #expect(throws: SQLiteError.self) { try db.execute("SELECT * FROM missing") }
+    }
+}

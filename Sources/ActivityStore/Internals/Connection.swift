@@ -97,8 +97,9 @@ final class Connection {
 /// A prepared statement: values bound by position from 1, rows stepped through.
 final class Statement {
     fileprivate let handle: OpaquePointer
-    /// Kept so that the connection outlives its statements (it finalizes the cached ones itself).
-    private let connection: Connection
+    /// Unowned: the connection keeps its cached statements, and a statement used once lives inside a
+    /// call on the connection; a strong reference both ways would keep the file open for ever.
+    private unowned let connection: Connection
 
     fileprivate init(_ handle: OpaquePointer, connection: Connection) {
         self.handle = handle
