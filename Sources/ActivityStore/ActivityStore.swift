@@ -71,7 +71,7 @@ public final class ActivityStore: Sendable {
     /// Which file the connections have open: bumped when a damaged one is set aside, so that a
     /// failure seen on an older file sets nothing aside again. `ready` once the writer has opened
     /// this one (its layout made, what expired pruned).
-    let file = OpenFile()
+    let file: OpenFile
 
     /// Rows per app, counted once per app and kept by the saves and deletes (the writer's queue
     /// runs them one at a time); nil after a prune, which may touch any app.
@@ -97,7 +97,8 @@ public final class ActivityStore: Sendable {
         self.limits = limits
         self.clock = clock
         self.log = log
-        let file = file
+        let file = OpenFile()
+        self.file = file
         let busyTimeout = limits.busyTimeout
         writer = SerialConnection(label: "waypost.activities.writer") { () throws(SQLiteError) in
             let connection = try Self.openWriter(path, busyTimeout: busyTimeout, now: clock())
