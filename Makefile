@@ -93,9 +93,13 @@ build: deps
 # CDBus's -ldbus-1 ahead of any flag given here), so it saves no loading at start.
 RELEASE_BIN   := .build/release/waypost
 RELEASE_FLAGS := -c release --product waypost --static-swift-stdlib --disable-local-rpath
-# Relative relocations packed (DT_RELR, glibc 2.36 and later; GNU ld, since gold cannot): 45,000 of
-# them took a 1.1 MB table that every start read; packed, 9 KB.
-RELEASE_FLAGS += -Xswiftc -use-ld=bfd -Xlinker -z -Xlinker pack-relative-relocs
+# Linked by the toolchain's lld, for two things gold cannot do. Relative relocations packed (DT_RELR,
+# glibc 2.36 and later): 45,000 of them took a 1.1 MB table that every start read; packed, 9 KB. And
+# the functions a `waypost open` runs placed side by side (release/startup.order, written by `make
+# startup-order`): the kernel maps 64 KB of code around each page touched, so code spread over the
+# binary made each `waypost open` map about 2 MB more of it.
+RELEASE_FLAGS += -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+                 -Xlinker --symbol-ordering-file=$(CURDIR)/release/startup.order -Xlinker --no-warn-symbol-ordering
 # GIO's headers without its libraries: the Desktop layer opens GIO itself (dlopen), so linking
 # gio-unix-2.0's libraries would only make every start load GIO, GObject and GLib and run GObject's
 # constructors (about 1.8 ms of CPU of a `waypost open`, and 1.4 MB), for nothing. A pkg-config file of its own
@@ -130,6 +134,13 @@ release: check-build-deps $(HEADERS_ONLY)/gio-unix-2.0.pc
 	  nm $(RELEASE_BIN) | grep -E ' [$$]s(10Foundation|26FoundationInternationalization)| __CFInitialize$$|[0-9]icu_[0-9]+| swift_u[a-z0-9]*_[A-Za-z]' | head -20 >&2; \
 	  echo "error: $$found symbols of Foundation or ICU are linked into $(RELEASE_BIN) (the first above); find what imports Foundation (swift build -c release -v, or nm on each module's objects)." >&2; exit 1; \
 	fi
+
+# release/startup.order anew, from `waypost open` runs of the release binary under perf
+# (release/startup-order.sh); installs linux-perf when it is missing.
+.PHONY: startup-order
+startup-order: deps
+	@command -v perf >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq linux-perf; }
+	release/startup-order.sh
 
 # WAYPOST_REQUIRE_BROWSER=1: the Chromium tests fail rather than skip where Chromium is missing.
 # The extension inside the binary must be browser/ as it is: checked before the tests. Chromium's
