@@ -11,35 +11,62 @@ SYSTEMD_USER_UNIT_DIR ?= $(PREFIX)/lib/systemd/user
 BASH_COMPLETION_DIR   ?= $(DATADIR)/bash-completion/completions
 ZSH_COMPLETION_DIR    ?= $(DATADIR)/zsh/site-functions
 FISH_COMPLETION_DIR   ?= $(DATADIR)/fish/vendor_completions.d
-# Debian packages the build, the tests and the demo need; `deps` installs the missing ones.
-DEB_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev dbus-daemon libglib2.0-bin \
-                shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi libsqlite3-dev
+# Debian packages the build needs: `release`, `dist` and `install` check for these and stop naming
+# the missing ones, never installing anything (a packager's build, a chroot, CI as root or not).
+BUILD_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev libsqlite3-dev libcurl4-openssl-dev
+# Debian packages the build, the tests and the demo need; `deps` (run by `make demo` and `make test`)
+# installs the missing ones.
+DEB_PACKAGES := $(BUILD_PACKAGES) dbus-daemon libglib2.0-bin \
+                shared-mime-info xdg-utils desktop-file-utils python3-dbus python3-gi
 # Verifying associations: libcurl's headers (libcurl itself is dlopen'd) and the system's CA
 # bundle; its tests make a throwaway CA with openssl and run a loopback HTTPS server in a network
 # namespace (unshare and nsenter from util-linux, mount, ip).
-DEB_PACKAGES += libcurl4-openssl-dev ca-certificates openssl mount iproute2
+DEB_PACKAGES += ca-certificates openssl mount iproute2
 # The browser extension's end-to-end tests and benchmark: Debian's Chromium, driven under Xvfb.
 DEB_PACKAGES += chromium xvfb
 # The sample apps' real windows (GTK 4), tested and demonstrated under Xvfb with a window manager
 # (openbox), looked at with xdotool, xprop and wmctrl, photographed with ImageMagick's import.
 DEB_PACKAGES += libgtk-4-dev openbox xdotool x11-utils wmctrl imagemagick
+# bench-open reads each opener's peak memory from GNU time.
+DEB_PACKAGES += time
+# `check-install`'s tools: groff renders the manual pages, desktop-file-validate the entry.
+CHECK_INSTALL_PACKAGES := groff-base desktop-file-utils
+DEB_PACKAGES += groff-base
 # libdbus-1.a calls libsystemd, which only libsystemd-dev lets a program link (see `release`).
 ifeq ($(STATIC_LIBDBUS),1)
+BUILD_PACKAGES += libsystemd-dev
 DEB_PACKAGES += libsystemd-dev
 endif
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test test-release demo bench bench-browser browser-extension bench-activities bench-routing bench-bus bench-dispatch bench-instructions bench-message-building bench-open dist install uninstall check-install clean
+.PHONY: all deps check-build-deps check-install-deps build release test test-release demo bench bench-browser browser-extension bench-activities bench-routing bench-bus bench-dispatch bench-instructions bench-message-building bench-open dist install uninstall check-install clean
 
 all: build
 
+# The Debian packages of $(1) that are not installed, as one line.
+missing_packages = $(shell for p in $(1); do \
+  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || printf '%s ' $$p; done)
+
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	done; \
+	@missing="$(strip $(call missing_packages,$(DEB_PACKAGES)))"; \
 	if [ -n "$$missing" ]; then \
-	  echo "Installing:$$missing"; \
+	  echo "Installing: $$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+# What building needs, checked only: a build that installs packages is no build a packager can run.
+check-build-deps:
+	@missing="$(strip $(call missing_packages,$(BUILD_PACKAGES)))"; \
+	if [ -n "$$missing" ]; then \
+	  echo "error: the build needs these Debian packages, not installed: $$missing" >&2; \
+	  echo "       install them (apt-get install $$missing), or run make deps" >&2; exit 1; \
+	fi
+
+check-install-deps:
+	@missing="$(strip $(call missing_packages,$(CHECK_INSTALL_PACKAGES)))"; \
+	if [ -n "$$missing" ]; then \
+	  echo "error: make check-install needs these Debian packages, not installed: $$missing" >&2; \
+	  echo "       install them (apt-get install $$missing), or run make deps" >&2; exit 1; \
 	fi
 
 build: deps
@@ -48,14 +75,17 @@ build: deps
 # The release binary, built as a distribution builds one: a position-independent executable (the
 # default), the Swift runtime linked in (--static-swift-stdlib: the toolchain's libswiftCore.so is
 # in no system library path, so a binary needing it would not start once installed), and no $ORIGIN
-# run path (--disable-local-rpath: nothing is installed beside it). It needs the libraries SwiftPM
-# links from pkg-config: libdbus, and GIO, GObject and GLib, which the Desktop layer calls only
-# through its dlopen'd table (Sources/Desktop/Internals/GIOLibrary.swift), and libsqlite3. Checked
-# after the build: no GLib/GIO function referenced directly, and no source of ours importing
-# Foundation (FoundationEssentials is what our code may use). Foundation itself is linked in, by
-# GRDB (the daemon's activity store): measured, it costs `waypost open` about 1 ms (median 5.0 →
-# 6.0 ms against a running daemon; ld.so relocating libsqlite3 and a larger image, and the Swift
-# runtime's conformance scans over it), inside a click-to-window path of 100–250 ms.
+# run path (--disable-local-rpath: nothing is installed beside it). It needs libdbus and libsqlite3;
+# GIO, GObject and GLib are opened at run time by the Desktop layer's dlopen'd table
+# (Sources/Desktop/Internals/GIOLibrary.swift), so they are not among its needed libraries. It checks
+# that the Debian packages it builds with are there and installs nothing (`make deps` does).
+# Checked after the build: no GLib/GIO function referenced directly; no source of ours importing
+# Foundation (FoundationEssentials is what our code may use); and neither Foundation nor ICU linked
+# in, whoever would bring them (a dependency importing Foundation links swift-corelibs-foundation
+# and its private ICU statically: 35 MB of a 67 MB stripped binary once). Foundation is known by its
+# Swift symbols ($s10Foundation, $s26FoundationInternationalization) and CoreFoundation's start
+# (__CFInitialize: FoundationEssentials has __CFUniChar tables of its own, which are no sign); ICU
+# by its C++ namespace (icu_NN) and its C functions, which that copy renames swift_u*.
 # libcurl is not linked at all: AssociationSources opens it on the first verification
 # (Internals/CurlLibrary.swift); the check refuses a direct reference to a curl_* function too.
 #
@@ -66,13 +96,30 @@ build: deps
 # CDBus's -ldbus-1 ahead of any flag given here), so it saves no loading at start.
 RELEASE_BIN   := .build/release/waypost
 RELEASE_FLAGS := -c release --product waypost --static-swift-stdlib --disable-local-rpath
+# Linked by the toolchain's lld, for two things gold cannot do. Relative relocations packed (DT_RELR,
+# glibc 2.36 and later): 45,000 of them took a 1.1 MB table that every start read; packed, 9 KB. And
+# the functions a `waypost open` runs placed side by side (release/startup.order, written by `make
+# startup-order`): the kernel maps 64 KB of code around each page touched, so code spread over the
+# binary made each `waypost open` map about 2 MB more of it.
+RELEASE_FLAGS += -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+                 -Xlinker --symbol-ordering-file=$(CURDIR)/release/startup.order -Xlinker --no-warn-symbol-ordering
+# GIO's headers without its libraries: the Desktop layer opens GIO itself (dlopen), so linking
+# gio-unix-2.0's libraries would only make every start load GIO, GObject and GLib and run GObject's
+# constructors (about 1.8 ms of CPU of a `waypost open`, and 1.4 MB), for nothing. A pkg-config file of its own
+# gives SwiftPM the same compiler flags and no libraries; the check below refuses a g_ function
+# called directly, which would now fail the link anyway.
+HEADERS_ONLY := .build/pkgconfig-headers-only
+$(HEADERS_ONLY)/gio-unix-2.0.pc: check-build-deps
+	@mkdir -p $(HEADERS_ONLY)
+	@printf 'Name: gio-unix-2.0\nDescription: GIO headers only, for a binary that dlopens GIO\nVersion: %s\nCflags: %s\nLibs:\n' \
+	  "$$(pkg-config --modversion gio-unix-2.0)" "$$(pkg-config --cflags gio-unix-2.0)" > $@
 ifeq ($(STATIC_LIBDBUS),1)
 RELEASE_FLAGS += -Xlinker --whole-archive -Xlinker $(shell pkg-config --variable=libdir dbus-1)/libdbus-1.a \
                  -Xlinker --no-whole-archive \
                  $(addprefix -Xlinker ,$(filter-out -ldbus-1,$(shell pkg-config --static --libs-only-l dbus-1)))
 endif
-release: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
+release: check-build-deps $(HEADERS_ONLY)/gio-unix-2.0.pc
+	PKG_CONFIG_PATH="$(CURDIR)/$(HEADERS_ONLY)$${PKG_CONFIG_PATH:+:$$PKG_CONFIG_PATH}" $(SWIFT) build $(RELEASE_FLAGS)
 	@if nm -D --undefined-only $(RELEASE_BIN) | grep -E ' g_[a-z_]+$$'; then \
 	  echo "error: the symbols above are GLib/GIO functions called directly; call them through Desktop's gio table." >&2; exit 1; \
 	fi
@@ -85,6 +132,18 @@ release: deps
 	@if grep -rlE '^\s*((public|internal|package|@_exported) )?import Foundation\b' Sources --include='*.swift'; then \
 	  echo "error: the files above import Foundation; import FoundationEssentials, or nothing." >&2; exit 1; \
 	fi
+	@found="$$(nm $(RELEASE_BIN) | grep -cE ' [$$]s(10Foundation|26FoundationInternationalization)| __CFInitialize$$|[0-9]icu_[0-9]+| swift_u[a-z0-9]*_[A-Za-z]' || true)"; \
+	if [ "$$found" != 0 ]; then \
+	  nm $(RELEASE_BIN) | grep -E ' [$$]s(10Foundation|26FoundationInternationalization)| __CFInitialize$$|[0-9]icu_[0-9]+| swift_u[a-z0-9]*_[A-Za-z]' | head -20 >&2; \
+	  echo "error: $$found symbols of Foundation or ICU are linked into $(RELEASE_BIN) (the first above); find what imports Foundation (swift build -c release -v, or nm on each module's objects)." >&2; exit 1; \
+	fi
+
+# release/startup.order anew, from `waypost open` runs of the release binary under perf
+# (release/startup-order.sh); installs linux-perf when it is missing.
+.PHONY: startup-order
+startup-order: deps
+	@command -v perf >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq linux-perf; }
+	release/startup-order.sh
 
 # WAYPOST_REQUIRE_BROWSER=1: the Chromium tests fail rather than skip where Chromium is missing.
 # The extension inside the binary must be browser/ as it is: checked before the tests. Chromium's
@@ -104,7 +163,7 @@ test: deps
 # The daemon's and the desktop's end-to-end tests again, run against the release binary that
 # `make install` installs: what users run is tested. Then the DBus module's own tests, compiled
 # optimised, in a build folder of their own so that -enable-testing does not rebuild that binary.
-test-release: release
+test-release: deps release
 	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" $(SWIFT) test --filter 'DispatcherTests|DesktopIntegrationTests' --skip BrowserExtensionTests
 	WAYPOST_REQUIRE_BROWSER=1 WAYPOST="$(CURDIR)/$(RELEASE_BIN)" $(SWIFT) test --filter BrowserExtensionTests
 	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path .build/release-tests --filter DBusTests
@@ -151,14 +210,14 @@ bench-bus: deps
 
 # The dispatcher end to end (Open round trips, throughput, RSS, `waypost open` as a process) with the
 # release binary `make install` installs, beside the C yardsticks (Benchmarks/yardsticks).
-bench-dispatch: release
+bench-dispatch: deps release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" \
 	  $(SWIFT) run -c release dispatch-bench
 
 
 # Instructions the daemon executes per Open under valgrind (steady from run to run, unlike time on a
 # shared VM), beside the C router; installs valgrind when it is missing.
-bench-instructions: release
+bench-instructions: deps release
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	cd Benchmarks && $(SWIFT) build -c release --product dispatch-bench
 	Benchmarks/daemon-instructions.sh "$(CURDIR)/.build/release/waypost" \
@@ -177,14 +236,14 @@ bench-associations: deps
 	cd Benchmarks && $(SWIFT) run -c release association-bench
 # User activities: a publish beside AddScene, the desktop's search over 100,000 saved activities,
 # and what keeping them costs on disk and in the daemon (issue 17's figures).
-bench-activities: release
+bench-activities: deps release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench
 
 # Instructions per publish beside AddScene in the daemon, the bus daemon and the app, under callgrind.
 # The bench is linked statically (its own scratch path): valgrind 3.19 stops in the shared Swift
 # runtime's libdispatch at start.
 .PHONY: bench-activity-instructions
-bench-activity-instructions: release
+bench-activity-instructions: deps release
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	cd Benchmarks && $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build-static --product activity-bench
 	Benchmarks/activity-instructions.sh "$(CURDIR)/$(RELEASE_BIN)" \
@@ -192,7 +251,7 @@ bench-activity-instructions: release
 
 # A click in Chromium on a link an app owns → the app acknowledged, beside `gio open` of the same link
 # in the same run; and a click on a link no app owns with and without the extension (Benchmarks/README.md).
-bench-browser: release
+bench-browser: deps release
 	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" /usr/bin/python3 Benchmarks/browser-bench.py
 
 # After editing browser/: the copy inside the binary (Sources/Installation/BrowserExtensionFiles.swift,
@@ -271,8 +330,7 @@ uninstall:
 # files; the binary is position-independent, has no run path, and its needed libraries are shown;
 # no file names the staging directory; the desktop entry, the systemd unit (where systemd-analyze
 # exists) and every manual page pass their own tools; `make uninstall` then leaves no file behind.
-check-install: dist
-	@command -v groff >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq groff-base; }
+check-install: check-install-deps dist
 	@set -e; stage="$$(mktemp -d)"; trap 'rm -rf "$$stage"' EXIT; \
 	$(MAKE) --no-print-directory install DESTDIR="$$stage" PREFIX=/usr >/dev/null; \
 	echo "make install DESTDIR=$$stage PREFIX=/usr installed:"; \

@@ -30,8 +30,6 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // File descriptors without pointers (the browser host's stdin and stdout; EINTR retried).
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
-        // The daemon's store of saved user activities (SQLite, the system's libsqlite3).
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // The pure routing core: events, condition sets, declarations, scenes, the router. No I/O.
@@ -51,6 +49,8 @@ let package = Package(
             providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CLinux"),
+        // The system's libsqlite3, for the activity store (SQLITE_TRANSIENT binds spelled in C).
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // libcurl's headers only (libcurl4-openssl-dev): no pkgConfig, whose -lcurl would make every
         // start of `waypost` load libcurl and its 30-odd libraries; it is dlopen'd on the first fetch.
         .systemLibrary(name: "CCurl"),
@@ -74,11 +74,9 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // Saved user activities: SQLite through GRDB, searched with FTS5. Only the daemon uses it;
-        // GRDB brings Foundation into the binary (see the Makefile's release target).
-        .target(
-            name: "ActivityStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
-            swiftSettings: strict),
+        // Saved user activities: SQLite through its C API (C only in ActivityStore/Internals), searched
+        // with FTS5. Only the daemon uses it.
+        .target(name: "ActivityStore", dependencies: ["CSQLite"], swiftSettings: strict),
 
         // The client library participating apps use: declarations, scenes, handlers, kept in step
         // with the dispatcher. It speaks the contract in dbus/ and never imports the daemon.
@@ -147,7 +145,7 @@ let package = Package(
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "AssociationsTests", dependencies: ["Associations"], swiftSettings: strict),
         .testTarget(name: "NativeMessagingTests", dependencies: ["NativeMessaging"], swiftSettings: strict),
-        .testTarget(name: "ActivityStoreTests", dependencies: ["ActivityStore"], swiftSettings: strict),
+        .testTarget(name: "ActivityStoreTests", dependencies: ["ActivityStore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(

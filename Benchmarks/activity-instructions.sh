@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per call of bench-activities' round-trip figure (a publish beside AddScene), counted
 # by valgrind's callgrind in each of the three processes a call crosses: the release daemon (each
-# thread apart: its connection thread answers, GRDB's writer commits), the bus daemon, and the
+# thread apart: its connection thread answers, the store's writer commits), the bus daemon, and the
 # calling app (activity-bench's `phases`, through the DBus module as WaypostKit calls). Counts, unlike
 # time on a shared VM, are the same from run to run.
 #

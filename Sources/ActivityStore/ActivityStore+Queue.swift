@@ -1,7 +1,6 @@
 // Saving without waiting: publishes queue here, and the writer commits what waited up to
 // `Limits.commitDelay` in one transaction (group commit).
 import Dispatch
-import GRDB
 import Synchronization
 
 /// The saves not yet committed, in the order they were queued, and who waits for them.
@@ -17,6 +16,14 @@ struct SaveQueue: Sendable {
     /// Saves ever queued, and of those, how many a finished transaction took (committed or failed).
     var queued: UInt64 = 0
     var finished: UInt64 = 0
+    /// Saves taken by a transaction that has not ended: acknowledged and not yet on disk, like those
+    /// waiting, so they count towards `Limits.queuedSaves`.
+    var committing = 0
+    /// What one transaction took: how many saves, and the count of saves ever queued when it did.
+    struct Batch: Sendable {
+        var taken: Int
+        var upTo: UInt64
+    }
     enum Commit { case idle, scheduled, running }
     /// A new save rides on the scheduled commit, or on the one a running commit schedules next.
     var commit = Commit.idle
@@ -26,9 +33,10 @@ struct SaveQueue: Sendable {
 extension ActivityStore {
     /// Queues the activity for the commit `Limits.commitDelay` after the first save that waits, and
     /// returns at once: the saves of a burst share one transaction. What a killed process loses is
-    /// the tail of what was queued since the last commit began, never a save queued before it.
-    /// - Returns: true when more than `Limits.queuedSaves` wait: the caller should await
-    ///   `committed()` before it answers, so that the loss stays bounded.
+    /// the tail of what was acknowledged and not committed, never a save older than one kept.
+    /// - Returns: true when more than `Limits.queuedSaves` are not committed (those waiting and
+    ///   those the running commit took): the caller should await `committed()` before it answers,
+    ///   so that what a kill loses of what was acknowledged stays within `Limits.queuedSaves`.
     /// - Throws: `payloadTooLarge`, queueing nothing.
     public func enqueue(_ activity: ActivityToSave) throws(StoreError) -> Bool {
         guard activity.payload.count <= limits.payloadBytes else {
@@ -52,9 +60,10 @@ extension ActivityStore {
         let (schedule, full) = queue.withLock { queue in
             queue.waiting.append(save)
             queue.queued += 1
-            guard queue.commit == .idle else { return (false, queue.waiting.count > limits.queuedSaves) }
+            let full = queue.waiting.count + queue.committing > limits.queuedSaves
+            guard queue.commit == .idle else { return (false, full) }
             queue.commit = .scheduled
-            return (true, false)
+            return (true, full)
         }
         if schedule { scheduleCommit() }
         return full
@@ -93,22 +102,15 @@ extension ActivityStore {
     /// Commits what waits, on the writer's queue; then schedules the next commit while saves keep
     /// coming (at once when someone waits for them).
     private func commitQueued() {
-        let pool = state.withLock { $0.pool }
-        let taken = Mutex<(count: Int, upTo: UInt64)>((0, 0))
-        let cap = limits.perApplication
-        let counts = counts
         writeCount.withLock { $0 += 1 }
-        pool.asyncWrite({ db in
-            let batch = self.takeQueued()
-            taken.withLock { $0 = (batch.saves.count, batch.upTo) }
-            try Self.write(batch.saves, cap: cap, counts: counts, db)
-        }, completion: { _, result in
-            let (count, upTo) = taken.withLock { $0 }
+        let generation = file.withLock { $0.generation }
+        writer.async {
+            let (result, saves, batch) = self.writeQueued { _ throws(SQLiteError) in }
             if case .failure(let error) = result {
-                let error = self.recover(from: error, pool)
-                self.log("\(count) acknowledged activities could not be saved: \(error)")
+                let failure = self.recover(from: error, generation)
+                if saves > 0 { self.log("\(saves) acknowledged activities could not be saved: \(failure)") }
             }
-            self.finish(upTo: upTo)
+            self.finish(batch)
             let next = self.queue.withLock { queue -> SaveQueue.Commit in
                 queue.commit = queue.waiting.isEmpty ? .idle : queue.waiters.isEmpty ? .scheduled : .running
                 return queue.commit
@@ -118,16 +120,17 @@ extension ActivityStore {
             case .scheduled: self.scheduleCommit()
             case .running: self.commitQueued()
             }
-        })
+        }
     }
 
     /// Takes every queued save, for the transaction that runs now, and makes the payloads left to
     /// the writer (outside the queue's lock, which publishes take). A payload that cannot be made,
     /// or is over the limit its bound promised, can only be a bug of the caller's: that save is
     /// logged and left out, the others go on.
-    func takeQueued() -> (saves: [(activity: ActivityToSave, at: Int64)], upTo: UInt64) {
+    func takeQueued() -> (saves: [(activity: ActivityToSave, at: Int64)], batch: SaveQueue.Batch) {
         let (taken, upTo) = queue.withLock { queue in
             defer { queue.waiting.removeAll(keepingCapacity: true) }
+            queue.committing += queue.waiting.count
             return (queue.waiting, queue.queued)
         }
         var saves: [(activity: ActivityToSave, at: Int64)] = []
@@ -146,13 +149,14 @@ extension ActivityStore {
             }
             saves.append((activity, save.at))
         }
-        return (saves, upTo)
+        return (saves, SaveQueue.Batch(taken: taken.count, upTo: upTo))
     }
 
-    /// The saves up to `upTo` were taken by a transaction that ended: their waiters go on.
-    func finish(upTo: UInt64) {
+    /// The batch's transaction ended (committed or failed): the waiters of its saves go on.
+    func finish(_ batch: SaveQueue.Batch) {
         let ready = queue.withLock { queue in
-            queue.finished = max(queue.finished, upTo)
+            queue.committing -= batch.taken
+            queue.finished = max(queue.finished, batch.upTo)
             let finished = queue.finished
             let ready = queue.waiters.filter { $0.upTo <= finished }
             queue.waiters.removeAll { $0.upTo <= finished }

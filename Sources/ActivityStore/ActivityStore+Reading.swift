@@ -1,8 +1,5 @@
 // Reading: the desktop's searches and lists; expired rows never come back.
-import Dispatch
 import FoundationEssentials
-import GRDB
-import Glibc
 import Synchronization
 
 extension ActivityStore {
@@ -21,7 +18,7 @@ extension ActivityStore {
 
     /// `search`'s ids alone, in its order (what the desktop's search asks for first).
     public func searchIDs(_ terms: [String], limit: Int) async throws(StoreError) -> [Int64] {
-        try await search(terms, limit: limit, columns: "a.id") { $0[0] }
+        try await search(terms, limit: limit, columns: "a.id") { row -> Int64 in row[0] }
     }
 
     private func search<Value: Sendable>(
@@ -29,50 +26,40 @@ extension ActivityStore {
     ) async throws(StoreError) -> [Value] {
         guard let query = SearchQuery.make(terms), limit > 0 else { return [] }
         let now = clock()
-        let pool = state.withLock { $0.pool }
-        return try await self.read(pool) { db in
-            try Row.fetchAll(
-                db,
-                sql: """
+        return try await self.read { db throws(SQLiteError) in
+            try db.statement(
+                """
                     SELECT \(columns) FROM (
                       SELECT rowid AS recency, bm25(activity_text, 2.0, 1.0) AS score FROM activity_text
                       WHERE activity_text MATCH ? ORDER BY rowid DESC LIMIT \(Self.rankedMatches)) m
                     JOIN activity a ON a.recency = m.recency
                     WHERE a.expires IS NULL OR a.expires > ?
                     ORDER BY m.score, m.recency DESC LIMIT ?
-                    """,
-                arguments: [query, now, limit]
-            ).map(read)
+                    """
+            ).bind(query, now, limit).rows(read)
         }
     }
 
     /// The app's saved activities (every app's when nil), most recently used first.
     public func list(appID: String?) async throws(StoreError) -> [SavedRecord] {
         let now = clock()
-        let pool = state.withLock { $0.pool }
-        return try await read(pool) { db in
+        return try await read { db throws(SQLiteError) in
             let live = "(a.expires IS NULL OR a.expires > ?)"
             if let appID {
-                return try Row.fetchAll(
-                    db, sql: "SELECT \(Self.columns) FROM activity a WHERE a.app_id = ? AND \(live) ORDER BY a.recency DESC",
-                    arguments: [appID, now]
-                ).map(Self.record)
+                return try db.statement("SELECT \(Self.columns) FROM activity a WHERE a.app_id = ? AND \(live) ORDER BY a.recency DESC")
+                    .bind(appID, now).rows(Self.record)
             }
-            return try Row.fetchAll(
-                db, sql: "SELECT \(Self.columns) FROM activity a WHERE \(live) ORDER BY a.recency DESC", arguments: [now]
-            ).map(Self.record)
+            return try db.statement("SELECT \(Self.columns) FROM activity a WHERE \(live) ORDER BY a.recency DESC")
+                .bind(now).rows(Self.record)
         }
     }
 
     /// The saved activity with this id, unless it was deleted or has expired.
     public func record(id: Int64) async throws(StoreError) -> SavedRecord? {
         let now = clock()
-        let pool = state.withLock { $0.pool }
-        return try await read(pool) { db in
-            try Row.fetchOne(
-                db, sql: "SELECT \(Self.columns) FROM activity a WHERE a.id = ? AND (a.expires IS NULL OR a.expires > ?)",
-                arguments: [id, now]
-            ).map(Self.record)
+        return try await read { db throws(SQLiteError) in
+            try db.statement("SELECT \(Self.columns) FROM activity a WHERE a.id = ? AND (a.expires IS NULL OR a.expires > ?)")
+                .bind(id, now).rows(Self.record).first
         }
     }
 
@@ -81,12 +68,12 @@ extension ActivityStore {
     @discardableResult
     public func prune() async throws(StoreError) -> Int {
         let now = clock()
-        let pool = state.withLock { $0.pool }
         let counts = counts
-        return try await run(pool) { db in
-            try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
-            if db.changesCount > 0 { counts.withLock { $0 = nil } }
-            return db.changesCount
+        return try await run { db throws(SQLiteError) in
+            try db.statement("DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").bind(now).run()
+            let deleted = db.changes
+            if deleted > 0 { counts.withLock { $0 = nil } }
+            return deleted
         }
     }
 

@@ -1,6 +1,5 @@
 // Saving and deleting, each in a transaction that first commits the queued saves.
 import FoundationEssentials
-import GRDB
 import Synchronization
 
 extension ActivityStore {
@@ -19,8 +18,7 @@ extension ActivityStore {
         let now = clock()
         let cap = limits.perApplication
         let counts = counts
-        let pool = state.withLock { $0.pool }
-        return try await run(pool) { db in try Self.write([(activity, now)], cap: cap, counts: counts, db)[0] }
+        return try await run { db throws(SQLiteError) in try Self.write([(activity, now)], cap: cap, counts: counts, db)[0] }
     }
 
     /// Saves in one transaction, in order: prunes what expired, then updates each one's row of the
@@ -28,46 +26,53 @@ extension ActivityStore {
     /// the saves, since the writer runs transactions one at a time.
     /// - Returns: the saved rows' ids.
     @discardableResult
-    static func write(_ saves: [(activity: ActivityToSave, at: Int64)], cap: Int, counts: AppCounts, _ db: Database) throws -> [Int64] {
+    static func write(_ saves: [(activity: ActivityToSave, at: Int64)], cap: Int, counts: AppCounts, _ db: Connection) throws(SQLiteError) -> [Int64] {
         guard let latest = saves.last?.at else { return [] }
-        try db.cachedStatement(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").execute(arguments: [latest])
-        if db.changesCount > 0 { counts.withLock { $0 = nil } }
-        var recency = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(recency) FROM activity")) ?? 0
-        return try saves.map { save in
+        try db.statement("DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").bind(latest).run()
+        if db.changes > 0 { counts.withLock { $0 = nil } }
+        // MAX of no rows is NULL, which reads as 0.
+        var recency = try db.statement("SELECT MAX(recency) FROM activity").value(Int64.self) ?? 0
+        var ids: [Int64] = []
+        ids.reserveCapacity(saves.count)
+        for save in saves {
             recency += 1
-            return try write(save.activity, now: save.at, recency: recency, cap: cap, counts: counts, db)
+            ids.append(try write(save.activity, now: save.at, recency: recency, cap: cap, counts: counts, db))
         }
+        return ids
     }
 
-    private static func write(_ activity: ActivityToSave, now: Int64, recency: Int64, cap: Int, counts: AppCounts, _ db: Database) throws -> Int64 {
-        let fields: [(any DatabaseValueConvertible)?] = [
-            activity.activityType, activity.title, activity.keywords.joined(separator: SavedRecord.keywordSeparator),
-            activity.persistentIdentifier,
-            activity.expirationDate, now, recency, activity.payload, activity.appID, activity.identity,
-        ]
-        if let id = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM activity WHERE app_id = ? AND identity = ?"),
-            arguments: [activity.appID, activity.identity])
-        {
-            try db.cachedStatement(sql: """
+    private static func write(
+        _ activity: ActivityToSave, now: Int64, recency: Int64, cap: Int, counts: AppCounts, _ db: Connection
+    ) throws(SQLiteError) -> Int64 {
+        let keywords = activity.keywords.joined(separator: SavedRecord.keywordSeparator)
+        let identity = activity.identity
+        if let id = try db.statement("SELECT id FROM activity WHERE app_id = ? AND identity = ?").bind(activity.appID, identity).value(Int64.self) {
+            try db.statement("""
                 UPDATE activity SET activity_type = ?, title = ?, keywords = ?, persistent_identifier = ?, expires = ?,
                   last_used = ?, recency = ?, payload = ? WHERE app_id = ? AND identity = ?
-                """).execute(arguments: StatementArguments(fields))
+                """).bind(
+                    activity.activityType, activity.title, keywords, activity.persistentIdentifier, activity.expirationDate,
+                    now, recency, activity.payload, activity.appID, identity
+                ).run()
             return id
         }
-        try db.cachedStatement(sql: """
+        try db.statement("""
             INSERT INTO activity (activity_type, title, keywords, persistent_identifier, expires, last_used, recency,
                                   payload, app_id, identity)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: StatementArguments(fields))
+            """).bind(
+                activity.activityType, activity.title, keywords, activity.persistentIdentifier, activity.expirationDate,
+                now, recency, activity.payload, activity.appID, identity
+            ).run()
         let id = db.lastInsertedRowID
         let known = counts.withLock { $0?[activity.appID] }
-        let count = try known.map { $0 + 1 }
-            ?? Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM activity WHERE app_id = ?"), arguments: [activity.appID]) ?? 0
+        var count = 0
+        if let known { count = known + 1 } else {
+            count = try db.statement("SELECT COUNT(*) FROM activity WHERE app_id = ?").bind(activity.appID).value(Int.self) ?? 0
+        }
         if count > cap {
-            try db.cachedStatement(
-                sql: "DELETE FROM activity WHERE id IN (SELECT id FROM activity WHERE app_id = ? ORDER BY recency LIMIT ?)"
-            ).execute(arguments: [activity.appID, count - cap])
+            try db.statement("DELETE FROM activity WHERE id IN (SELECT id FROM activity WHERE app_id = ? ORDER BY recency LIMIT ?)")
+                .bind(activity.appID, count - cap).run()
         }
         counts.withLock { $0?[activity.appID] = min(count, cap) }
         return id
@@ -80,24 +85,22 @@ extension ActivityStore {
     @discardableResult
     public func delete(appID: String, persistentIdentifiers: [String]) async throws(StoreError) -> Int {
         guard !persistentIdentifiers.isEmpty else { return 0 }
-        let pool = state.withLock { $0.pool }
         let counts = counts
-        let result: Result<Int, StoreError> = try await run(pool) { db in
+        let result: Result<Int, StoreError> = try await run { db throws(SQLiteError) in
+            // The list's length varies, so these statements are prepared for this call only.
             let placeholders = Array(repeating: "?", count: persistentIdentifiers.count).joined(separator: ", ")
-            let mine = Set(try String.fetchAll(
-                db, sql: "SELECT persistent_identifier FROM activity WHERE app_id = ? AND persistent_identifier IN (\(placeholders))",
-                arguments: StatementArguments([appID] + persistentIdentifiers)))
-            let others = try String.fetchAll(
-                db, sql: "SELECT persistent_identifier FROM activity WHERE app_id != ? AND persistent_identifier IN (\(placeholders))",
-                arguments: StatementArguments([appID] + persistentIdentifiers))
+            func identifiers(_ sql: String) throws(SQLiteError) -> [String] {
+                try db.prepare(sql).bind(appID).bind(persistentIdentifiers, from: 2).rows { row -> String in row[0] }
+            }
+            let mine = Set(try identifiers("SELECT persistent_identifier FROM activity WHERE app_id = ? AND persistent_identifier IN (\(placeholders))"))
+            let others = try identifiers("SELECT persistent_identifier FROM activity WHERE app_id != ? AND persistent_identifier IN (\(placeholders))")
             if let foreign = others.first(where: { !mine.contains($0) }) {
                 return .failure(.notOwner(persistentIdentifier: foreign, appID: appID))
             }
-            try db.execute(
-                sql: "DELETE FROM activity WHERE app_id = ? AND persistent_identifier IN (\(placeholders))",
-                arguments: StatementArguments([appID] + persistentIdentifiers))
+            try db.prepare("DELETE FROM activity WHERE app_id = ? AND persistent_identifier IN (\(placeholders))")
+                .bind(appID).bind(persistentIdentifiers, from: 2).run()
             counts.withLock { _ = $0?.removeValue(forKey: appID) }
-            return .success(db.changesCount)
+            return .success(db.changes)
         }
         return try result.get()
     }
@@ -106,12 +109,11 @@ extension ActivityStore {
     /// - Returns: how many were deleted.
     @discardableResult
     public func deleteAll(appID: String) async throws(StoreError) -> Int {
-        let pool = state.withLock { $0.pool }
         let counts = counts
-        return try await run(pool) { db in
-            try db.execute(sql: "DELETE FROM activity WHERE app_id = ?", arguments: [appID])
+        return try await run { db throws(SQLiteError) in
+            try db.statement("DELETE FROM activity WHERE app_id = ?").bind(appID).run()
             counts.withLock { $0?[appID] = 0 }
-            return db.changesCount
+            return db.changes
         }
     }
 }

@@ -1,29 +1,31 @@
 import FoundationEssentials
-import GRDB
 import Glibc
 import Synchronization
 
-/// The saved (search-eligible) user activities, in SQLite through GRDB: one row per app and
-/// persistent identifier (or app, type and target without one), an FTS5 index over title and
-/// keywords, and the activity's payload kept as the daemon encoded it.
+/// The saved (search-eligible) user activities, in SQLite through its C API (`Internals/`): one row
+/// per app and persistent identifier (or app, type and target without one), an FTS5 index over
+/// title and keywords, and the activity's payload kept as the daemon encoded it.
 ///
 /// Policy:
-/// - SQLite runs on GRDB's own queues (one writer, writes in the order they were asked), and callers
-///   await it, so no thread (the daemon's bus connection) is blocked on the disk. The daemon
-///   `enqueue`s what scenes publish and answers at once; the writer commits everything queued in one
-///   transaction `Limits.commitDelay` (10 ms) after the first save that waits (group commit: a scene publishing on every
-///   scroll costs a commit per 10 ms, not one per publish). The file is in WAL mode with
-///   `synchronous = NORMAL`: a commit is in the WAL file (the kernel has it) when it returns, so a
-///   killed process loses only what was queued since the last commit began — the last 10 ms of
-///   saves, at most `Limits.queuedSaves`, always the newest (never a hole); the WAL is not synced on
-///   each commit, so a power loss may lose the last commits too. `save` (tests, tools) returns once
-///   its own save is committed.
+/// - SQLite runs on two serial queues of the store's own, a writer and a reader, each with its own
+///   connection, and callers await them, so no thread (the daemon's bus connection) is blocked on
+///   the disk. The daemon `enqueue`s what scenes publish and answers at once; the writer commits
+///   everything queued in one transaction `Limits.commitDelay` (10 ms) after the first save that
+///   waits (group commit: a scene publishing on every scroll costs a commit per 10 ms, not one per
+///   publish). The file is in WAL mode with `synchronous = NORMAL`: a commit is in the WAL file (the
+///   kernel has it) when it returns, so a killed process loses only what it acknowledged and had not
+///   committed — at most `Limits.queuedSaves`, the batch being committed included, always the newest
+///   (never a hole); the WAL is not synced on each commit, so a power loss may lose the last commits
+///   too. `save` (tests, tools) returns once its own save is committed.
 /// - Every read and write first commits what is queued: a search finds what was just published.
 /// - Expired activities are never returned, and are deleted at open and on every save.
 /// - At most `Limits.perApplication` rows per app: a save beyond it drops that app's least recently
 ///   used ones. A payload over `Limits.payloadBytes` is refused.
-/// - A file SQLite cannot read (not a database, corrupt) is renamed aside with the reason logged,
-///   and an empty store is made in its place, at open or when a statement finds it corrupt later.
+/// - A file SQLite finds damaged ("corrupt", "not a database") is renamed aside with the reason
+///   logged, and an empty store is made in its place, at open or when a statement finds it later.
+///   Nothing else sets a file aside: a file another process holds locked past `Limits.busyTimeout`
+///   fails that call with `StoreError.locked` (searches still read it, in WAL mode), and the store
+///   opens it at its next use once the lock is gone.
 public final class ActivityStore: Sendable {
     public struct Limits: Sendable, Hashable {
         /// Saved activities kept per app; the least recently used go first.
@@ -31,22 +33,27 @@ public final class ActivityStore: Sendable {
         /// The largest payload (the activity as the daemon encodes it) kept.
         public var payloadBytes: Int
 
-        /// Saves queued and not yet committed beyond which `enqueue` asks its caller to wait: what a
-        /// killed daemon can lose of what it acknowledged.
+        /// Saves acknowledged and not yet committed (those queued and those of the commit running)
+        /// beyond which `enqueue` asks its caller to wait: what a killed daemon can lose of what it
+        /// acknowledged.
         public var queuedSaves: Int
 
         /// How long a queued save waits for others to share its commit: with `queuedSaves`, what a
         /// killed daemon can lose of what it acknowledged.
         public var commitDelay: Duration
 
+        /// How long a statement waits for a lock another process holds before it fails.
+        public var busyTimeout: Duration
+
         public init(
             perApplication: Int = 10_000, payloadBytes: Int = 64 * 1024, queuedSaves: Int = 256,
-            commitDelay: Duration = .milliseconds(10)
+            commitDelay: Duration = .milliseconds(10), busyTimeout: Duration = .seconds(5)
         ) {
             self.perApplication = perApplication
             self.payloadBytes = payloadBytes
             self.queuedSaves = queuedSaves
             self.commitDelay = commitDelay
+            self.busyTimeout = busyTimeout
         }
     }
 
@@ -57,12 +64,14 @@ public final class ActivityStore: Sendable {
     public let limits: Limits
     let clock: @Sendable () -> Int64
     let log: @Sendable (String) -> Void
-    let state: Mutex<Storage>
 
-    /// The open file: replaced when a damaged one is set aside.
-    struct Storage {
-        var pool: DatabasePool
-    }
+    /// The one connection that writes, and the one that reads (WAL lets it read beside a commit).
+    let writer: SerialConnection
+    let reader: SerialConnection
+    /// Which file the connections have open: bumped when a damaged one is set aside, so that a
+    /// failure seen on an older file sets nothing aside again. `ready` once the writer has opened
+    /// this one (its layout made, what expired pruned).
+    let file: OpenFile
 
     /// Rows per app, counted once per app and kept by the saves and deletes (the writer's queue
     /// runs them one at a time); nil after a prune, which may touch any app.
@@ -77,8 +86,9 @@ public final class ActivityStore: Sendable {
     /// Opens (or creates) the store at `path`, creating its directory.
     /// - Parameters:
     ///   - clock: the current Unix time in seconds (tests move it to expire activities).
-    ///   - log: told, for the daemon's log, when a damaged file is set aside.
-    /// - Throws: `StoreError.unavailable` when neither the file nor a new one in its place can be used.
+    ///   - log: told, for the daemon's log, when a damaged file is set aside or the file is locked.
+    /// - Throws: `StoreError.unavailable` when neither the file nor a new one in its place can be
+    ///   used; not when another process holds it locked (logged; the next use tries again).
     public init(
         path: String, limits: Limits = Limits(), clock: @escaping @Sendable () -> Int64 = ActivityStore.unixTime,
         log: @escaping @Sendable (String) -> Void
@@ -87,106 +97,125 @@ public final class ActivityStore: Sendable {
         self.limits = limits
         self.clock = clock
         self.log = log
-        state = Mutex(Storage(pool: try Self.openOrRebuild(path, log: log, now: clock())))
-    }
-
-    /// The pool; a file that cannot be read is set aside once.
-    private static func openOrRebuild(_ path: String, log: (String) -> Void, now: Int64) throws(StoreError) -> DatabasePool {
+        let file = OpenFile()
+        self.file = file
+        let busyTimeout = limits.busyTimeout
+        writer = SerialConnection(label: "waypost.activities.writer") { () throws(SQLiteError) in
+            let connection = try Self.openWriter(path, busyTimeout: busyTimeout, now: clock())
+            file.withLock { $0.ready = true }
+            return connection
+        }
+        reader = SerialConnection(label: "waypost.activities.reader") { () throws(SQLiteError) in
+            try Self.openReader(path, busyTimeout: busyTimeout)
+        }
         try Self.makeDirectory(containing: path)
-        do { return try Self.open(path, now: now) } catch {
-            guard Self.exists(path) else { throw .unavailable(path: path, reason: "\(error)") }
-            let aside = try Self.setAside(path, now: now)
-            log("the activity store \(path) could not be read (\(Self.reason(error))); moved it to \(aside) and started an empty one")
-            do { return try Self.open(path, now: now) } catch { throw .unavailable(path: path, reason: Self.reason(error)) }
+        switch writer.sync({ _ in }) {
+        case .success: break
+        case .failure(let error) where error.isBusy:
+            log("the activity store \(path) is locked by another process (\(error)); it is used once the lock is gone, and stays as it is")
+        case .failure(let error) where error.isDamage:
+            let aside = try Self.setAside(path, now: clock())
+            log("the activity store \(path) could not be read (\(error.message)); moved it to \(aside) and started an empty one")
+            if case .failure(let error) = writer.sync({ _ in }) { throw .unavailable(path: path, reason: error.description) }
+        case .failure(let error):
+            throw .unavailable(path: path, reason: error.description)
         }
     }
 
-    private static func open(_ path: String, now: Int64) throws -> DatabasePool {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            // Commits reach the OS (not the disk) before returning: they survive the process, not a
-            // power loss. Checkpoints every 1 MiB of WAL leave it at most 1 MiB.
-            try db.execute(sql: """
-                PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 256; PRAGMA journal_size_limit = 1048576;
-                PRAGMA cache_size = -1024
-                """)
-        }
-        configuration.busyMode = .timeout(5)
-        // Searches are short: two readers beside the writer, each with a 1 MiB page cache, keep the
-        // daemon's memory flat however large the store grows.
-        configuration.maximumReaderCount = 2
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        try Schema.migrator.migrate(pool)
-        try pool.write { db in
-            try db.execute(sql: "DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?", arguments: [now])
-        }
-        return pool
+    /// The writer's connection: WAL, the pragmas below, the layout brought up to date, what expired pruned.
+    private static func openWriter(_ path: String, busyTimeout: Duration, now: Int64) throws(SQLiteError) -> Connection {
+        let db = try Connection(path: path, create: true, busyTimeout: busyTimeout)
+        // Commits reach the OS (not the disk) before returning: they survive the process, not a
+        // power loss. Checkpoints every 1 MiB of WAL leave it at most 1 MiB.
+        try db.execute("""
+            PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 256;
+            PRAGMA journal_size_limit = 1048576; PRAGMA cache_size = -1024
+            """)
+        try Schema.migrate(db)
+        try db.statement("DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").bind(now).run()
+        return db
     }
 
-    // MARK: Running statements, and a file found corrupt later
+    /// The reader's connection: never creates the file, never writes. Searches are short: one
+    /// reader with a 1 MiB page cache keeps the daemon's memory flat however large the store grows.
+    private static func openReader(_ path: String, busyTimeout: Duration) throws(SQLiteError) -> Connection {
+        let db = try Connection(path: path, create: false, busyTimeout: busyTimeout)
+        try db.execute("PRAGMA query_only = 1; PRAGMA cache_size = -1024")
+        return db
+    }
 
-    /// Runs a write transaction that first writes every queued save, so that writes apply in the
-    /// order they were asked.
-    func run<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
-        writeCount.withLock { $0 += 1 }
+    // MARK: Running statements, and a file found damaged later
+
+    /// On the writer's queue: takes every queued save and writes them, then `body`, in one
+    /// transaction, so that writes apply in the order they were asked. The saves are taken even
+    /// when the file cannot be opened: a failed commit is reported, never retried in a loop.
+    func writeQueued<Value: Sendable>(
+        then body: (Connection) throws(SQLiteError) -> Value
+    ) -> (result: Result<Value, SQLiteError>, saves: Int, batch: SaveQueue.Batch) {
+        let (saves, batch) = takeQueued()
         let cap = limits.perApplication
         let counts = counts
-        let taken = Mutex<(count: Int, upTo: UInt64)>((0, 0))
-        do {
-            let value = try await pool.write { db in
-                let batch = self.takeQueued()
-                taken.withLock { $0 = (batch.saves.count, batch.upTo) }
-                try Self.write(batch.saves, cap: cap, counts: counts, db)
+        let result = writer.withConnection { db throws(SQLiteError) in
+            try db.transaction { () throws(SQLiteError) in
+                try Self.write(saves, cap: cap, counts: counts, db)
                 return try body(db)
             }
-            finish(upTo: taken.withLock { $0.upTo })
-            return value
-        } catch {
-            let (count, upTo) = taken.withLock { $0 }
-            let failure = recover(from: error, pool)
-            if count > 0 { log("\(count) acknowledged activities could not be saved: \(failure)") }
-            finish(upTo: upTo)
+        }
+        return (result, saves.count, batch)
+    }
+
+    /// Runs a write transaction that first writes every queued save.
+    func run<Value: Sendable>(_ body: @escaping @Sendable (Connection) throws(SQLiteError) -> Value) async throws(StoreError) -> Value {
+        writeCount.withLock { $0 += 1 }
+        let generation = file.withLock { $0.generation }
+        let (result, saves, batch) = await withCheckedContinuation { continuation in
+            writer.async { continuation.resume(returning: self.writeQueued(then: body)) }
+        }
+        finish(batch)
+        switch result {
+        case .success(let value): return value
+        case .failure(let error):
+            let failure = recover(from: error, generation)
+            if saves > 0 { log("\(saves) acknowledged activities could not be saved: \(failure)") }
             throw failure
         }
     }
 
-    /// Reads what was committed, once every save queued before the call is, on one of the pool's readers.
-    func read<Value: Sendable>(_ pool: DatabasePool, _ body: @escaping @Sendable (Database) throws -> Value) async throws(StoreError) -> Value {
+    /// Reads what was committed, once every save queued before the call is, on the reader's queue.
+    func read<Value: Sendable>(_ body: @escaping @Sendable (Connection) throws(SQLiteError) -> Value) async throws(StoreError) -> Value {
         await committed()
         writeCount.withLock { $0 += 1 }
-        do { return try await pool.read(body) } catch {
-            throw recover(from: error, pool)
+        let (generation, ready) = file.withLock { ($0.generation, $0.ready) }
+        do { return try await reader.run(body) } catch where !ready && !error.isBusy && !error.isDamage {
+            // A file the writer has not opened (set aside, or locked at start) may not exist yet or
+            // lack its layout: the writer makes them, then the reader tries once more. A file that
+            // is there is read at once, even while another process holds the write lock.
+            _ = try? await writer.run { _ throws(SQLiteError) in }
+            do { return try await reader.run(body) } catch { throw recover(from: error, generation) }
+        } catch {
+            throw recover(from: error, generation)
         }
     }
 
-    /// A statement that finds the file corrupt sets it aside and starts an empty store (once per
-    /// pool: the first caller to see it does it); the statement itself still fails.
-    func recover(from error: any Error, _ failed: DatabasePool) -> StoreError {
-        guard let error = error as? DatabaseError, Self.isDamage(error) else { return .database(Self.reason(error)) }
-        let now = clock()
-        let log = log
-        let path = path
-        state.withLock { state in
-            guard state.pool === failed else { return }
-            try? failed.close()
+    /// A statement that finds the file damaged sets it aside, and the next use starts an empty store
+    /// (once per file: the first caller to see it does it); the statement itself still fails. A
+    /// file locked by another process is only reported.
+    func recover(from error: SQLiteError, _ generation: Int) -> StoreError {
+        if error.isBusy { return .locked(path: path, error) }
+        guard error.isDamage else { return .database(error) }
+        file.withLock { file in
+            guard file.generation == generation else { return }
+            file = (generation + 1, false)
+            writer.close()
+            reader.close()
             do {
-                let aside = try Self.setAside(path, now: now)
-                log("the activity store \(path) is damaged (\(Self.reason(error))); moved it to \(aside) and started an empty one")
-                state.pool = try Self.open(path, now: now)
+                let aside = try Self.setAside(path, now: clock())
+                log("the activity store \(path) is damaged (\(error.message)); moved it to \(aside) and started an empty one")
             } catch {
                 log("the activity store \(path) could not be rebuilt: \(error)")
             }
         }
-        return .database(Self.reason(error))
-    }
-
-    private static func isDamage(_ error: DatabaseError) -> Bool {
-        error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
-    }
-
-    static func reason(_ error: any Error) -> String {
-        if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
-        return "\(error)"
+        return .database(error)
     }
 
     // MARK: Files
@@ -213,6 +242,13 @@ public final class ActivityStore: Sendable {
             }
         }
     }
+}
+
+/// Which file the connections have open (see `ActivityStore.file`), shared with the writer's opening.
+final class OpenFile: Sendable {
+    private let state = Mutex((generation: 0, ready: false))
+
+    func withLock<Value>(_ body: (inout (generation: Int, ready: Bool)) -> Value) -> Value { state.withLock { body(&$0) } }
 }
 
 /// Rows per app (see `ActivityStore.counts`), shared with the closures the writer runs.

@@ -70,8 +70,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case notOwner(persistentIdentifier: String, appID: String)
     /// The file could not be opened or created, even after setting a damaged one aside.
     case unavailable(path: String, reason: String)
+    /// Another process held the file locked for longer than `Limits.busyTimeout`; the file is kept.
+    case locked(path: String, SQLiteError)
     /// SQLite refused a statement.
-    case database(String)
+    case database(SQLiteError)
 
     public var description: String {
         switch self {
@@ -79,7 +81,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "an activity of \(app) takes \(bytes) bytes stored; at most \(limit) are kept"
         case .notOwner(let identifier, let app): "\"\(identifier)\" is another application's saved activity, not \(app)'s"
         case .unavailable(let path, let reason): "the activity store \(path) cannot be used: \(reason)"
-        case .database(let reason): "the activity store failed: \(reason)"
+        case .locked(let path, let error): "the activity store \(path) is locked by another process (\(error))"
+        case .database(let error): "the activity store failed: \(error)"
         }
     }
 }

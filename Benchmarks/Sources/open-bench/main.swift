@@ -8,8 +8,15 @@
 //            bench.example and whose installed association names it (a universal link)
 //   unowned  gio open https://unowned.example/… → the dispatcher → Application.Open on the browser, the
 //            same DBusActivatable entry as `direct` (the https default before `install --web`)
+//   process  `waypost open benchwp://…` as a whole process → the dispatcher → OpenURL in the app: what
+//            xdg-open runs where GIO's D-Bus activation is not used (i3, sway), beside `waypost`
+//   before   the same with the binary WAYPOST_BEFORE names, when set (another build, same daemon)
 //
-//   WAYPOST=/abs/release/waypost open-bench [ROUNDS]
+// Every opener runs under `/usr/bin/time -f %M`, for its peak resident memory (time's own fork, not
+// this process's posix_spawn, whose child would count this process's memory as its peak), and the
+// time runs from before time is spawned, so every path pays time's start alike.
+//
+//   WAYPOST=/abs/release/waypost [WAYPOST_BEFORE=/abs/other/waypost] open-bench [ROUNDS]
 //   open-bench app FIFO          (internal) the app process, serving both interfaces
 //
 // Everything runs on a private dbus-daemon with throwaway HOME and XDG dirs; Waypost is set up by its
@@ -240,40 +247,53 @@ func runBench(rounds: Int) async throws {
     defer { kill(app, SIGKILL); waitFor(app) }
     guard let (ready, _) = reader.next(timeout: 20_000), ready == "ready" else { fatalError("the app did not become ready") }
 
-    // Path → (the handler that reports it, the link).
-    let kinds: [(String, String, (Int) -> String)] = [
-        ("waypost", "waypost", { "benchwp://item?round=\($0)" }),
-        ("direct", "direct", { "benchdirect://item?round=\($0)" }),
-        ("exec", "exec", { "benchexec://item?round=\($0)" }),
-        ("owned", "waypost", { "https://bench.example/item/\($0)" }),
-        ("unowned", "direct", { "https://unowned.example/item/\($0)" }),
+    // Path → (the handler that reports it, the opener, the link).
+    let gio = "/usr/bin/gio"
+    var kinds: [(String, String, String, (Int) -> String)] = [
+        ("waypost", "waypost", gio, { "benchwp://item?round=\($0)" }),
+        ("direct", "direct", gio, { "benchdirect://item?round=\($0)" }),
+        ("exec", "exec", gio, { "benchexec://item?round=\($0)" }),
+        ("owned", "waypost", gio, { "https://bench.example/item/\($0)" }),
+        ("unowned", "direct", gio, { "https://unowned.example/item/\($0)" }),
+        ("process", "waypost", waypost, { "benchwp://item?process=\($0)" }),
     ]
+    let before = ProcessInfo.processInfo.environment["WAYPOST_BEFORE"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    if let before { kinds.append(("before", "waypost", before, { "benchwp://item?before=\($0)" })) }
     var samples: [String: [Double]] = [:]
+    var peaks: [String: [Double]] = [:]
     var generator = SystemRandomNumberGenerator()
     let warmup = 5
     for round in 0..<(rounds + warmup) {
-        for (kind, handler, link) in kinds.shuffled(using: &generator) {
+        for (kind, handler, opener, link) in kinds.shuffled(using: &generator) {
             let started = monotonicNanoseconds()
-            let gio = spawn("/usr/bin/gio", ["open", link(round)], environment: environment)
+            let process = spawn("/usr/bin/time", ["-f", "%M", "-o", "\(root)/peak", opener, "open", link(round)], environment: environment)
             guard let (seen, at) = reader.next() else { fatalError("\(kind): no handler ran within 10 s") }
-            waitFor(gio)
-            guard seen == handler else { fatalError("\(kind): expected its handler \(handler), got \(seen)") }
-            if round >= warmup { samples[kind, default: []].append(Double(at - started) / 1e6) }
+            let status = waitFor(process)
+            let peak = (try? String(contentsOfFile: "\(root)/peak", encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            guard seen == handler, status == 0, let peak else { fatalError("\(kind): expected its handler \(handler), got \(seen); status \(status)") }
+            if round >= warmup {
+                samples[kind, default: []].append(Double(at - started) / 1e6)
+                peaks[kind, default: []].append(Double(peak))
+            }
             usleep(2_000)  // let the exec handler's process and gio's exit settle
         }
     }
 
     print("gio open until a running app's handler runs, \(rounds) rounds interleaved (ms)")
-    print("  path      median    p90")
-    for (kind, _, _) in kinds {
+    print("  path      median    p90   opener's peak memory (median KiB)")
+    for (kind, _, _, _) in kinds {
         let values = samples[kind]!
-        print("  \(kind.padding(toLength: 8, withPad: " ", startingAt: 0))  \(String(format: "%6.2f", median(values)))  \(String(format: "%6.2f", percentile(values, 0.9)))")
+        print("  \(kind.padding(toLength: 8, withPad: " ", startingAt: 0))  \(String(format: "%6.2f", median(values)))  \(String(format: "%6.2f", percentile(values, 0.9)))  \(String(format: "%8.0f", median(peaks[kind]!)))")
     }
     let waypostMedian = median(samples["waypost"]!), direct = median(samples["direct"]!), exec = median(samples["exec"]!)
     print(String(format: "  waypost / direct (target ≤ 1.10): %.2f×", waypostMedian / direct))
     print(String(format: "  exec / direct: %.2f×   waypost / exec: %.2f×", exec / direct, waypostMedian / exec))
     print(String(format: "  owned https link / direct (target ≤ 1.10): %.2f×", median(samples["owned"]!) / direct))
     print(String(format: "  unowned https link to the browser / gio open straight to it (target ≤ 1.05): %.2f×", median(samples["unowned"]!) / direct))
+    for kind in ["process"] + (before == nil ? [] : ["before"]) {
+        print("  \(kind): `waypost open` process / gio open of the same link (target ≤ 1.30): "
+              + String(format: "%.2f× wall, %.2f× peak memory (target ≤ 2)", median(samples[kind]!) / waypostMedian, median(peaks[kind]!) / median(peaks["waypost"]!)))
+    }
     // Then, apart (so that its signals do not weigh on the figures above), the daemon's own share.
     _ = try await observer.call(
         destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
