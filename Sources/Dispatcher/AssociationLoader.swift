@@ -43,9 +43,9 @@ public actor AssociationLoader {
         directories.installed + [directories.user, directories.cache]
     }
 
-    /// Builds the table anew from what is on disk now, and replaces the dispatcher's. Associations
-    /// are read, not compiled: the table is usable at once, and `compileInBackground` (or the first
-    /// link of a domain) compiles each file once.
+    /// Builds the table anew from what is on disk now, and replaces the dispatcher's. Each
+    /// association is compiled before the table that holds it is published, once per source and
+    /// bytes; until then links are decided against the previous table.
     /// - Returns: the table now in use.
     @discardableResult
     public func reload() -> LinkOwnership {
@@ -78,15 +78,16 @@ public actor AssociationLoader {
         }
         parsed = used
         used = [:]
+        // Compiled here, on the loader, before the table is published: a link never waits for a
+        // compile. Each file's cost is bounded (AssociationFile's limits), and unchanged bytes
+        // were compiled at an earlier rebuild.
+        Self.compile(Array(associations.values), logger: logger)
         let ownership = LinkOwnership(userRules: rules, deferredAssociations: associations, claims: claims)
         table.replace(with: ownership)
-        let pending = Array(associations.values)
-        let logger = logger
-        Task.detached(priority: .utility) { Self.compile(pending, logger: logger) }
         return ownership
     }
 
-    /// Compiles each association not compiled yet, logging the malformed ones.
+    /// Compiles each association not compiled yet, logging the malformed ones (at each rebuild).
     nonisolated static func compile(_ associations: [DeferredAssociation], logger: Logger) {
         for association in associations {
             if case .failure(let error) = association.compile() {
