@@ -97,21 +97,28 @@ public actor AssociationLoader {
     }
 
     /// Fetches the association of every claimed domain that has no installed file and whose record
-    /// is due (never checked, or its next check passed), one at a time, then rebuilds the table.
-    /// A second call while one runs returns at once: the running one sees the same claims.
+    /// is due (never checked, or its next check passed), a few at a time (`Verifier.fetchesAtOnce`:
+    /// slow sites do not hold up the others), then rebuilds the table. A second call while one
+    /// runs returns at once: the running one sees the same claims.
     public func verifyDueDomains() async {
         guard !verifying else { return }
         verifying = true
         defer { verifying = false }
+        let claimants = Self.claimants(of: currentClaims())
+        let now = Date()
+        let due = claimants.keys.sorted().filter { installed.files[$0] == nil }.compactMap { domain in
+            (try? AssociatedDomain(domain)).flatMap { verifier.cache.needsVerification($0, at: now) ? $0 : nil }
+        }
+        guard !due.isEmpty else { return }
         var changed = false
-        for (domain, claimants) in Self.claimants(of: currentClaims()).sorted(by: { $0.key < $1.key })
-        where installed.files[domain] == nil {
-            guard let name = try? AssociatedDomain(domain), verifier.cache.needsVerification(name, at: Date()) else { continue }
-            do {
-                let record = try await verifier.verify(domain: name) { bytes in try Self.validate(bytes, naming: claimants) }
+        await verifier.verify(due, validate: { domain, bytes in
+            try Self.validate(bytes, naming: claimants[domain.name] ?? [])
+        }) { domain, result in
+            switch result {
+            case .success(let record):
                 logger.notice("verified \(domain): \(record)")
                 changed = true
-            } catch {
+            case .failure(let error):
                 logger.warning("the verification record of \(domain) could not be stored: \(error)")
             }
         }
