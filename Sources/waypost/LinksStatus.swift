@@ -13,6 +13,8 @@ struct ClaimedDomains {
         let domain: String
         let source: String
         let state: String
+        /// What the association's file says but Waypost ignores (a query item that is not a string).
+        var warnings: [String] = []
     }
 
     let directories: AssociationDirectories
@@ -45,16 +47,23 @@ struct ClaimedDomains {
                         try AssociationLoader.validate(file.bytes, naming: [app])
                         state = "installed: names \(app)"
                     } catch { state = "installed, not used: \(error)" }
-                    rows.append(Row(app: app, claim: claim.description, domain: domain, source: file.path, state: state))
+                    rows.append(Row(app: app, claim: claim.description, domain: domain, source: file.path, state: state,
+                                    warnings: Self.warnings(file.bytes)))
                 } else if let name = try? AssociatedDomain(domain) {
                     let record = (try? cache.record(for: name)) ?? VerificationRecord(notYet: name)
-                    rows.append(Row(app: app, claim: claim.description, domain: domain, source: "fetched from \(name.associationFileURL)", state: record.description))
+                    rows.append(Row(app: app, claim: claim.description, domain: domain, source: "fetched from \(name.associationFileURL)", state: record.description,
+                                    warnings: record.servedFile(at: Date()).map(Self.warnings) ?? []))
                 } else {
                     rows.append(Row(app: app, claim: claim.description, domain: domain, source: "none", state: "cannot be fetched: not a domain name"))
                 }
             }
         }
         return rows
+    }
+
+    /// The warnings of an association file's bytes (none for bytes that are refused: the state says why).
+    static func warnings(_ bytes: [UInt8]) -> [String] {
+        ((try? AssociationFile(json: bytes))?.warnings ?? []).map(\.description)
     }
 }
 
@@ -84,6 +93,7 @@ extension Links {
                 print("\(row.claim)  \(row.app)")
                 print("    association: \(row.source)")
                 print("    state: \(row.state)")
+                for warning in row.warnings { print("    warning: \(warning)") }
             }
             var rules = AssociationFileSet.user(domains.directories)
             _ = rules.refresh()

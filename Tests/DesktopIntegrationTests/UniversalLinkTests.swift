@@ -231,6 +231,30 @@ import TestSupport
         #expect(list.output.contains("paper.invalid  org.example.News"), "\(list.output)")
     }
 
+    /// A value Apple's matcher ignores (a query item that is not a string) no longer sends the
+    /// site's every link to the browser: it is ignored, and `links list` and `links match` say so.
+    @Test func aQueryItemThatIsNotAStringIsIgnoredWithAWarning() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installNews(desktop)
+        let json = #"{"applinks": {"details": [{"appIDs": ["org.example.News"], "components": [{"/": "/story/*", "?": {"id": 7}}]}]}}"#
+        try storeVerified(desktop, "news.example", json)
+        try await TestSupport.waitUntil("the daemon reads the verified copy", context: desktop.busLog) {
+            try await desktop.waypost("explain", "https://news.example/story/1").output.contains("the association of news.example")
+        }
+        let warning = #"warning: at $.applinks.details[0].components[0]["?"].id: expected a string, found a number; the query item is ignored"#
+        let list = try await desktop.waypost("links", "list")
+        #expect(list.status == 0, "\(list.errors)")
+        #expect(list.output.contains("    " + warning), "\(list.output)")
+
+        let file = desktop.root.appendingPathComponent("news.json")
+        try Data(json.utf8).write(to: file)
+        let match = try await desktop.waypost("links", "match", "--association", file.path, "https://news.example/story/1")
+        #expect(match.status == 0, "\(match.errors)")
+        #expect(match.errors.contains(warning), "\(match.errors)")
+        #expect(match.output.contains(#""apps":["org.example.News"]"#), "\(match.output)")
+    }
+
     @Test func verifyRecordsAFailureAndLinksKeepGoingToTheBrowser() async throws {
         let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
