@@ -67,6 +67,33 @@ import TestSupport
         #expect(desktop.received("org.example.Shop").count == 3, "the app got nothing it does not own")
     }
 
+    /// A domain whose association costs more to match than a decision may: its costly links go to
+    /// the browser at once, the daemon says so once for the domain, and its cheap links still open
+    /// in the app.
+    @Test func aLinkOverTheStepBudgetGoesToTheBrowserAndIsLoggedOncePerDomain() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await desktop.installApp(
+            "org.example.Shop", mimeTypes: [], declarations: [("main", ["kind": "window-group"])],
+            scenes: [(id: "products", declaration: "main", modifiers: [([], ["*"])])], associatedDomains: ["shop.example"])
+        try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https"])
+        try Data("[Default Applications]\nx-scheme-handler/https=org.example.Browser.desktop;\n".utf8).write(to: desktop.mimeAppsList)
+        // A variable of 1,000 values referenced 16 times: within the file limits, costly on a long path.
+        let values = (0..<1000).map { $0 == 0 ? #""a""# : #""a\#($0)""# }.joined(separator: ",")
+        try desktop.installAssociation("shop.example", #"{"applinks": {"substitutionVariables": {"v": [\#(values)]}, "details": [{"appIDs": ["org.example.Shop"], "components": [{"/": "/\#(String(repeating: "$(v)*", count: 16))x"}]}]}}"#)
+        try #require(await desktop.waypost("install", "--web").status == 0)
+        try await desktop.start("org.example.Shop")
+
+        let costly = "https://shop.example/" + String(repeating: "a", count: 60_000) + "x"
+        for _ in 0..<2 { #expect(try await desktop.run("/usr/bin/gio", ["open", costly]).status == 0) }
+        try await waitUntil("the browser has both costly links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 2 }
+        let cheap = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/" + String(repeating: "a", count: 16) + "x"])
+        #expect(cheap.status == 0, "\(cheap.errors)")
+        #expect(desktop.received("org.example.Shop").count == 1)
+        #expect(desktop.busLog.components(separatedBy: "the association of shop.example costs more to match than a decision may").count == 2,
+                "\(desktop.busLog.suffix(2000))")
+    }
+
     @Test func anOwningAppThatIsNotRunningIsStartedAndGetsTheLinkOnce() async throws {
         let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
