@@ -56,7 +56,7 @@ public struct Verifier: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         each: (AssociatedDomain, Result<VerificationRecord, AssociationCacheError>) -> Void
     ) async {
-        await withTaskGroup(of: (AssociatedDomain, Result<VerificationRecord, AssociationCacheError>).self) { group in
+        await withTaskGroup(of: (AssociatedDomain, Result<VerificationRecord, AssociationCacheError>).self, isolation: isolation) { group in
             var waiting = domains[...]
             for _ in 0..<max(1, atOnce) {
                 guard let domain = waiting.popFirst() else { break }

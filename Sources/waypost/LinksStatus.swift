@@ -132,24 +132,28 @@ extension Links {
             if wanted.isEmpty { print("no claimed domain needs fetching") }
             let verifier = Verifier(cache: AssociationCache(claimed.directories))
             var allVerified = true
+            var names: [AssociatedDomain] = []
             for domain in wanted {
-                guard let apps = claimants[domain] else {
+                guard claimants[domain] != nil else {
                     printError("waypost links verify: no installed app claims \(domain)")
                     allVerified = false
                     continue
                 }
-                let name: AssociatedDomain
-                do { name = try AssociatedDomain(domain) } catch {
+                do { names.append(try AssociatedDomain(domain)) } catch {
                     printError("waypost links verify: \(error)")
                     allVerified = false
-                    continue
                 }
-                do {
-                    let record = try await verifier.verify(domain: name) { bytes in try AssociationLoader.validate(bytes, naming: apps) }
-                    print("\(domain): \(record)")
+            }
+            // A few at a time, as the daemon fetches; each printed as it is stored.
+            await verifier.verify(names, validate: { name, bytes in
+                try AssociationLoader.validate(bytes, naming: claimants[name.name] ?? [])
+            }) { name, result in
+                switch result {
+                case .success(let record):
+                    print("\(name): \(record)")
                     if record.state != .verified { allVerified = false }
-                } catch {
-                    printError("waypost links verify: \(domain): \(error)")
+                case .failure(let error):
+                    printError("waypost links verify: \(name): \(error)")
                     allVerified = false
                 }
             }
