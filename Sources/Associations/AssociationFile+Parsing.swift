@@ -1,3 +1,5 @@
+// One file: every key of the format is read here, with the limits that bound what a file costs;
+// they change together when the format does.
 import FoundationEssentials
 
 extension AssociationFile {

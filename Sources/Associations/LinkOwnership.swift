@@ -1,3 +1,6 @@
+// One file: the ownership decision and the values it answers with (decisions, reasons, rule
+// sources), which change together whenever a reason for a link's owner is added.
+
 /// A file of the user's own in `$XDG_CONFIG_HOME/waypost/associations/`: the `applinks`
 /// vocabulary, naming any desktop entry (an app, or a browser: "work links in the work browser").
 /// It needs no agreement from the app, and comes before every association. Its components may
