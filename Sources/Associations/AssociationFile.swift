@@ -25,7 +25,7 @@ public struct AssociationFile: Sendable {
     /// At most this many values of the file's own variables, summed over every reference to them:
     /// what a match may have to try at each position of a link.
     public static let maximumExpandedValues = 16 * 1024
-    /// At most this many steps (bytes compared, positions tried) per decision, over every pattern
+    /// At most this many steps (bytes compared, positions tried, query items looked at) per decision, over every pattern
     /// tried: past it, the match stops and says so (`AssociationMatch.isOverBudget`).
     public static let stepBudget = 1_000_000
 

@@ -52,6 +52,9 @@ final class Component: Sendable {
             let items = link.queryItems(spelling)
             for rule in rules {
                 var seen = false
+                // Each item looked at is a step: rules × items could otherwise cost what no budget sees.
+                link.steps += items.count
+                if link.isOverBudget { return false }
                 for item in items where item.name == rule.name {
                     seen = true
                     if !rule.value.matches(item.value, steps: &link.steps, budget: link.budget) { return false }

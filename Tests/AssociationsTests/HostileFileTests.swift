@@ -52,6 +52,17 @@ import Testing
         }
     }
 
+    @Test("thousands of query item rules against thousands of items stop at the budget")
+    func queryItemsOverBudget() throws {
+        let rules = (0..<5000).map { #""k\#($0)": "*""# }.joined(separator: ",")
+        let file = try components(#"[{"/": "/s", "?": {\#(rules)}}]"#)
+        let query = (0..<5000).map { "k\($0)=v" }.joined(separator: "&")
+        let match = file.match(try WebLink("https://x.example/s?" + query), opener: .known(nil))
+        #expect(match.isOverBudget, "\(match.reason)")
+        // The same rules against a short query are decided.
+        #expect(file.match(try WebLink("https://x.example/s?k1=v"), opener: .known(nil)).apps == ["A"])
+    }
+
     @Test("a usual file's decision stays far inside the budget")
     func usualFileWithinBudget() throws {
         let file = try components(#"[{"/": "/$(lang)_$(region)/buy/*"}, {"/": "/help/*", "?": {"id": "?*"}}]"#)
