@@ -183,8 +183,11 @@ demo: deps build
 
 # libFuzzer on the parsers that take input from elsewhere (Fuzz/, a package of its own): each target for
 # FUZZ_SECONDS (default 600), from the seeds in Fuzz/Corpus/<name> plus what earlier runs found
-# (Fuzz/.build/corpus). A crash stops with the input in Fuzz/.build/artifacts and fails the target.
+# (Fuzz/.build/corpus). A crash, an input that runs longer than FUZZ_TIMEOUT seconds, or one that
+# takes the process past FUZZ_RSS_MB stops with the input in Fuzz/.build/artifacts and fails the target.
 FUZZ_SECONDS ?= 600
+FUZZ_TIMEOUT ?= 10
+FUZZ_RSS_MB ?= 2048
 FUZZERS := uri-grammar conditions scenario associations message-reader
 .PHONY: fuzz
 fuzz: deps
@@ -193,10 +196,10 @@ fuzz: deps
 	for name in $(FUZZERS); do \
 	  mkdir -p Fuzz/.build/corpus/$$name Fuzz/.build/artifacts; \
 	  echo "fuzz-$$name: $(FUZZ_SECONDS) s"; \
-	  status=0; "$$bin/fuzz-$$name" -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=Fuzz/.build/artifacts/$$name- \
+	  status=0; "$$bin/fuzz-$$name" -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) -rss_limit_mb=$(FUZZ_RSS_MB) -print_final_stats=1 -artifact_prefix=Fuzz/.build/artifacts/$$name- \
 	    Fuzz/.build/corpus/$$name Fuzz/Corpus/$$name > Fuzz/.build/$$name.log 2>&1 || status=$$?; \
-	  grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::peak_rss_mb|INFO: seed corpus|==[0-9]+==ERROR|SUMMARY)' Fuzz/.build/$$name.log || true; \
-	  test $$status -eq 0 || { echo "fuzz-$$name found a crash: see Fuzz/.build/$$name.log and Fuzz/.build/artifacts" >&2; exit 1; }; \
+	  grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::peak_rss_mb|INFO: seed corpus|==[0-9]+== ?ERROR|SUMMARY)' Fuzz/.build/$$name.log || true; \
+	  test $$status -eq 0 || { echo "fuzz-$$name found a crash, a slow input or one past the memory limit: see Fuzz/.build/$$name.log and Fuzz/.build/artifacts" >&2; exit 1; }; \
 	done
 
 bench: bench-routing bench-bus bench-dispatch bench-open bench-associations

@@ -9,8 +9,9 @@ import Dispatch
 /// transfer stops there); connecting within `connectTimeout`, all done within `totalTimeout`.
 /// Name resolution, proxies (`https_proxy`) and the CA bundle are the system's, as libcurl sets them.
 ///
-/// Transfers run one at a time on the fetcher's serial queue, never on the caller's thread; a
-/// fetch cannot be cancelled, only bounded by the timeouts.
+/// Each transfer blocks a thread of the fetcher's concurrent queue, never the caller's (nor a Swift
+/// concurrency thread), so that several run at once (`Verifier.verify(_:)` bounds how many); a fetch
+/// cannot be cancelled, only bounded by the timeouts.
 public final class AssociationFetcher: Sendable {
     /// Apple's limit for an association file.
     public static let sizeLimit = 128 << 10
@@ -32,7 +33,7 @@ public final class AssociationFetcher: Sendable {
     }
 
     public let limits: Limits
-    private let queue = DispatchQueue(label: "io.waypost.association-fetcher")
+    private let queue = DispatchQueue(label: "io.waypost.association-fetcher", attributes: .concurrent)
 
     public init(limits: Limits = .standard) {
         self.limits = limits

@@ -42,4 +42,36 @@ public struct Verifier: Sendable {
         try cache.store(record)
         return record
     }
+
+    /// How many domains `verify(_:)` fetches at once: enough that a few slow or silent sites do
+    /// not hold up the others (each may take the whole `totalTimeout`), few enough to stay polite.
+    public static let fetchesAtOnce = 8
+
+    /// Verifies each domain, `atOnce` at a time, in the order given; `each` hears of each record as
+    /// it is stored (or why it could not be), in the order they finish, in the caller's isolation.
+    /// - Parameter validate: as for `verify(domain:validate:)`, told which domain the file is for.
+    public func verify(
+        _ domains: [AssociatedDomain], atOnce: Int = Self.fetchesAtOnce,
+        validate: @escaping @Sendable (AssociatedDomain, [UInt8]) throws -> Void,
+        isolation: isolated (any Actor)? = #isolation,
+        each: (AssociatedDomain, Result<VerificationRecord, AssociationCacheError>) -> Void
+    ) async {
+        await withTaskGroup(of: (AssociatedDomain, Result<VerificationRecord, AssociationCacheError>).self, isolation: isolation) { group in
+            var waiting = domains[...]
+            for _ in 0..<max(1, atOnce) {
+                guard let domain = waiting.popFirst() else { break }
+                group.addTask { await (domain, self.result(domain, validate)) }
+            }
+            for await (domain, result) in group {
+                each(domain, result)
+                if let next = waiting.popFirst() { group.addTask { await (next, self.result(next, validate)) } }
+            }
+        }
+    }
+
+    private func result(
+        _ domain: AssociatedDomain, _ validate: @Sendable (AssociatedDomain, [UInt8]) throws -> Void
+    ) async -> Result<VerificationRecord, AssociationCacheError> {
+        do { return .success(try await verify(domain: domain) { bytes in try validate(domain, bytes) }) } catch { return .failure(error) }
+    }
 }

@@ -1,3 +1,5 @@
+// One file: every key of the format is read here, with the limits that bound what a file costs;
+// they change together when the format does.
 import FoundationEssentials
 
 extension AssociationFile {
@@ -13,11 +15,17 @@ extension AssociationFile {
         static func parse(_ json: some Collection<UInt8>) throws(AssociationFileError) -> Result {
             guard json.count <= AssociationFile.maximumBytes else {
                 throw AssociationFileError(
-                    path: "$", problem: "the file is \(json.count) bytes; at most \(AssociationFile.maximumBytes) are read")
+                    path: "$", problem: "the file is \(json.count) bytes; at most \(AssociationFile.maximumBytes) are read", exceeded: .size)
+            }
+            let depth = Self.nesting(json)
+            guard depth <= AssociationFile.maximumNesting else {
+                throw AssociationFileError(
+                    path: "$", problem: "arrays and objects are nested \(depth) deep; at most \(AssociationFile.maximumNesting) are read",
+                    exceeded: .nesting)
             }
             let document: JSONValue
             do {
-                document = try JSONDecoder().decode(JSONValue.self, from: Data(json))
+                document = try JSONDecoder().decode(JSONDocument.self, from: Data(json)).value
             } catch let error as DecodingError {
                 throw Self.describe(error)
             } catch {
@@ -36,19 +44,26 @@ extension AssociationFile {
             if let value = appLinks["substitutionVariables"] {
                 let path = appLinksPath.appending("substitutionVariables")
                 for (name, values) in try object(value, at: path) {
-                    variables[name] = try strings(values, at: path.appending(name))
+                    let list = try strings(values, at: path.appending(name))
+                    guard list.count <= AssociationFile.maximumVariableValues else {
+                        throw AssociationFileError(
+                            path: path.appending(name).description,
+                            problem: "the variable has \(list.count) values; at most \(AssociationFile.maximumVariableValues) are read",
+                            exceeded: .substitutions)
+                    }
+                    variables[name] = list
                 }
             }
             var compiler = PatternCompiler(fileVariables: variables)
             let fileDefaults = try appLinks["defaults"].map { value throws(AssociationFileError) in
-                try settings(value, at: appLinksPath.appending("defaults"))
+                try settings(value, at: appLinksPath.appending("defaults"), warnings: &result.warnings)
             }
             let fileLevel = Level(settings: fileDefaults ?? ComponentSettings(), path: appLinksPath.appending("defaults"))
 
             guard let detailsValue = appLinks["details"] else { return result }
             let detailsPath = appLinksPath.appending("details")
             guard case .array(let entries) = detailsValue else {
-                let form = if case .object = detailsValue { " (the iOS 9 form keyed by app ID is not read)" } else { "" }
+                let form = detailsValue.kind == "an object" ? " (the iOS 9 form keyed by app ID is not read)" : ""
                 throw AssociationFileError(
                     path: detailsPath.description, problem: "expected an array of details entries, found \(detailsValue.kind)\(form)")
             }
@@ -64,7 +79,7 @@ extension AssociationFile {
                     apps = []
                 }
                 let entryDefaults = try entry["defaults"].map { value throws(AssociationFileError) in
-                    try settings(value, at: entryPath.appending("defaults"))
+                    try settings(value, at: entryPath.appending("defaults"), warnings: &result.warnings)
                 }
                 let entryLevel = Level(settings: entryDefaults ?? ComponentSettings(), path: entryPath.appending("defaults"))
 
@@ -77,8 +92,14 @@ extension AssociationFile {
                     var components: [Component] = []
                     for (index, componentValue) in list.enumerated() {
                         let componentPath = componentsPath.appending(index)
-                        let own = Level(settings: try settings(componentValue, at: componentPath), path: componentPath)
+                        let own = Level(settings: try settings(componentValue, at: componentPath, warnings: &result.warnings), path: componentPath)
                         components.append(compile([own, entryLevel, fileLevel], &compiler, &result.warnings))
+                        guard compiler.expandedValues <= AssociationFile.maximumExpandedValues else {
+                            throw AssociationFileError(
+                                path: componentPath.description,
+                                problem: "substitution variables' values times their references reach \(compiler.expandedValues) here; at most \(AssociationFile.maximumExpandedValues) are compiled",
+                                exceeded: .substitutions)
+                        }
                     }
                     rules = .components(components, checks: components.map { PathPrefixCheck($0.path, $0.spelling) })
                 } else if let value = entry["paths"] {
@@ -135,14 +156,16 @@ extension AssociationFile {
                 })
             }
             return Component(
-                path: pattern(merged.path, key: "/") { $0.path != nil }, query: query,
+                path: pattern(merged.path.map(PatternCompiler.pathForm), key: "/") { $0.path != nil }, query: query,
                 fragment: pattern(merged.fragment, key: "#") { $0.fragment != nil },
                 exclude: merged.exclude ?? false, spelling: spelling, openers: merged.openers.map(Set.init),
                 own: levels[0].settings)
         }
 
         /// A components object (or defaults): the keys Apple defines, typed; others ignored.
-        private static func settings(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> ComponentSettings {
+        private static func settings(
+            _ value: JSONValue, at path: JSONPath, warnings: inout [AssociationFileError]
+        ) throws(AssociationFileError) -> ComponentSettings {
             let fields = try object(value, at: path)
             var settings = ComponentSettings()
             settings.path = try fields["/"].map { value throws(AssociationFileError) in try string(value, at: path.appending("/")) }
@@ -152,7 +175,16 @@ extension AssociationFile {
             case .string(let pattern)?: settings.query = .pattern(pattern)
             case .object(let items)?:
                 var patterns: [String: String] = [:]
-                for (name, itemValue) in items { patterns[name] = try string(itemValue, at: path.appending("?").appending(name)) }
+                // Apple's matcher skips an item whose pattern is not a string; so does Waypost, saying so.
+                for name in items.keys.sorted() {
+                    guard case .string(let pattern) = items[name]! else {
+                        warnings.append(AssociationFileError(
+                            path: path.appending("?").appending(name).description,
+                            problem: "expected a string, found \(items[name]!.kind); the query item is ignored, as Apple's matcher ignores it"))
+                        continue
+                    }
+                    patterns[name] = pattern
+                }
                 settings.query = .items(patterns)
             case let other?:
                 throw AssociationFileError(
@@ -242,6 +274,29 @@ extension AssociationFile {
             AssociationFileError(path: path.description, problem: "expected \(expected), found \(value.kind)")
         }
 
+        /// How deep arrays and objects nest, counted over the bytes before JSONDecoder reads them
+        /// (brackets inside strings are text); the count stops once past the limit.
+        static func nesting(_ json: some Collection<UInt8>) -> Int {
+            var depth = 0, deepest = 0
+            var inString = false, escaped = false
+            for byte in json {
+                if inString {
+                    if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    depth += 1
+                    deepest = max(deepest, depth)
+                    if deepest > AssociationFile.maximumNesting { return deepest }
+                case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+                default: break
+                }
+            }
+            return deepest
+        }
+
         private static func describe(_ error: DecodingError) -> AssociationFileError {
             switch error {
             case .dataCorrupted(let context) where !context.codingPath.isEmpty:
@@ -260,6 +315,6 @@ extension PatternCompiler {
     static func compileLegacy(_ source: String) -> Pattern {
         var compiler = PatternCompiler(fileVariables: [:], expandsVariables: false)
         // Nothing expands, so nothing can be undefined.
-        return (try? compiler.compile(source, Spelling())) ?? Pattern(unmatchable: source)
+        return (try? compiler.compile(pathForm(source), Spelling())) ?? Pattern(unmatchable: source)
     }
 }

@@ -17,6 +17,17 @@
 public struct AssociationFile: Sendable {
     /// At most this many bytes: what Waypost fetches from a domain, as Apple's CDN does.
     public static let maximumBytes = 128 * 1024
+    /// At most this deep may arrays and objects nest, anywhere in the file: the format needs six
+    /// levels (`applinks`, `details`, an entry, `components`, a component, its `"?"` items).
+    public static let maximumNesting = 32
+    /// At most this many values per substitution variable the file defines.
+    public static let maximumVariableValues = 1024
+    /// At most this many values of the file's own variables, summed over every reference to them:
+    /// what a match may have to try at each position of a link.
+    public static let maximumExpandedValues = 16 * 1024
+    /// At most this many steps (bytes compared, positions tried, query items looked at) per decision, over every pattern
+    /// tried: past it, the match stops and says so (`AssociationMatch.isOverBudget`).
+    public static let stepBudget = 1_000_000
 
     struct Details: Sendable {
         let apps: [String]
@@ -66,15 +77,22 @@ public struct AssociationFile: Sendable {
 
     /// `match`, with the opener perhaps still being found: a component naming openers that the
     /// link reaches then stops the match, which `needsOpener` says.
-    public func match(_ link: WebLink, opener: OpenerFact) -> AssociationMatch {
-        var subject = LinkSubject(link, opener: opener)
+    /// - Parameter budget: the steps the match may take (`stepBudget`); past them it stops, and
+    ///   the match says so (`isOverBudget`) and names no app.
+    public func match(_ link: WebLink, opener: OpenerFact, budget: Int = AssociationFile.stepBudget) -> AssociationMatch {
+        var subject = LinkSubject(link, opener: opener, budget: budget)
+        let overBudget = { (subject: LinkSubject) in
+            AssociationMatch(apps: [], details: nil, component: nil, excluded: false, why: .overBudget(steps: subject.steps, budget: budget))
+        }
         var tried = 0
         for (entryIndex, entry) in details.enumerated() {
             switch entry.rules {
             case .components(let components, let checks):
                 for index in checks.indices where subject.admits(checks[index]) {
                     let component = components[index]
-                    guard component.matches(&subject) else {
+                    let matched = component.matches(&subject)
+                    if subject.isOverBudget { return overBudget(subject) }
+                    guard matched else {
                         if subject.awaitsOpener {
                             return AssociationMatch(apps: [], details: nil, component: nil, excluded: false, why: .awaitingOpener)
                         }
@@ -86,7 +104,11 @@ public struct AssociationFile: Sendable {
                 }
                 tried += components.count
             case .paths(let paths):
-                for (index, path) in paths.enumerated() where path.pattern.matches(link.path) {
+                for (index, path) in paths.enumerated() {
+                    let text = subject.path(PatternCompiler.Spelling())
+                    let matched = path.pattern.matches(path: text, steps: &subject.steps, budget: subject.budget)
+                    if subject.isOverBudget { return overBudget(subject) }
+                    guard matched else { continue }
                     return AssociationMatch(
                         entry: entry, details: entryIndex, component: index, excluded: path.exclude, rule: .path(path.pattern.source))
                 }
@@ -114,6 +136,11 @@ public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
     public var needsOpener: Bool {
         if case .awaitingOpener = why { true } else { false }
     }
+    /// Whether matching stopped at its step budget: the file's patterns cost more than a decision
+    /// may, and no app has the link by it.
+    public var isOverBudget: Bool {
+        if case .overBudget = why { true } else { false }
+    }
     /// What `reason` is written from, kept as parts: most decisions are never explained, and
     /// writing the text costs more than the matching.
     private let why: Why
@@ -123,6 +150,7 @@ public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
         case noMatch(tried: Int, entries: Int)
         case noAppLinks
         case awaitingOpener
+        case overBudget(steps: Int, budget: Int)
         case given(String)
     }
 
@@ -142,6 +170,8 @@ public struct AssociationMatch: Sendable, Equatable, CustomStringConvertible {
             return "the file has no applinks section"
         case .awaitingOpener:
             return "a component that names openers is reached before the opener is known"
+        case .overBudget(let steps, let budget):
+            return "matching stopped after \(steps) steps, over the \(budget) a decision may take"
         case .noMatch(let tried, let entries):
             return "no component matches (\(tried) tried in \(entries) details \(entries == 1 ? "entry" : "entries"))"
         case .matched(let rule, let entryApps):
@@ -188,10 +218,23 @@ public struct AssociationFileError: Error, CustomStringConvertible, Equatable, S
     /// JSONPath of the offending value: `$.applinks.details[1].components[0]["?"]`.
     public let path: String
     public let problem: String
+    /// The limit the file goes past, when that is the problem.
+    public let exceeded: Limit?
 
-    public init(path: String, problem: String) {
+    /// A limit on what a file may make Waypost do.
+    public enum Limit: Sendable, Equatable {
+        /// `AssociationFile.maximumBytes`.
+        case size
+        /// `AssociationFile.maximumNesting`.
+        case nesting
+        /// `maximumVariableValues` or `maximumExpandedValues`.
+        case substitutions
+    }
+
+    public init(path: String, problem: String, exceeded: Limit? = nil) {
         self.path = path
         self.problem = problem
+        self.exceeded = exceeded
     }
 
     public var description: String { "at \(path): \(problem)" }

@@ -31,8 +31,8 @@ final class Component: Sendable {
     /// components object specifies"). The opener is asked last, so that a link the other parts turn
     /// away never waits for it; while it is still being found, `link.awaitsOpener` is set.
     func matches(_ link: inout LinkSubject) -> Bool {
-        if let path, !path.matches(link.path(spelling)) { return false }
-        if let fragment, !fragment.matches(link.fragment(spelling)) { return false }
+        if let path, !path.matches(path: link.path(spelling), steps: &link.steps, budget: link.budget) { return false }
+        if let fragment, !fragment.matches(link.fragment(spelling), steps: &link.steps, budget: link.budget) { return false }
         guard matchesQuery(&link) else { return false }
         guard let openers else { return true }
         switch link.opener {
@@ -47,17 +47,20 @@ final class Component: Sendable {
     private func matchesQuery(_ link: inout LinkSubject) -> Bool {
         switch query {
         case nil: return true
-        case .whole(let pattern): return pattern.matches(link.query(spelling))
+        case .whole(let pattern): return pattern.matches(link.query(spelling), steps: &link.steps, budget: link.budget)
         case .items(let rules):
             let items = link.queryItems(spelling)
             for rule in rules {
                 var seen = false
+                // Each item looked at is a step: rules × items could otherwise cost what no budget sees.
+                link.steps += items.count
+                if link.isOverBudget { return false }
                 for item in items where item.name == rule.name {
                     seen = true
-                    if !rule.value.matches(item.value) { return false }
+                    if !rule.value.matches(item.value, steps: &link.steps, budget: link.budget) { return false }
                 }
                 // An absent item is the empty string.
-                if !seen, !rule.value.matches("") { return false }
+                if !seen, !rule.value.matches("", steps: &link.steps, budget: link.budget) { return false }
             }
             return true
         }
@@ -75,7 +78,10 @@ struct PathPrefixCheck: Sendable {
 
     init(_ path: Pattern?, _ spelling: PatternCompiler.Spelling) {
         self.spelling = spelling
-        let prefix = path?.literalPrefix.prefix(8) ?? []
+        var literal = path?.literalPrefix ?? []
+        // `/buy/*` matches `/buy` too: its prefix is checked without the slash that may be absent.
+        if path?.endsInDirectory == true, literal.last == UInt8(ascii: "/") { literal.removeLast() }
+        let prefix = literal.prefix(8)
         length = prefix.count
         bits = Self.word(prefix)
         mask = length == 8 ? ~0 : (1 << UInt64(8 * length)) - 1
@@ -173,20 +179,28 @@ struct LinkSubject {
     let opener: OpenerFact
     /// Set when a component named openers while the opener was still `pending`: the match stops there.
     var awaitsOpener = false
+    /// The work of the decision so far, over every pattern tried, and where it stops.
+    var steps = 0
+    let budget: Int
     private var paths = Spellings<String>()
     private var pathWords = Spellings<(word: UInt64, count: Int)>()
     private var queries = Spellings<String>()
     private var fragments = Spellings<String>()
     private var items = Spellings<[QueryItem]>()
 
-    init(_ link: WebLink, opener: OpenerFact) {
+    init(_ link: WebLink, opener: OpenerFact, budget: Int = AssociationFile.stepBudget) {
         self.link = link
         self.opener = opener
+        self.budget = budget
     }
 
+    var isOverBudget: Bool { steps > budget }
+
+    /// The link's path as Apple's matcher compares it: a doubled leading slash made one and a
+    /// trailing slash removed (`//buy/` is `/buy`), as path patterns are (`PatternCompiler.pathForm`).
     mutating func path(_ spelling: PatternCompiler.Spelling) -> String {
         if let made = paths[spelling] { return made }
-        let made = Self.spell(link.path, spelling)
+        let made = Self.spell(PatternCompiler.pathForm(link.path), spelling)
         paths[spelling] = made
         return made
     }

@@ -1,11 +1,10 @@
 import Synchronization
 
-/// An association file kept as its bytes until a link first needs it, then parsed and compiled once.
+/// An association file's bytes and, once compiled, what they compile to: the loader keeps one per
+/// source, so that bytes that did not change are not compiled again at the next rebuild.
 ///
-/// Compiling costs about 0.3 ms for a file of 50 components (JSON decoding is most of it), so a
-/// daemon that compiled every installed file at start would wait 0.3 s per thousand files; it reads
-/// them instead, routes at once, and compiles in the background (`compile()`), while a link that
-/// arrives first compiles only its own domain's file.
+/// Compiled before any table that uses it is published (`LinkOwnership(deferredAssociations:)`),
+/// never by a decision: a decision never waits for a compile, nor for this lock held by one.
 public final class DeferredAssociation: Sendable {
     public let bytes: [UInt8]
     /// Where the bytes came from, for messages.
@@ -37,4 +36,7 @@ public final class DeferredAssociation: Sendable {
 
     /// The compiled file, nil when the bytes are malformed (such an association names no app).
     public var file: AssociationFile? { try? compile().get() }
+
+    /// Whether `compile()` has run: a table never holds an association that has not.
+    public var isCompiled: Bool { compiled.withLock { $0 != nil } }
 }

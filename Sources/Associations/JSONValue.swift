@@ -1,84 +1,24 @@
 import FoundationEssentials
 
-/// A JSON document as JSONDecoder reads it, to be interpreted key by key with the path of each
-/// value at hand, so that a refusal can say where the problem is.
-enum JSONValue: Decodable, Sendable {
+/// The parts of a JSON document the applinks format defines, as JSONDecoder reads them, to be
+/// interpreted key by key with the path of each value at hand, so that a refusal can say where.
+///
+/// Only what the format defines is decoded: a key Waypost ignores (`comment`, `webcredentials`, any
+/// unknown key) is never decoded, and a value of an unexpected kind is only named (`unread`), its
+/// contents never decoded. So the work is bounded by the format's own few levels, whatever is
+/// nested in what is ignored (JSONDecoder only scans it once).
+enum JSONValue: Sendable {
     case null
     case bool(Bool)
     case number(Double)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+    /// An array or object where the format holds neither: its kind only.
+    case unread(Container)
 
-    /// The document: an object is expected.
-    init(from decoder: any Decoder) throws {
-        try self.init(decoder, expecting: .object)
-    }
-
-    /// JSONDecoder says what a value is only by throwing when it is not what was asked, and each
-    /// wrong guess costs an error (most of the time a file took to load). So each value is asked
-    /// first for what the applinks format puts at its place, passed down as the type decoded;
-    /// any other kind is still read.
-    init(_ decoder: any Decoder, expecting expected: Expectation) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-            return
-        }
-        // A wrong guess is a type mismatch here; any other error comes from inside a member and
-        // is passed on, never retried under another guess (which would cost 2^depth).
-        func attempt(_ expectation: Expectation) throws -> JSONValue? {
-            do {
-                return switch expectation {
-                case .string: .string(try container.decode(String.self))
-                case .bool: .bool(try container.decode(Bool.self))
-                case .object: .object(try container.decode(Fields.self).fields)
-                case .variables: .object(try container.decode(VariableFields.self).fields)
-                case .objects: .array(try container.decode([ExpectedObject].self).map(\.value))
-                case .strings: .array(try container.decode([ExpectedString].self).map(\.value))
-                }
-            } catch DecodingError.typeMismatch {
-                return nil
-            }
-        }
-        if let value = try attempt(expected) {
-            self = value
-            return
-        }
-        for other in [Expectation.string, .object, .bool, .strings] where other != expected {
-            if let value = try attempt(other) {
-                self = value
-                return
-            }
-        }
-        if let value = try? container.decode(Double.self) {
-            self = .number(value)
-            return
-        }
-        // What is left: a number beyond Double's range, or a string that is not valid Unicode.
-        throw DecodingError.dataCorrupted(.init(
-            codingPath: decoder.codingPath, debugDescription: "a number out of range or a string that is not valid Unicode"))
-    }
-
-    /// What the format holds at a place.
-    enum Expectation: Sendable {
-        case string, bool, object
-        /// An object of arrays of strings: `substitutionVariables`.
-        case variables
-        /// Arrays of objects (`details`, `components`) and of strings (`appIDs`, `paths`).
-        case objects, strings
-
-        /// What the format holds under this key of an object.
-        static func under(_ key: String) -> Expectation {
-            switch key {
-            case "applinks", "defaults", "webcredentials", "appclips", "activitycontinuation": .object
-            case "substitutionVariables": .variables
-            case "details", "components": .objects
-            case "appIDs", "paths", "apps", "opener", "hosts": .strings
-            case "exclude", "caseSensitive", "percentEncoded": .bool
-            default: .string
-            }
-        }
+    enum Container: Sendable {
+        case array, object
     }
 
     /// What the value is, as a refusal names it ("found a number").
@@ -88,120 +28,91 @@ enum JSONValue: Decodable, Sendable {
         case .bool: "true or false"
         case .number: "a number"
         case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
-}
-
-/// The place of a value in the document, written as JSONPath (`$.applinks.details[1]["?"]`) only
-/// when a refusal reads it: every value of a file has a place, and few are ever refused.
-struct JSONPath: Sendable, CustomStringConvertible {
-    private enum Step: Sendable {
-        case key(String)
-        case index(Int)
-    }
-
-    private final class Node: Sendable {
-        let parent: Node?
-        let step: Step
-
-        init(parent: Node?, step: Step) {
-            self.parent = parent
-            self.step = step
+        case .array, .unread(.array): "an array"
+        case .object, .unread(.object): "an object"
         }
     }
 
-    private let last: Node?
-
-    private init(last: Node?) { self.last = last }
-
-    /// The document itself, `$`.
-    init() { last = nil }
-
-    func appending(_ key: String) -> JSONPath { JSONPath(last: Node(parent: last, step: .key(key))) }
-
-    func appending(_ index: Int) -> JSONPath { JSONPath(last: Node(parent: last, step: .index(index))) }
-
-    /// A decoding error's coding path, written the same way.
-    init(_ codingPath: [any CodingKey]) {
-        var path = JSONPath()
-        for key in codingPath { path = key.intValue.map { path.appending($0) } ?? path.appending(key.stringValue) }
-        self = path
+    /// The value `decoder` holds, decoded as far as `expected` says the format goes.
+    /// - Throws: `DecodingError` from JSONDecoder: not JSON, a string that is not Unicode, a
+    ///   number beyond Double's range.
+    static func decode(_ decoder: any Decoder, _ expected: Expectation) throws -> JSONValue {
+        switch expected {
+        case .document, .appLinks, .entry, .component, .variables, .queryItems:
+            guard let container = try? decoder.container(keyedBy: Key.self) else { return try other(decoder) }
+            var fields: [String: JSONValue] = [:]
+            for key in container.allKeys {
+                guard let member = expected.member(key.stringValue) else { continue }
+                fields[key.stringValue] = try container.member(key, member)
+            }
+            return .object(fields)
+        case .entries, .components, .strings:
+            guard var container = try? decoder.unkeyedContainer() else { return try other(decoder) }
+            let element: Expectation = expected == .entries ? .entry : expected == .components ? .component : .string
+            var items: [JSONValue] = []
+            while !container.isAtEnd { items.append(try container.member(element)) }
+            return .array(items)
+        case .string, .query:
+            let single = try decoder.singleValueContainer()
+            do { return .string(try single.decode(String.self)) } catch DecodingError.typeMismatch {} catch DecodingError.valueNotFound {}
+            return expected == .query ? try decode(decoder, .queryItems) : try other(decoder)
+        case .bool:
+            let single = try decoder.singleValueContainer()
+            do { return .bool(try single.decode(Bool.self)) } catch DecodingError.typeMismatch {} catch DecodingError.valueNotFound {}
+            return try other(decoder)
+        }
     }
 
-    var description: String {
-        var steps: [Step] = []
-        var node = last
-        while let current = node {
-            steps.append(current.step)
-            node = current.parent
-        }
-        var text = "$"
-        for step in steps.reversed() {
-            switch step {
-            case .index(let index): text += "[\(index)]"
-            case .key(let key) where Self.isIdentifier(key): text += "." + key
-            case .key(let key):
-                var quoted = ""
-                for scalar in key.unicodeScalars {
-                    switch scalar {
-                    case "\"": quoted += "\\\""
-                    case "\\": quoted += "\\\\"
-                    default: quoted.unicodeScalars.append(scalar)
-                    }
-                }
-                text += "[\"" + quoted + "\"]"
+    /// A value that is not what the format holds at its place: named, a container never entered.
+    /// Each guess is a type mismatch at one place, whose coding path is the format's few levels.
+    private static func other(_ decoder: any Decoder) throws -> JSONValue {
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() { return .null }
+        if let text = try? single.decode(String.self) { return .string(text) }
+        if let flag = try? single.decode(Bool.self) { return .bool(flag) }
+        if let number = try? single.decode(Double.self) { return .number(number) }
+        if (try? decoder.unkeyedContainer()) != nil { return .unread(.array) }
+        if (try? decoder.container(keyedBy: Key.self)) != nil { return .unread(.object) }
+        // What is left: a number beyond Double's range, or a string that is not valid Unicode.
+        throw DecodingError.dataCorrupted(.init(
+            codingPath: decoder.codingPath, debugDescription: "a number out of range or a string that is not valid Unicode"))
+    }
+
+    /// What the format holds at a place.
+    enum Expectation: Sendable {
+        /// The top level, `applinks`, a `details` entry, a component (or defaults).
+        case document, appLinks, entry, component
+        /// `substitutionVariables`: every member an array of strings.
+        case variables
+        /// `details`, `components`.
+        case entries, components
+        /// An array of strings, or one string (`"opener": "org.example.Chat"`).
+        case strings
+        case string, bool
+        /// `"?"`: a string, or an object of query items.
+        case query, queryItems
+
+        /// What the format holds under `key` of an object of this kind; nil for a key it ignores.
+        func member(_ key: String) -> Expectation? {
+            switch (self, key) {
+            case (.document, "applinks"): .appLinks
+            case (.document, "hosts"), (.document, "scheme"): .strings
+            case (.appLinks, "substitutionVariables"): .variables
+            case (.appLinks, "defaults"), (.entry, "defaults"): .component
+            case (.appLinks, "details"): .entries
+            case (.entry, "appIDs"), (.entry, "paths"): .strings
+            case (.entry, "appID"): .string
+            case (.entry, "components"): .components
+            case (.component, "/"), (.component, "#"): .string
+            case (.component, "?"): .query
+            case (.component, "exclude"), (.component, "caseSensitive"), (.component, "percentEncoded"): .bool
+            case (.component, "opener"): .strings
+            case (.variables, _): .strings
+            case (.queryItems, _): .string
+            default: nil
             }
         }
-        return text
     }
-
-    private static func isIdentifier(_ key: String) -> Bool {
-        guard let first = key.utf8.first, !(first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else { return false }
-        return key.utf8.allSatisfy { byte in
-            byte == UInt8(ascii: "_") || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-        }
-    }
-}
-
-// Each expectation as a concrete type, so that JSONDecoder can be asked for a value expected to be
-// one; concrete rather than generic, whose metadata the runtime would look up on every value.
-
-struct ExpectedString: Decodable {
-    let value: JSONValue
-    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .string) }
-}
-
-struct ExpectedBool: Decodable {
-    let value: JSONValue
-    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .bool) }
-}
-
-struct ExpectedObject: Decodable {
-    let value: JSONValue
-    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .object) }
-}
-
-struct ExpectedVariables: Decodable {
-    let value: JSONValue
-    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .variables) }
-}
-
-struct ExpectedObjects: Decodable {
-    let value: JSONValue
-    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .objects) }
-}
-
-struct ExpectedStrings: Decodable {
-    let value: JSONValue
-    init(from decoder: any Decoder) throws { value = try JSONValue(decoder, expecting: .strings) }
-}
-
-/// An object's members, each decoded with what its key leads to expect.
-struct Fields: Decodable {
-    let fields: [String: JSONValue]
 
     struct Key: CodingKey {
         let stringValue: String
@@ -209,38 +120,66 @@ struct Fields: Decodable {
         init(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
     }
+}
 
-    init(from decoder: any Decoder) throws {
-        fields = try Self.members(of: decoder) { .under($0) }
-    }
+// Each expectation as a concrete type, so that JSONDecoder can be asked for a value expected to be
+// one; concrete rather than generic, whose metadata the runtime would look up on every value.
+private protocol Expecting: Decodable {
+    static var expectation: JSONValue.Expectation { get }
+    var value: JSONValue { get }
+    init(value: JSONValue)
+}
 
-    /// The members of the object `decoder` holds, each decoded as `expectation` says for its key.
-    static func members(
-        of decoder: any Decoder, _ expectation: (String) -> JSONValue.Expectation
-    ) throws -> [String: JSONValue] {
-        let container = try decoder.container(keyedBy: Key.self)
-        var fields: [String: JSONValue] = [:]
-        fields.reserveCapacity(container.allKeys.count)
-        for key in container.allKeys {
-            fields[key.stringValue] =
-                switch expectation(key.stringValue) {
-                case .string: try container.decode(ExpectedString.self, forKey: key).value
-                case .bool: try container.decode(ExpectedBool.self, forKey: key).value
-                case .object: try container.decode(ExpectedObject.self, forKey: key).value
-                case .variables: try container.decode(ExpectedVariables.self, forKey: key).value
-                case .objects: try container.decode(ExpectedObjects.self, forKey: key).value
-                case .strings: try container.decode(ExpectedStrings.self, forKey: key).value
-                }
+extension Expecting {
+    init(from decoder: any Decoder) throws { self.init(value: try JSONValue.decode(decoder, Self.expectation)) }
+}
+
+private struct ExpectingAppLinks: Expecting { static let expectation = JSONValue.Expectation.appLinks; let value: JSONValue }
+private struct ExpectingEntry: Expecting { static let expectation = JSONValue.Expectation.entry; let value: JSONValue }
+private struct ExpectingComponent: Expecting { static let expectation = JSONValue.Expectation.component; let value: JSONValue }
+private struct ExpectingVariables: Expecting { static let expectation = JSONValue.Expectation.variables; let value: JSONValue }
+private struct ExpectingEntries: Expecting { static let expectation = JSONValue.Expectation.entries; let value: JSONValue }
+private struct ExpectingComponents: Expecting { static let expectation = JSONValue.Expectation.components; let value: JSONValue }
+private struct ExpectingStrings: Expecting { static let expectation = JSONValue.Expectation.strings; let value: JSONValue }
+private struct ExpectingString: Expecting { static let expectation = JSONValue.Expectation.string; let value: JSONValue }
+private struct ExpectingBool: Expecting { static let expectation = JSONValue.Expectation.bool; let value: JSONValue }
+private struct ExpectingQuery: Expecting { static let expectation = JSONValue.Expectation.query; let value: JSONValue }
+private struct ExpectingQueryItems: Expecting { static let expectation = JSONValue.Expectation.queryItems; let value: JSONValue }
+private struct ExpectingDocument: Expecting { static let expectation = JSONValue.Expectation.document; let value: JSONValue }
+
+extension JSONValue.Expectation {
+    fileprivate var type: any Expecting.Type {
+        switch self {
+        case .document: ExpectingDocument.self
+        case .appLinks: ExpectingAppLinks.self
+        case .entry: ExpectingEntry.self
+        case .component: ExpectingComponent.self
+        case .variables: ExpectingVariables.self
+        case .entries: ExpectingEntries.self
+        case .components: ExpectingComponents.self
+        case .strings: ExpectingStrings.self
+        case .string: ExpectingString.self
+        case .bool: ExpectingBool.self
+        case .query: ExpectingQuery.self
+        case .queryItems: ExpectingQueryItems.self
         }
-        return fields
     }
 }
 
-/// `substitutionVariables`: every member an array of strings.
-struct VariableFields: Decodable {
-    let fields: [String: JSONValue]
-
-    init(from decoder: any Decoder) throws {
-        fields = try Fields.members(of: decoder) { _ in .strings }
+extension KeyedDecodingContainer where Key == JSONValue.Key {
+    fileprivate func member(_ key: Key, _ expectation: JSONValue.Expectation) throws -> JSONValue {
+        try decode(expectation.type, forKey: key).value
     }
+}
+
+extension UnkeyedDecodingContainer {
+    fileprivate mutating func member(_ expectation: JSONValue.Expectation) throws -> JSONValue {
+        try decode(expectation.type).value
+    }
+}
+
+/// The document: the format's top-level object, decoded as `JSONValue.decode` says.
+struct JSONDocument: Decodable {
+    let value: JSONValue
+    init(from decoder: any Decoder) throws { value = try JSONValue.decode(decoder, .document) }
 }

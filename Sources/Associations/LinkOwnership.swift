@@ -1,3 +1,6 @@
+// One file: the ownership decision and the values it answers with (decisions, reasons, rule
+// sources), which change together whenever a reason for a link's owner is added.
+
 /// A file of the user's own in `$XDG_CONFIG_HOME/waypost/associations/`: the `applinks`
 /// vocabulary, naming any desktop entry (an app, or a browser: "work links in the work browser").
 /// It needs no agreement from the app, and comes before every association. Its components may
@@ -95,7 +98,8 @@ public struct LinkOwnership: Sendable {
     /// The rules for web links, and for each custom scheme those for its links, in file order.
     let userRules: [UserRule]
     private let schemeRules: [String: [UserRule]]
-    private let associations: [String: DeferredAssociation]
+    /// Compiled before the table is built, so that no decision compiles (or waits for a compile).
+    private let associations: [String: AssociationFile]
     private let claims: [String: [DomainClaim]]
     /// Host → apps claiming exactly it; domain → apps claiming `*.domain`.
     private let exactClaims: [String: [String]]
@@ -105,12 +109,6 @@ public struct LinkOwnership: Sendable {
     ///   - associations: association domain → its usable file (installed, or fetched and verified).
     ///   - claims: app id → the claims of its installed, opted-in entry.
     public init(userRules: [UserRule], associations: [String: AssociationFile], claims: [String: [DomainClaim]]) {
-        self.init(userRules: userRules, deferredAssociations: associations.mapValues { DeferredAssociation($0) }, claims: claims)
-    }
-
-    /// - Parameter deferredAssociations: association domain → its usable file, compiled when a link
-    ///   first needs it (a malformed one names no app: its links go to the browser).
-    public init(userRules: [UserRule], deferredAssociations associations: [String: DeferredAssociation], claims: [String: [DomainClaim]]) {
         self.userRules = userRules.filter { $0.scope.everyHost || !$0.scope.hosts.isEmpty }
         var schemeRules: [String: [UserRule]] = [:]
         for rule in userRules {
@@ -132,6 +130,12 @@ public struct LinkOwnership: Sendable {
         }
         exactClaims = exact
         wildcardClaims = wildcard
+    }
+
+    /// - Parameter deferredAssociations: association domain → its file, compiled here, before the
+    ///   table exists (a malformed one names no app: its links go to the browser).
+    public init(userRules: [UserRule], deferredAssociations: [String: DeferredAssociation], claims: [String: [DomainClaim]]) {
+        self.init(userRules: userRules, associations: deferredAssociations.compactMapValues(\.file), claims: claims)
     }
 
     /// Where a link goes, and why.
@@ -156,13 +160,14 @@ public struct LinkOwnership: Sendable {
         guard !candidates.isEmpty else { return .browser(because: .notClaimed(host: link.host)) }
         var reason: BrowserReason?
         for (domain, apps) in candidates {
-            guard let file = associations[domain]?.file else {
+            guard let file = associations[domain] else {
                 reason = reason ?? .noAssociation(domain: domain, claimants: apps)
                 continue
             }
             let match = file.match(link, opener: opener)
             let source = RuleSource.association(domain: domain)
             if match.needsOpener { return nil }
+            if match.isOverBudget { return .browser(because: .overBudget(source, match)) }
             if match.details == nil {
                 reason = reason ?? .noMatch(domain: domain, match)
             } else if match.excluded {
@@ -207,8 +212,9 @@ public struct LinkOwnership: Sendable {
         for rule in rules {
             let match = rule.file.match(link, opener: opener)
             if match.needsOpener { return .needsOpener }
-            guard match.details != nil else { continue }
             let source = RuleSource.userRule(rule.source)
+            if match.isOverBudget { return .handlers(because: .overBudget(source, match)) }
+            guard match.details != nil else { continue }
             if match.excluded { return .handlers(because: .excluded(source, match)) }
             guard let app = match.apps.first else { return .handlers(because: .namesNoApp(source, match)) }
             return .app(id: app, because: Ownership(source: source, match: match))
@@ -247,7 +253,7 @@ public struct LinkOwnership: Sendable {
         for (app, appClaims) in claims {
             for claim in Set(appClaims) {
                 let agreement: ClaimedDomain.Agreement =
-                    switch associations[claim.associationDomain]?.file {
+                    switch associations[claim.associationDomain] {
                     case nil: .noAssociation
                     case let file? where file.appIDs.contains(app): .named
                     case _?: .notNamed
@@ -338,6 +344,8 @@ public enum BrowserReason: Sendable, Equatable, CustomStringConvertible {
     case namesNoApp(RuleSource, AssociationMatch)
     /// The association names other apps than those claiming the domain: the hijack case.
     case notNamed(domain: String, named: [String], claimants: [String])
+    /// Matching the link took more steps than a decision may (`AssociationFile.stepBudget`).
+    case overBudget(RuleSource, AssociationMatch)
 
     public var description: String {
         switch self {
@@ -349,7 +357,8 @@ public enum BrowserReason: Sendable, Equatable, CustomStringConvertible {
         case .noAssociation(let domain, let claimants):
             "\(claimants.joined(separator: ", ")) \(claimants.count == 1 ? "claims" : "claim") it, but no association of \(domain) is installed or verified"
         case .noMatch(let domain, let match): "the association of \(domain): \(match.reason)"
-        case .excluded(let source, let match), .namesNoApp(let source, let match): "\(source): \(match.reason)"
+        case .excluded(let source, let match), .namesNoApp(let source, let match), .overBudget(let source, let match):
+            "\(source): \(match.reason)"
         case .notNamed(let domain, let named, let claimants):
             "the association of \(domain) names \(named.joined(separator: ", ")), not \(claimants.joined(separator: ", ")), which \(claimants.count == 1 ? "claims" : "claim") it"
         }

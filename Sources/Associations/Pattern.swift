@@ -18,6 +18,9 @@ final class Pattern: Sendable {
     private let form: Form
     /// The literal text every match starts with (empty when the pattern starts with a wildcard).
     let literalPrefix: [UInt8]
+    /// Whether it ends with `/*`: as a path pattern, it then also matches the path without that
+    /// slash (`/buy/*` matches `/buy`), as Apple's matcher does.
+    let endsInDirectory: Bool
 
     private enum Form: Sendable {
         /// `*`, the default of every part.
@@ -38,6 +41,11 @@ final class Pattern: Sendable {
         self.source = source
         self.elements = elements
         if case .literal(let bytes)? = elements.first { literalPrefix = bytes } else { literalPrefix = [] }
+        if elements.count >= 2, elements.last == .star, case .literal(let bytes) = elements[elements.count - 2] {
+            endsInDirectory = bytes.last == UInt8(ascii: "/")
+        } else {
+            endsInDirectory = false
+        }
         let hasChoice = elements.contains { if case .choice = $0 { true } else { false } }
         if hasChoice || forceGeneral {
             var prefix: [UInt8] = [], suffix: [UInt8] = []
@@ -63,6 +71,14 @@ final class Pattern: Sendable {
         elements = []
         form = .nothing
         literalPrefix = []
+        endsInDirectory = false
+    }
+
+    /// `matches` for a link's path as `LinkSubject.path` gives it (its trailing slash removed):
+    /// a pattern ending with `/*` also matches it with the slash back.
+    func matches(path: String, steps: inout Int, budget: Int = .max) -> Bool {
+        if matches(path, steps: &steps, budget: budget) { return true }
+        return endsInDirectory && steps <= budget && matches(path + "/", steps: &steps, budget: budget)
     }
 
     /// Whether the pattern matches everything, so that matching can skip it.
@@ -75,9 +91,12 @@ final class Pattern: Sendable {
         return matches(text, steps: &steps)
     }
 
-    /// - Parameter steps: incremented once per byte compared or position tried, so that tests can
-    ///   show the work is bounded without timing it.
-    func matches(_ text: String, steps: inout Int) -> Bool {
+    /// - Parameters:
+    ///   - steps: incremented once per byte compared or position tried, so that tests can show the
+    ///     work is bounded without timing it.
+    ///   - budget: once `steps` passes it, matching stops with false; the caller tells that from a
+    ///     mismatch by `steps > budget`. It may pass it by one literal's length.
+    func matches(_ text: String, steps: inout Int, budget: Int = .max) -> Bool {
         let bytes = text.utf8.span
         switch form {
         case .anything:
@@ -89,12 +108,12 @@ final class Pattern: Sendable {
         case .prefix(let literal):
             return bytes.count >= literal.count && Self.equal(literal, bytes, at: 0, steps: &steps)
         case .glob(let glob):
-            return glob.matches(bytes, steps: &steps)
+            return glob.matches(bytes, steps: &steps, budget: budget)
         case .general(let elements, let prefix, let suffix):
             guard bytes.count >= prefix.count + suffix.count, Self.equal(prefix, bytes, at: 0, steps: &steps),
                 Self.equal(suffix, bytes, at: bytes.count - suffix.count, steps: &steps)
             else { return false }
-            return PositionSet.matches(elements, bytes, steps: &steps)
+            return PositionSet.matches(elements, bytes, steps: &steps, budget: budget)
         }
     }
 
@@ -196,7 +215,7 @@ private struct Glob: Sendable {
         hasStar = pieces.count > 1
     }
 
-    func matches(_ bytes: Span<UInt8>, steps: inout Int) -> Bool {
+    func matches(_ bytes: Span<UInt8>, steps: inout Int, budget: Int) -> Bool {
         let end = bytes.count
         guard let afterFirst = Self.fit(pieces[0], bytes, at: 0, limit: end, steps: &steps) else { return false }
         guard hasStar else { return afterFirst == end }
@@ -215,6 +234,7 @@ private struct Glob: Sendable {
             var found = false
             while position < lastStart {
                 steps += 1
+                if steps > budget { return false }
                 if let after = Self.fit(piece, bytes, at: position, limit: lastStart, steps: &steps) {
                     position = after
                     found = true
@@ -291,28 +311,34 @@ private struct PositionSet {
         for index in high.indices { high[index] |= other.high[index] }
     }
 
-    static func matches(_ elements: [Element], _ bytes: Span<UInt8>, steps: inout Int) -> Bool {
+    static func matches(_ elements: [Element], _ bytes: Span<UInt8>, steps: inout Int, budget: Int) -> Bool {
         var start = PositionSet(count: bytes.count + 1)
         start.insert(0)
-        return advance(start, over: elements, bytes, steps: &steps).contains(bytes.count)
+        let reached = advance(start, over: elements, bytes, steps: &steps, budget: budget)
+        return steps <= budget && reached.contains(bytes.count)
     }
 
     /// The positions reached from `set` by matching `elements` in turn.
-    private static func advance(_ set: PositionSet, over elements: [Element], _ bytes: Span<UInt8>, steps: inout Int) -> PositionSet {
+    private static func advance(
+        _ set: PositionSet, over elements: [Element], _ bytes: Span<UInt8>, steps: inout Int, budget: Int
+    ) -> PositionSet {
         var current = set
         for element in elements {
-            guard let first = current.first(from: 0) else { return current }
+            // Over budget: what is reached no longer matters, the caller sees `steps > budget`.
+            guard steps <= budget, let first = current.first(from: 0) else { return current }
+            steps += current.count >> 6  // the words of each set made and joined
             var next = PositionSet(count: current.count)
             switch element {
             case .literal(let literal):
                 var position: Int? = first
-                while let at = position {
+                while let at = position, steps <= budget {
+                    steps += 1
                     if Pattern.equal(literal, bytes, at: at, steps: &steps) { next.insert(at + literal.count) }
                     position = at + 1 < current.count ? current.first(from: at + 1) : nil
                 }
             case .any:
                 var position: Int? = first
-                while let at = position, at < bytes.count {
+                while let at = position, at < bytes.count, steps <= budget {
                     steps += 1
                     next.insert(at + Pattern.scalarLength(bytes[at]))
                     position = at + 1 < current.count ? current.first(from: at + 1) : nil
@@ -324,20 +350,20 @@ private struct PositionSet {
                     next.insert(position)
                 }
             case .choice(let choice):
-                for index in choice.unindexed {
-                    next.formUnion(advance(current, over: choice.alternatives[index], bytes, steps: &steps))
+                for index in choice.unindexed where steps <= budget {
+                    next.formUnion(advance(current, over: choice.alternatives[index], bytes, steps: &steps, budget: budget))
                 }
                 var position: Int? = first
-                while let at = position, at < bytes.count {
+                while let at = position, at < bytes.count, steps <= budget {
                     steps += 1
-                    for index in choice.byFirstByte[bytes[at]] ?? [] {
+                    for index in choice.byFirstByte[bytes[at]] ?? [] where steps <= budget {
                         let alternative = choice.alternatives[index]
                         if alternative.count == 1, case .literal(let literal) = alternative[0] {
                             if Pattern.equal(literal, bytes, at: at, steps: &steps) { next.insert(at + literal.count) }
                         } else {
                             var single = PositionSet(count: current.count)
                             single.insert(at)
-                            next.formUnion(advance(single, over: alternative, bytes, steps: &steps))
+                            next.formUnion(advance(single, over: alternative, bytes, steps: &steps, budget: budget))
                         }
                     }
                     position = at + 1 < current.count ? current.first(from: at + 1) : nil

@@ -18,6 +18,8 @@ struct PatternCompiler {
     /// False for legacy `paths`, which came before variables: there `$(` is text.
     private let expandsVariables: Bool
     private var choices: [String: [Spelling: Choice]] = [:]
+    /// The values of the file's own variables, summed over every reference compiled so far.
+    private(set) var expandedValues = 0
 
     init(fileVariables: [String: [String]], expandsVariables: Bool = true) {
         self.fileVariables = fileVariables
@@ -53,6 +55,22 @@ struct PatternCompiler {
             "lang": ISOCodes.languages,
         ]
     }()
+
+    /// A path pattern as Apple's matcher reads it: a leading `/` added when the pattern starts
+    /// with a literal character (`buy/*` is `/buy/*`), a doubled leading slash made one, and a
+    /// trailing slash removed (`/buy/` is `/buy`), as the link's path is (`LinkSubject.path`).
+    static func pathForm(_ source: String) -> String {
+        var text = Substring(source)
+        if let first = text.utf8.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*"), first != UInt8(ascii: "?"),
+            first != UInt8(ascii: "$")
+        {
+            return pathForm("/" + source)
+        }
+        // By bytes: a slash may begin or end a grapheme cluster with its neighbour.
+        while text.utf8.starts(with: "//".utf8) { text = text[text.utf8.index(after: text.utf8.startIndex)...] }
+        if text.utf8.count > 1, text.utf8.last == UInt8(ascii: "/") { text = text[..<text.utf8.index(before: text.utf8.endIndex)] }
+        return String(text)
+    }
 
     /// - Throws: `UndefinedVariable` for a `$(name)` defined nowhere.
     mutating func compile(_ source: String, _ spelling: Spelling) throws(UndefinedVariable) -> Pattern {
@@ -96,6 +114,7 @@ struct PatternCompiler {
     /// A variable's values as alternatives; values hold wildcards but no variables (Apple's rule),
     /// so a `$(` inside one is literal text.
     private mutating func choice(_ name: String, _ spelling: Spelling) throws(UndefinedVariable) -> Choice {
+        if let values = fileVariables[name] { expandedValues += values.count }
         if let compiled = choices[name]?[spelling] { return compiled }
         guard let values = fileVariables[name] else {
             guard let predefined = Self.predefinedChoices[spelling]?[name] else { throw UndefinedVariable(name: name) }

@@ -30,6 +30,8 @@ public struct WebLink: Sendable, Hashable, CustomStringConvertible {
 
     /// At most this many bytes: the dispatcher's own limit for any link.
     public static let maximumBytes = 64 * 1024
+    /// At most this many bytes of host (without its trailing dot): a domain name's limit.
+    public static let maximumHostBytes = 253
 
     /// - Throws: `WebLinkError` naming the link and what is wrong with it.
     public init(_ url: String) throws(WebLinkError) {
@@ -165,6 +167,10 @@ public struct WebLink: Sendable, Hashable, CustomStringConvertible {
         var host = Array(url.utf8.dropFirst(start).prefix(end - start))
         if host.last == UInt8(ascii: "."), host.first != UInt8(ascii: "[") { host.removeLast() }
         guard !host.isEmpty else { throw refuse("it has no host") }
+        // DNS's limit; past it no host resolves, and matching would walk every label.
+        guard host.count <= Self.maximumHostBytes else {
+            throw refuse("its host is \(host.count) bytes; a domain name has at most \(Self.maximumHostBytes)")
+        }
         if host.contains(UInt8(ascii: "%")) {
             throw refuse("its host is percent-encoded; browsers send hosts decoded, and associations name them so")
         }

@@ -50,9 +50,9 @@ public actor AssociationLoader {
         if !now.refresh().isEmpty { reload() }
     }
 
-    /// Builds the table anew from what is on disk now, and replaces the dispatcher's. Associations
-    /// are read, not compiled: the table is usable at once, and `compileInBackground` (or the first
-    /// link of a domain) compiles each file once.
+    /// Builds the table anew from what is on disk now, and replaces the dispatcher's. Each
+    /// association is compiled before the table that holds it is published, once per source and
+    /// bytes; until then links are decided against the previous table.
     /// - Returns: the table now in use.
     @discardableResult
     public func reload() -> LinkOwnership {
@@ -85,15 +85,16 @@ public actor AssociationLoader {
         }
         parsed = used
         used = [:]
+        // Compiled here, on the loader, before the table is published: a link never waits for a
+        // compile. Each file's cost is bounded (AssociationFile's limits), and unchanged bytes
+        // were compiled at an earlier rebuild.
+        Self.compile(Array(associations.values), logger: logger)
         let ownership = LinkOwnership(userRules: rules, deferredAssociations: associations, claims: claims)
         table.replace(with: ownership)
-        let pending = Array(associations.values)
-        let logger = logger
-        Task.detached(priority: .utility) { Self.compile(pending, logger: logger) }
         return ownership
     }
 
-    /// Compiles each association not compiled yet, logging the malformed ones.
+    /// Compiles each association not compiled yet, logging the malformed ones (at each rebuild).
     nonisolated static func compile(_ associations: [DeferredAssociation], logger: Logger) {
         for association in associations {
             if case .failure(let error) = association.compile() {
@@ -103,21 +104,28 @@ public actor AssociationLoader {
     }
 
     /// Fetches the association of every claimed domain that has no installed file and whose record
-    /// is due (never checked, or its next check passed), one at a time, then rebuilds the table.
-    /// A second call while one runs returns at once: the running one sees the same claims.
+    /// is due (never checked, or its next check passed), a few at a time (`Verifier.fetchesAtOnce`:
+    /// slow sites do not hold up the others), then rebuilds the table. A second call while one
+    /// runs returns at once: the running one sees the same claims.
     public func verifyDueDomains() async {
         guard !verifying else { return }
         verifying = true
         defer { verifying = false }
+        let claimants = Self.claimants(of: currentClaims())
+        let now = Date()
+        let due = claimants.keys.sorted().filter { installed.files[$0] == nil }.compactMap { domain in
+            (try? AssociatedDomain(domain)).flatMap { verifier.cache.needsVerification($0, at: now) ? $0 : nil }
+        }
+        guard !due.isEmpty else { return }
         var changed = false
-        for (domain, claimants) in Self.claimants(of: currentClaims()).sorted(by: { $0.key < $1.key })
-        where installed.files[domain] == nil {
-            guard let name = try? AssociatedDomain(domain), verifier.cache.needsVerification(name, at: Date()) else { continue }
-            do {
-                let record = try await verifier.verify(domain: name) { bytes in try Self.validate(bytes, naming: claimants) }
+        await verifier.verify(due, validate: { domain, bytes in
+            try Self.validate(bytes, naming: claimants[domain.name] ?? [])
+        }) { domain, result in
+            switch result {
+            case .success(let record):
                 logger.notice("verified \(domain): \(record)")
                 changed = true
-            } catch {
+            case .failure(let error):
                 logger.warning("the verification record of \(domain) could not be stored: \(error)")
             }
         }

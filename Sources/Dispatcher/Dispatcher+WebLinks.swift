@@ -19,6 +19,9 @@ extension Dispatcher {
         if let decided = webLinks.decide(url: uri, opener: .pending) { ownership = decided } else {
             ownership = webLinks.decide(url: uri, opener: await pending.opener?.value().appID)
         }
+        if case .browser(.overBudget(let source, _)) = ownership, webLinks.isFirstOverBudget(source) {
+            logger.warning("\(source) costs more to match than a decision may: its links go to the browser (\(ownership))")
+        }
         guard case .app(let id, _) = ownership else {
             return try await openInBrowser(uri, scheme: scheme, pending.platformData, because: .ownership(ownership))
         }

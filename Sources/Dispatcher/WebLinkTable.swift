@@ -7,6 +7,8 @@ import Synchronization
 public final class WebLinkTable: Sendable {
     private let current: Mutex<LinkOwnership>
     /// The owned domains last announced, and who hears of a change (the service's signal).
+    /// The rule sources whose decisions ran over budget, each logged once.
+    private let overBudgetSources = Mutex<Set<String>>([])
     private let announced = Mutex<(domains: [String]?, observers: [@Sendable ([String]) -> Void])>((nil, []))
 
     /// - Parameter ownership: the table to start with (none: every web link goes to the browser).
@@ -47,17 +49,24 @@ public final class WebLinkTable: Sendable {
 
     /// Who owns the link; one that is not a web link Waypost can match goes to the browser.
     /// nil only when the opener is `pending` and a rule naming openers decides.
+    /// Decided outside the lock, on the table in use when the call began: a decision's cost never
+    /// holds up another's, nor a `replace`.
     func decide(url: String, opener: OpenerFact) -> OwnershipDecision? {
-        current.withLock { $0.decide(url: url, opener: opener) }
+        ownership.decide(url: url, opener: opener)
     }
 
     /// Who owns the link, the opener known (nil: no app known to have opened it).
     func decide(url: String, opener: String?) -> OwnershipDecision {
-        current.withLock { $0.decide(url: url, opener: opener) }
+        ownership.decide(url: url, opener: opener)
     }
 
     /// What the user's rules say of a custom-scheme link.
     func decide(schemeLink url: String, opener: OpenerFact) -> SchemeRuling {
-        current.withLock { $0.decide(schemeLink: url, opener: opener) }
+        ownership.decide(schemeLink: url, opener: opener)
+    }
+
+    /// True the first time a decision by `source` runs over its step budget: to log it once.
+    public func isFirstOverBudget(_ source: RuleSource) -> Bool {
+        overBudgetSources.withLock { $0.insert(source.description).inserted }
     }
 }

@@ -13,6 +13,8 @@ struct ClaimedDomains {
         let domain: String
         let source: String
         let state: String
+        /// What the association's file says but Waypost ignores (a query item that is not a string).
+        var warnings: [String] = []
     }
 
     let directories: AssociationDirectories
@@ -45,16 +47,23 @@ struct ClaimedDomains {
                         try AssociationLoader.validate(file.bytes, naming: [app])
                         state = "installed: names \(app)"
                     } catch { state = "installed, not used: \(error)" }
-                    rows.append(Row(app: app, claim: claim.description, domain: domain, source: file.path, state: state))
+                    rows.append(Row(app: app, claim: claim.description, domain: domain, source: file.path, state: state,
+                                    warnings: Self.warnings(file.bytes)))
                 } else if let name = try? AssociatedDomain(domain) {
                     let record = (try? cache.record(for: name)) ?? VerificationRecord(notYet: name)
-                    rows.append(Row(app: app, claim: claim.description, domain: domain, source: "fetched from \(name.associationFileURL)", state: record.description))
+                    rows.append(Row(app: app, claim: claim.description, domain: domain, source: "fetched from \(name.associationFileURL)", state: record.description,
+                                    warnings: record.servedFile(at: Date()).map(Self.warnings) ?? []))
                 } else {
                     rows.append(Row(app: app, claim: claim.description, domain: domain, source: "none", state: "cannot be fetched: not a domain name"))
                 }
             }
         }
         return rows
+    }
+
+    /// The warnings of an association file's bytes (none for bytes that are refused: the state says why).
+    static func warnings(_ bytes: [UInt8]) -> [String] {
+        ((try? AssociationFile(json: bytes))?.warnings ?? []).map(\.description)
     }
 }
 
@@ -84,6 +93,7 @@ extension Links {
                 print("\(row.claim)  \(row.app)")
                 print("    association: \(row.source)")
                 print("    state: \(row.state)")
+                for warning in row.warnings { print("    warning: \(warning)") }
             }
             var rules = AssociationFileSet.user(domains.directories)
             _ = rules.refresh()
@@ -122,24 +132,28 @@ extension Links {
             if wanted.isEmpty { print("no claimed domain needs fetching") }
             let verifier = Verifier(cache: AssociationCache(claimed.directories))
             var allVerified = true
+            var names: [AssociatedDomain] = []
             for domain in wanted {
-                guard let apps = claimants[domain] else {
+                guard claimants[domain] != nil else {
                     printError("waypost links verify: no installed app claims \(domain)")
                     allVerified = false
                     continue
                 }
-                let name: AssociatedDomain
-                do { name = try AssociatedDomain(domain) } catch {
+                do { names.append(try AssociatedDomain(domain)) } catch {
                     printError("waypost links verify: \(error)")
                     allVerified = false
-                    continue
                 }
-                do {
-                    let record = try await verifier.verify(domain: name) { bytes in try AssociationLoader.validate(bytes, naming: apps) }
-                    print("\(domain): \(record)")
+            }
+            // A few at a time, as the daemon fetches; each printed as it is stored.
+            await verifier.verify(names, validate: { name, bytes in
+                try AssociationLoader.validate(bytes, naming: claimants[name.name] ?? [])
+            }) { name, result in
+                switch result {
+                case .success(let record):
+                    print("\(name): \(record)")
                     if record.state != .verified { allVerified = false }
-                } catch {
-                    printError("waypost links verify: \(domain): \(error)")
+                case .failure(let error):
+                    printError("waypost links verify: \(name): \(error)")
                     allVerified = false
                 }
             }

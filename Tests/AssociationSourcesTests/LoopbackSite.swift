@@ -25,7 +25,9 @@ final class LoopbackSite: Sendable {
     static let environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"]
 
     /// What the site's certificate names: not misnamed.example, which is served it all the same.
-    static let siteNames = ["valid.example", "other.example"]
+    static let siteNames = ["valid.example", "other.example"] + slowNames
+    /// Hosts a test may make slow all at once.
+    static let slowNames = (1...6).map { "slow\($0).example" }
     static let validFile = #"{"applinks": {"details": [{"appIDs": ["org.example.Shop"], "components": [{"/": "/orders/*"}]}]}}"#
     static let otherAppFile = #"{"applinks": {"details": [{"appIDs": ["org.example.Other"], "components": [{"/": "*"}]}]}}"#
 
@@ -40,7 +42,7 @@ final class LoopbackSite: Sendable {
         try Self.write(
             """
             127.0.0.1 localhost
-            127.0.0.1 valid.example other.example untrusted.example misnamed.example
+            127.0.0.1 valid.example other.example untrusted.example misnamed.example \(Self.slowNames.joined(separator: " "))
             127.0.0.2 down.example
 
             """, to: directory.appendingPathComponent("hosts"))
@@ -92,6 +94,14 @@ final class LoopbackSite: Sendable {
             throw TestFailure("association-verify \(domain) ended with \(result.status): \(result.errors)\nsite:\n\(log)")
         }
         return (result.status, result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Starts `association-verify` for several domains inside the site's namespaces; it prints
+    /// each record as it is stored (read them with `nextLine()`).
+    func startVerifying(_ domains: [String], appID: String = "org.example.Shop", totalTimeout: Double) async throws -> ChildProcess {
+        let arguments = ["--target", "\(server.pid)"] + Self.userNamespace.nsenter + ["--net", "--mount", "--", Self.driver.path,
+                         "--cache", cacheDirectory.path, "--app-id", appID, "--total-timeout", "\(totalTimeout)"]
+        return try await ChildProcess.start("/usr/bin/nsenter", arguments + domains, environment: Self.environment)
     }
 
     func close() {

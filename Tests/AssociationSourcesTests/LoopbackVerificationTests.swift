@@ -133,6 +133,20 @@ import Testing
         #expect(host == "other.example")
     }
 
+    /// Six sites that never answer, listed first, do not hold up a good one: fetched a few at a
+    /// time, its record is stored while they still hold their connections (one at a time, it would
+    /// wait for each one's whole timeout, here an hour).
+    @Test func aGoodDomainIsVerifiedWhileSlowOnesHang() async throws {
+        let site = try await LoopbackSite(behaviours: Dictionary(uniqueKeysWithValues: LoopbackSite.slowNames.map { ($0, "slow") }))
+        defer { site.close() }
+        let verifying = try await site.startVerifying(LoopbackSite.slowNames + ["valid.example"], totalTimeout: 3600)
+        defer { verifying.kill() }
+        let first = await verifying.nextLine()
+        #expect(first?.hasPrefix("valid.example: verified (") == true, "\(first ?? "no line")\n\(site.log)")
+        #expect(try record(site, "valid.example").state == .verified)
+        for host in LoopbackSite.slowNames { #expect(try record(site, host).state == .notYet, "\(host)") }
+    }
+
     /// Offline keeps the last good copy, served; the site's own refusal replaces it.
     @Test func networkFailuresKeepTheLastGoodCopyUntilTheSiteRefuses() async throws {
         let site = try await LoopbackSite(behaviours: ["other.example": "valid"])

@@ -155,10 +155,22 @@ struct PatternTests {
             let caseSensitive = Bool.random(using: &random)
             let file = try associationFile(
                 #"{"applinks": {"details": [{"appIDs": ["A"], "components": [{"/": "\#(source)", "caseSensitive": \#(caseSensitive)}]}]}}"#)
-            let expected = caseSensitive
-                ? Self.reference(Array(source), Array(path)) : Self.reference(Array(source.lowercased()), Array(path.lowercased()))
+            // Compared as Apple's matcher compares paths (see AppleSlashTests): the pattern and the
+            // path without a trailing slash, and a pattern ending with /* also against path + "/".
+            let (pattern, text) = (Self.appleForm(source), Self.appleForm(path))
+            let fold = { (text: String) in caseSensitive ? text : text.lowercased() }
+            let expected = Self.reference(Array(fold(pattern)), Array(fold(text)))
+                || (pattern.hasSuffix("/*") && Self.reference(Array(fold(pattern)), Array(fold(text + "/"))))
             #expect(try apps(file, "https://x.example" + path) == (expected ? ["A"] : []), "\(source) against \(path)")
         }
+    }
+
+    /// One run of leading slashes made one, a trailing slash removed (not the root's).
+    static func appleForm(_ text: String) -> String {
+        var form = Substring(text)
+        while form.hasPrefix("//") { form = form.dropFirst() }
+        if form.count > 1, form.hasSuffix("/") { form = form.dropLast() }
+        return String(form)
     }
 
     static func reference(_ pattern: [Character], _ text: [Character]) -> Bool {

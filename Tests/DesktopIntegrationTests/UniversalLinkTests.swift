@@ -67,6 +67,33 @@ import TestSupport
         #expect(desktop.received("org.example.Shop").count == 3, "the app got nothing it does not own")
     }
 
+    /// A domain whose association costs more to match than a decision may: its costly links go to
+    /// the browser at once, the daemon says so once for the domain, and its cheap links still open
+    /// in the app.
+    @Test func aLinkOverTheStepBudgetGoesToTheBrowserAndIsLoggedOncePerDomain() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await desktop.installApp(
+            "org.example.Shop", mimeTypes: [], declarations: [("main", ["kind": "window-group"])],
+            scenes: [(id: "products", declaration: "main", modifiers: [([], ["*"])])], associatedDomains: ["shop.example"])
+        try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https"])
+        try Data("[Default Applications]\nx-scheme-handler/https=org.example.Browser.desktop;\n".utf8).write(to: desktop.mimeAppsList)
+        // A variable of 1,000 values referenced 16 times: within the file limits, costly on a long path.
+        let values = (0..<1000).map { $0 == 0 ? #""a""# : #""a\#($0)""# }.joined(separator: ",")
+        try desktop.installAssociation("shop.example", #"{"applinks": {"substitutionVariables": {"v": [\#(values)]}, "details": [{"appIDs": ["org.example.Shop"], "components": [{"/": "/\#(String(repeating: "$(v)*", count: 16))x"}]}]}}"#)
+        try #require(await desktop.waypost("install", "--web").status == 0)
+        try await desktop.start("org.example.Shop")
+
+        let costly = "https://shop.example/" + String(repeating: "a", count: 60_000) + "x"
+        for _ in 0..<2 { #expect(try await desktop.run("/usr/bin/gio", ["open", costly]).status == 0) }
+        try await waitUntil("the browser has both costly links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 2 }
+        let cheap = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/" + String(repeating: "a", count: 16) + "x"])
+        #expect(cheap.status == 0, "\(cheap.errors)")
+        #expect(desktop.received("org.example.Shop").count == 1)
+        #expect(desktop.busLog.components(separatedBy: "the association of shop.example costs more to match than a decision may").count == 2,
+                "\(desktop.busLog.suffix(2000))")
+    }
+
     @Test func anOwningAppThatIsNotRunningIsStartedAndGetsTheLinkOnce() async throws {
         let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
@@ -229,6 +256,30 @@ import TestSupport
         #expect(list.output.contains("fetched from https://news.example/.well-known/apple-app-site-association"), "\(list.output)")
         #expect(list.output.contains("state: news.example: verified"), "\(list.output)")
         #expect(list.output.contains("paper.invalid  org.example.News"), "\(list.output)")
+    }
+
+    /// A value Apple's matcher ignores (a query item that is not a string) no longer sends the
+    /// site's every link to the browser: it is ignored, and `links list` and `links match` say so.
+    @Test func aQueryItemThatIsNotAStringIsIgnoredWithAWarning() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await installNews(desktop)
+        let json = #"{"applinks": {"details": [{"appIDs": ["org.example.News"], "components": [{"/": "/story/*", "?": {"id": 7}}]}]}}"#
+        try storeVerified(desktop, "news.example", json)
+        try await TestSupport.waitUntil("the daemon reads the verified copy", context: desktop.busLog) {
+            try await desktop.waypost("explain", "https://news.example/story/1").output.contains("the association of news.example")
+        }
+        let warning = #"warning: at $.applinks.details[0].components[0]["?"].id: expected a string, found a number; the query item is ignored"#
+        let list = try await desktop.waypost("links", "list")
+        #expect(list.status == 0, "\(list.errors)")
+        #expect(list.output.contains("    " + warning), "\(list.output)")
+
+        let file = desktop.root.appendingPathComponent("news.json")
+        try Data(json.utf8).write(to: file)
+        let match = try await desktop.waypost("links", "match", "--association", file.path, "https://news.example/story/1")
+        #expect(match.status == 0, "\(match.errors)")
+        #expect(match.errors.contains(warning), "\(match.errors)")
+        #expect(match.output.contains(#""apps":["org.example.News"]"#), "\(match.output)")
     }
 
     @Test func verifyRecordsAFailureAndLinksKeepGoingToTheBrowser() async throws {
