@@ -254,6 +254,6 @@ extension Contract.RoutingOutcome {
     /// One line for people: `event → app scene [action, rule]`.
     func line(for event: String) -> String {
         let destination = sceneID.map { " scene \($0)" } ?? declarationID.map { " new \($0)" } ?? ""
-        return "\(event) → \(appID ?? "?")\(destination) [\(action?.rawValue ?? "?"), \(rule ?? "?")]"
+        return "\(event) → \(appID ?? "?")\(destination) [\(action?.rawValue ?? "?"), \(rule?.rawValue ?? "?")]"
     }
 }

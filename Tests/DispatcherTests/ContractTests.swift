@@ -44,6 +44,24 @@ struct ContractTests {
         #expect(Contract.Failure("org.freedesktop.DBus.Error.Failed") == nil)
     }
 
+    @Test("the closed value sets of dbus/*.xml (io.waypost.Values) are WaypostContract's enums, value for value, and no other")
+    func values() throws {
+        let dispatcher = try Self.contract("io.waypost.Dispatcher1.xml")
+        #expect(dispatcher.values(of: "io.waypost.Dispatcher1") == Contract.Dispatcher1.values)
+        #expect(dispatcher.misplacedValues == [])
+        // Not vacuous: the annotations were read, spaces inside a value and all.
+        #expect(dispatcher.values(of: "io.waypost.Dispatcher1")["rule"]?.contains("user rule") == true)
+        #expect(Contract.Dispatcher1.values["rule"]?.count == 11)
+        // Each set belongs to a string key some member declares.
+        let keys = Set(Contract.Dispatcher1.members.flatMap { $0.arguments + $0.results }.flatMap(\.keys))
+        for key in Contract.Dispatcher1.values.keys { #expect(keys.contains(Contract.KeyDeclaration(key, "s")), "\(key)") }
+        // Every rule the routing core decides has its value in the contract.
+        for rule in Decision.Rule.allCases { #expect(Contract.RoutingOutcome.Rule(rule).rawValue == rule.rawValue) }
+        #expect(throws: Contract.KeyError.unexpectedValue(
+            key: "rule", value: "teleport", allowed: Contract.RoutingOutcome.Rule.allCases.map(\.rawValue))
+        ) { try Contract.RoutingOutcome(["rule": "teleport"]) }
+    }
+
     @Test("an activity carries the same keys everywhere: published, continued, delivered, created")
     func activityKeys() throws {
         let published = Set(Contract.Dispatcher1.setCurrentActivity.arguments[2].keys)
@@ -142,11 +160,11 @@ struct ContractTests {
             #expect(try Contract.SceneEvent(event.variants) == event)
         }
 
-        let delivered = Contract.RoutingOutcome(action: .deliver, appID: "org.example.App", sceneID: "s1", rule: "preferring")
+        let delivered = Contract.RoutingOutcome(action: .deliver, appID: "org.example.App", sceneID: "s1", rule: .preferring)
         check(delivered.variants, declared: Contract.Dispatcher1.open.results[0].keys, "Open's outcome")
         #expect(try Contract.RoutingOutcome(delivered.variants) == delivered)
         var routed = Contract.RoutingOutcome(
-            action: .create, appID: "org.example.App", declarationID: "main", rule: "default", reason: "why", micros: 120)
+            action: .create, appID: "org.example.App", declarationID: "main", rule: .default, reason: "why", micros: 120)
         check(routed.variants, declared: Contract.Dispatcher1.routed.arguments[1].keys, "Routed's outcome")
         #expect(try Contract.RoutingOutcome(routed.variants) == routed)
         routed = Contract.RoutingOutcome(reason: "no", error: Contract.Failure.noHandler.errorName.rawValue)
