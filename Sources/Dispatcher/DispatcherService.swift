@@ -282,8 +282,7 @@ public final class DispatcherService: Sendable {
             let outcome = try await route()
             if !monitors.isEmpty {
                 var report = outcome.contractOutcome(reason: true)
-                let elapsed = ContinuousClock.now - started
-                report.micros = UInt64(elapsed.components.seconds) * 1_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000)
+                report.micros = UInt64((ContinuousClock.now - started) / .microseconds(1))
                 report.opener = await opener?.value().label
                 emitRouted(event, to: monitors) { _ in report }
             }
