@@ -203,6 +203,24 @@ struct ContractTests {
             type: "org.example.show", targetContentIdentifier: "contact/42", title: "Ada", userInfo: ["id": "42", "n": "7"]))
     }
 
+    @Test("user info is one value type: read from JSON, sent on the bus, read back and written as JSON alike")
+    func userInfo() throws {
+        let json = #"{"id":42,"ratio":0.5,"name":"Ada","flag":true,"tags":["a",1],"nested":{"deeper":[2.5]}}"#
+        let info = try JSONDecoder().decode([String: UserInfoValue].self, from: Data(json.utf8))
+        #expect(info == ["id": 42, "ratio": 0.5, "name": "Ada", "flag": true, "tags": ["a", 1], "nested": ["deeper": [2.5]]])
+        let variants = UserInfoValue.variants(info)
+        #expect(variants["id"] == .int64(42) && variants["ratio"] == .double(0.5) && variants["flag"] == .boolean(true))
+        #expect(variants.mapValues(UserInfoValue.init) == info)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let written = try encoder.encode(variants.mapValues(UserInfoValue.init))
+        #expect(try JSONDecoder().decode([String: UserInfoValue].self, from: written) == info)
+        // Bytes travel as ay and are written as their numbers; null has no D-Bus type and is refused.
+        #expect(UserInfoValue(UserInfoValue.data([1, 255]).variant) == .data([1, 255]))
+        #expect(String(decoding: try encoder.encode(UserInfoValue.data([1, 255])), as: UTF8.self) == "[1,255]")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([String: UserInfoValue].self, from: Data(#"{"a":null}"#.utf8)) }
+    }
+
     @Test("a dictionary that breaks the contract is refused naming the key and the value")
     func refusals() {
         #expect(throws: Contract.KeyError.wrongType(key: "single-scene", expected: "b", found: "s")) {
