@@ -293,7 +293,7 @@ public final class DispatcherService: Sendable {
             if !monitors.isEmpty {
                 let openerLabel = await opener?.value().label
                 emitRouted(event, to: monitors) { full in
-                    Contract.RoutingOutcome(reason: (full ? error : redacted).description, error: error.busError.name.rawValue, opener: openerLabel)
+                    Contract.RoutingOutcome(reason: (full ? error : redacted).description, error: error.failure, opener: openerLabel)
                 }
             }
             logRefusal(error, "\(DispatchError.abbreviated(Contract.redacted(event))) not delivered: \(redacted)")

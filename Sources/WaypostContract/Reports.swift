@@ -46,7 +46,7 @@ extension Contract {
             public static let rule = Key<String>("rule")
             /// Why, for people.
             public static let reason = Key<String>("reason")
-            /// The error name, when the event was not delivered.
+            /// The error name (`Failure`), when the event was not delivered.
             public static let error = Key<String>("error")
             /// Microseconds from receiving the request to the app's acknowledgement.
             public static let micros = Key<UInt64>("micros")
@@ -67,19 +67,19 @@ extension Contract {
         public var declarationID: String?
         public var rule: Rule?
         public var reason: String?
-        public var error: String?
+        public var error: Failure?
         public var micros: UInt64?
         public var opener: String?
 
         public init(
             action: Action? = nil, appID: String? = nil, sceneID: String? = nil, declarationID: String? = nil,
-            rule: Rule? = nil, reason: String? = nil, error: String? = nil, micros: UInt64? = nil, opener: String? = nil
+            rule: Rule? = nil, reason: String? = nil, error: Failure? = nil, micros: UInt64? = nil, opener: String? = nil
         ) {
             (self.action, self.appID, self.sceneID, self.declarationID) = (action, appID, sceneID, declarationID)
             (self.rule, self.reason, self.error, self.micros, self.opener) = (rule, reason, error, micros, opener)
         }
 
-        /// - Throws: `KeyError` for a value of the wrong type, or an action or rule outside the contract.
+        /// - Throws: `KeyError` for a value of the wrong type, or an action, rule or error outside the contract.
         public init(_ outcome: [String: Variant]) throws(KeyError) {
             if let action = try outcome.value(Keys.action) {
                 guard let known = Action(rawValue: action) else {
@@ -97,7 +97,12 @@ extension Contract {
                 self.rule = known
             }
             reason = try outcome.value(Keys.reason)
-            error = try outcome.value(Keys.error)
+            if let error = try outcome.value(Keys.error) {
+                guard let name = try? ErrorName(error), let known = Failure(name) else {
+                    throw .unexpectedValue(key: Keys.error.name, value: error, allowed: Failure.allCases.map(\.errorName.rawValue))
+                }
+                self.error = known
+            }
             micros = try outcome.value(Keys.micros)
             opener = try outcome.value(Keys.opener)
         }
@@ -110,7 +115,7 @@ extension Contract {
             outcome.insert(Keys.declarationID, declarationID)
             outcome.insert(Keys.rule, rule?.rawValue)
             outcome.insert(Keys.reason, reason)
-            outcome.insert(Keys.error, error)
+            outcome.insert(Keys.error, error?.errorName.rawValue)
             outcome.insert(Keys.micros, micros)
             outcome.insert(Keys.opener, opener)
             return outcome

@@ -167,8 +167,11 @@ struct ContractTests {
             action: .create, appID: "org.example.App", declarationID: "main", rule: .default, reason: "why", micros: 120)
         check(routed.variants, declared: Contract.Dispatcher1.routed.arguments[1].keys, "Routed's outcome")
         #expect(try Contract.RoutingOutcome(routed.variants) == routed)
-        routed = Contract.RoutingOutcome(reason: "no", error: Contract.Failure.noHandler.errorName.rawValue)
+        routed = Contract.RoutingOutcome(reason: "no", error: .noHandler)
         check(routed.variants, declared: Contract.Dispatcher1.routed.arguments[1].keys, "Routed's failure")
+        #expect(routed.variants["error"] == .string("io.waypost.Error.NoHandler"))
+        #expect(try Contract.RoutingOutcome(routed.variants) == routed)
+        #expect(throws: Contract.KeyError.self) { try Contract.RoutingOutcome(["error": "org.freedesktop.DBus.Error.Failed"]) }
 
         let process = Contract.ProcessStatus(
             appID: "org.example.App", owner: ":1.7", pid: 42, objectPath: "/org/example/App", singleScene: false,
