@@ -1,3 +1,6 @@
+// One file over 300 lines: io.waypost.Dispatcher1's and org.freedesktop.Application's export table,
+// each member with its policy beside it, and the one wrapper (`method`) that carries the policies out,
+// read together. Activities, desktop search and the bounds are in files of their own.
 public import DBus
 import Desktop
 import ExternalEvents
