@@ -238,7 +238,7 @@ bench-message-building: deps
 bench-associations: deps
 	cd Benchmarks && $(SWIFT) run -c release association-bench
 # User activities: a publish beside AddScene, the desktop's search over 100,000 saved activities,
-# and what keeping them costs on disk and in the daemon (issue 17's figures).
+# and what keeping them costs on disk and in the daemon.
 bench-activities: deps release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench
 
@@ -275,7 +275,7 @@ bench-open: deps release
 	cd Benchmarks && WAYPOST="$$(cd .. && $(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) run -c release open-bench
 
 # The opener of each event: the walk up a caller's ancestors, in process, and what waiting for it adds
-# to an owned https link beside a custom-scheme link to the same app that does not wait (issue 20).
+# to an owned https link beside a custom-scheme link to the same app that does not wait.
 .PHONY: bench-opener
 bench-opener: deps release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release opener-bench

@@ -87,8 +87,7 @@ extension ActivityStore {
     }
 
     private func scheduleCommit() {
-        let (seconds, attoseconds) = limits.commitDelay.components
-        let delay = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        let delay = DispatchTimeInterval.nanoseconds(Int(limits.commitDelay / .nanoseconds(1)))
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
             let start = self.queue.withLock { queue in
                 guard queue.commit == .scheduled else { return false }

@@ -23,7 +23,7 @@ extension AssociationFile {
                     path: "$", problem: "arrays and objects are nested \(depth) deep; at most \(AssociationFile.maximumNesting) are read",
                     exceeded: .nesting)
             }
-            let document: JSONValue
+            let document: AppLinksValue
             do {
                 document = try JSONDecoder().decode(JSONDocument.self, from: Data(json)).value
             } catch let error as DecodingError {
@@ -164,7 +164,7 @@ extension AssociationFile {
 
         /// A components object (or defaults): the keys Apple defines, typed; others ignored.
         private static func settings(
-            _ value: JSONValue, at path: JSONPath, warnings: inout [AssociationFileError]
+            _ value: AppLinksValue, at path: JSONPath, warnings: inout [AssociationFileError]
         ) throws(AssociationFileError) -> ComponentSettings {
             let fields = try object(value, at: path)
             var settings = ComponentSettings()
@@ -205,7 +205,7 @@ extension AssociationFile {
         }
 
         /// The top-level `"hosts"` and `"scheme"` of a user's rule; nil when it has neither.
-        private static func scope(_ top: [String: JSONValue], at root: JSONPath) throws(AssociationFileError) -> RuleScope? {
+        private static func scope(_ top: [String: AppLinksValue], at root: JSONPath) throws(AssociationFileError) -> RuleScope? {
             guard top["hosts"] != nil || top["scheme"] != nil else { return nil }
             var scope = RuleScope()
             if let value = top["hosts"] {
@@ -241,22 +241,22 @@ extension AssociationFile {
             return scope
         }
 
-        private static func object(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> [String: JSONValue] {
+        private static func object(_ value: AppLinksValue, at path: JSONPath) throws(AssociationFileError) -> [String: AppLinksValue] {
             guard case .object(let fields) = value else { throw mismatch("an object", value, path) }
             return fields
         }
 
-        private static func string(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> String {
+        private static func string(_ value: AppLinksValue, at path: JSONPath) throws(AssociationFileError) -> String {
             guard case .string(let text) = value else { throw mismatch("a string", value, path) }
             return text
         }
 
-        private static func bool(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> Bool {
+        private static func bool(_ value: AppLinksValue, at path: JSONPath) throws(AssociationFileError) -> Bool {
             guard case .bool(let flag) = value else { throw mismatch("true or false", value, path) }
             return flag
         }
 
-        private static func strings(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> [String] {
+        private static func strings(_ value: AppLinksValue, at path: JSONPath) throws(AssociationFileError) -> [String] {
             guard case .array(let items) = value else { throw mismatch("an array of strings", value, path) }
             var texts: [String] = []
             for (index, item) in items.enumerated() { texts.append(try string(item, at: path.appending(index))) }
@@ -264,13 +264,13 @@ extension AssociationFile {
         }
 
         /// A string, or an array of them (`"opener": "org.example.Chat"` or `[…]`).
-        private static func stringOrStrings(_ value: JSONValue, at path: JSONPath) throws(AssociationFileError) -> [String] {
+        private static func stringOrStrings(_ value: AppLinksValue, at path: JSONPath) throws(AssociationFileError) -> [String] {
             if case .string(let text) = value { return [text] }
             guard case .array = value else { throw mismatch("a string or an array of strings", value, path) }
             return try strings(value, at: path)
         }
 
-        private static func mismatch(_ expected: String, _ value: JSONValue, _ path: JSONPath) -> AssociationFileError {
+        private static func mismatch(_ expected: String, _ value: AppLinksValue, _ path: JSONPath) -> AssociationFileError {
             AssociationFileError(path: path.description, problem: "expected \(expected), found \(value.kind)")
         }
 

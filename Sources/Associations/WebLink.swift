@@ -28,8 +28,6 @@ public struct WebLink: Sendable, Hashable, CustomStringConvertible {
     /// Percent-encoded, without its `#`; nil when the link has no `#`.
     public let fragment: String?
 
-    /// At most this many bytes: the dispatcher's own limit for any link.
-    public static let maximumBytes = 64 * 1024
     /// At most this many bytes of host (without its trailing dot): a domain name's limit.
     public static let maximumHostBytes = 253
 
@@ -37,21 +35,11 @@ public struct WebLink: Sendable, Hashable, CustomStringConvertible {
     public init(_ url: String) throws(WebLinkError) {
         func refuse(_ reason: String) -> WebLinkError { WebLinkError(url: url, reason: reason) }
         self.url = url
+        let colon: Int
+        do { colon = try URISyntax.schemeEnd(of: url) } catch { throw refuse(error.reason) }
         let bytes = url.utf8.span
-        guard !bytes.isEmpty else { throw refuse("the link is empty") }
-        guard bytes.count <= Self.maximumBytes else {
-            throw refuse("the link is \(bytes.count) bytes; at most \(Self.maximumBytes) are accepted")
-        }
-        for index in bytes.indices where bytes[index] <= 0x20 || bytes[index] == 0x7F {
-            throw refuse("it contains a space or control character at byte \(index)")
-        }
-
-        var colon = 0
-        while colon < bytes.count, bytes[colon] != UInt8(ascii: ":") { colon += 1 }
         let scheme = String(decoding: url.utf8.prefix(colon), as: UTF8.self).lowercased()
-        guard colon < bytes.count, scheme == "https" || scheme == "http" else {
-            throw refuse(colon < bytes.count ? "a \(scheme): link is not a web link" : "it has no scheme (a web link starts with https:)")
-        }
+        guard scheme == "https" || scheme == "http" else { throw refuse("a \(scheme): link is not a web link") }
         self.scheme = scheme
         guard colon + 2 < bytes.count, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/") else {
             throw refuse("\(scheme): is not followed by // and a host")
@@ -116,12 +104,10 @@ public struct WebLink: Sendable, Hashable, CustomStringConvertible {
     /// A link of a custom scheme (`zoommtg://zoom.us/join?confno=1`, `mailto:a@b.example`), split
     /// the same way for the user's rules by scheme: after `//`, the authority's host (lower case,
     /// not checked) and the path from its `/`; without `//`, no host and all up to `?` as the path.
-    /// nil for text with no scheme, or with a space or control character.
+    /// nil for text `URISyntax` refuses.
     public init?(customSchemeLink url: String) {
+        guard let colon = try? URISyntax.schemeEnd(of: url) else { return nil }
         let bytes = Array(url.utf8)
-        guard bytes.count <= Self.maximumBytes, !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }),
-            let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0
-        else { return nil }
         self.url = url
         scheme = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
         port = nil

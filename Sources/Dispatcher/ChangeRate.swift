@@ -27,12 +27,12 @@ struct ChangeRate: Sendable {
     /// - Throws: `busy` when the wait would be longer than `longestWait`; then nothing is taken.
     mutating func admit(_ bytes: Int, app: String, now: ContinuousClock.Instant) throws(DispatchError) -> Duration {
         let elapsed = now - refilled
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed / .seconds(1)
         tokens = min(Double(Self.burst), tokens + seconds * Double(Self.bytesPerSecond))
         refilled = now
         let left = tokens - Double(bytes + Self.perChange)
         let wait = left >= 0 ? 0 : -left / Double(Self.bytesPerSecond)
-        let longest = Double(Self.longestWait.components.seconds)
+        let longest = Self.longestWait / .seconds(1)
         guard wait <= longest else {
             throw .busy(
                 "\(app) changes its condition sets faster than \(Self.bytesPerSecond) bytes a second, held up to \(Int(longest)) s",

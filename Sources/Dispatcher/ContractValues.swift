@@ -22,8 +22,15 @@ extension Outcome {
     /// As `Open` and `ContinueActivity` answer, or with the reason as `Explain` and `Routed` report it.
     func contractOutcome(reason: Bool) -> Contract.RoutingOutcome {
         Contract.RoutingOutcome(
-            action: action, appID: appID, sceneID: sceneID, declarationID: declarationID, rule: rule,
-            reason: reason ? self.reason : nil)
+            action: action, appID: appID, sceneID: sceneID, declarationID: declarationID,
+            rule: Contract.RoutingOutcome.Rule(rawValue: rule), reason: reason ? self.reason : nil)
+    }
+
+    /// Every rule an outcome names is one of the contract's: checked where each is made (in debug
+    /// builds, so that the routing tests stop on one the contract lacks).
+    static func checked(_ rule: String) -> String {
+        assert(Contract.RoutingOutcome.Rule(rawValue: rule) != nil, "the rule \"\(rule)\" is not in Contract.RoutingOutcome.Rule")
+        return rule
     }
 }
 

@@ -54,7 +54,7 @@ enum ActivityLimits {
     static let announcementInterval: Duration = .milliseconds(100)
 }
 
-// Publishing, clearing and deleting activities; what openers read of them (issue 17).
+// Publishing, clearing and deleting activities; what openers read of them.
 extension Dispatcher {
     /// Saves search-eligible activities from now on (without a store, they are only current).
     public func attach(store: ActivityStore) {

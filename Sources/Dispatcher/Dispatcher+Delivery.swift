@@ -111,10 +111,9 @@ extension Dispatcher {
                 connectionVanished(owner.rawValue)
                 return .notTaken("it left the bus without answering")
             }
-            let timeout = configuration.deliveryTimeout.components
             return .mayHaveIt(.timeout(
                 app: app, waitedFor: "acknowledge \(DispatchError.abbreviated(pending.label)) (\(owner)); it was sent nowhere else",
-                seconds: Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18))
+                seconds: configuration.deliveryTimeout / .seconds(1)))
         case .disconnected:
             // The dispatcher's own connection closed: nobody can be told anything any more.
             return .mayHaveIt(.deliveryFailed(pending.label, attempts: ["the dispatcher's connection closed: \(error)"]))

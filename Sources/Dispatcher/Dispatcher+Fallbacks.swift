@@ -65,10 +65,9 @@ extension Dispatcher {
                 // Not running: launched below.
             } catch let error as BusError where error.name == .noReply {
                 // It may have the link: not launched again (docs/delivery.md).
-                let timeout = configuration.deliveryTimeout.components
                 throw .timeout(
                     app: entry.id, waitedFor: "answer org.freedesktop.Application.Open (\(error.message)); the link was sent nowhere else",
-                    seconds: Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18)
+                    seconds: configuration.deliveryTimeout / .seconds(1))
             } catch {
                 throw .deliveryFailed(uri, attempts: ["\(entry.id) refused org.freedesktop.Application.Open: \(error)"])
             }

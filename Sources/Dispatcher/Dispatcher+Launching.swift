@@ -17,8 +17,7 @@ extension Dispatcher {
                 throw .launchFailed(app: app.id, reason: error.description)
             }
         }
-        let seconds = Double(configuration.launchTimeout.components.seconds)
-            + Double(configuration.launchTimeout.components.attoseconds) / 1e18
+        let seconds = configuration.launchTimeout / .seconds(1)
         do {
             try await waitUntilReady(app.id)
         } catch is LaunchTimedOut {

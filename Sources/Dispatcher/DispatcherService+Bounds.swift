@@ -3,27 +3,23 @@ import Logging
 import Synchronization
 import WaypostContract
 
-// The bound on each connection's calls in flight, which calls take turns (SenderTurns.swift), and
-// which act as the registered app.
+/// How the daemon serves an exported member: declared beside each in the export table (a required
+/// argument of `method`, so a member cannot be exported without one). Every call, whatever its
+/// policy, counts against its connection's `Budgets.callsInFlightPerConnection`.
+enum MemberPolicy: Sendable, Hashable {
+    /// Acts as the registered app: takes turns, then checks that the caller's process still runs
+    /// the program registration found (Dispatcher+Identity.swift) before anything is changed.
+    case actsAsTheApp
+    /// Any connection may call it; it only changes or reads the dispatcher's state, and takes turns
+    /// with other connections' such calls (SenderTurns.swift).
+    case takesTurns
+    /// Any connection may call it (an opener, a desktop search); it delivers an event, awaiting
+    /// apps within the launch and delivery timeouts, and runs beside the connection's other calls.
+    case delivers
+}
+
+// The bound on each connection's calls in flight.
 extension DispatcherService {
-    /// Calls that deliver an event: they await apps, and run side by side; the others take turns.
-    static let delivering: Set<MemberName> = [
-        Contract.Dispatcher1.open.name, Contract.Dispatcher1.continueActivity.name,
-        Contract.Dispatcher1.continueSavedActivity.name, Contract.FreedesktopApplication.open.name,
-        Contract.SearchProvider2.activateResult.name, Contract.SearchProvider2.launchSearch.name, Contract.KRunner1.run.name,
-    ]
-
-    /// Calls that act as the registered app: each first checks that the caller's process still
-    /// runs the program registration found (Dispatcher+Identity.swift). `Open` and the other
-    /// openers' calls do not: any connection may make them.
-    static let actingAsTheApp: Set<MemberName> = [
-        Contract.Dispatcher1.declareScenes.name, Contract.Dispatcher1.ready.name, Contract.Dispatcher1.addScene.name,
-        Contract.Dispatcher1.removeScene.name, Contract.Dispatcher1.activateScene.name,
-        Contract.Dispatcher1.setExternalEvents.name, Contract.Dispatcher1.setCurrentActivity.name,
-        Contract.Dispatcher1.clearCurrentActivity.name, Contract.Dispatcher1.deleteSavedActivities.name,
-        Contract.Dispatcher1.deleteAllSavedActivities.name,
-    ]
-
     func enter(_ caller: BusName) throws(DispatchError) {
         let limit = Budgets.callsInFlightPerConnection
         let admitted = callsInFlight.withLock { counts in

@@ -1,3 +1,6 @@
+// One file over 300 lines: io.waypost.Dispatcher1's and org.freedesktop.Application's export table,
+// each member with its policy beside it, and the one wrapper (`method`) that carries the policies out,
+// read together. Activities, desktop search and the bounds are in files of their own.
 public import DBus
 import Desktop
 import ExternalEvents
@@ -76,7 +79,7 @@ public final class DispatcherService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.registerApplication) { call in
+                method(Members.registerApplication, .takesTurns) { call in
                     let (appID, path, raw) = try call.arguments(String.self, ObjectPath.self, [String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.RegistrationOptions(raw) }
                     try await self.dispatcher.register(
@@ -85,7 +88,7 @@ public final class DispatcherService: Sendable {
                     await self.forgetWhenGone(call.sender)
                     return try call.reply()
                 },
-                method(Members.declareScenes) { call in
+                method(Members.declareScenes, .actsAsTheApp) { call in
                     let (raw) = try call.arguments([Structure<String, [String: Variant]>].self)
                     let declarations = try raw.map { entry throws(DispatchError) in
                         try Self.decode("declaration \"\(entry.fields.0)\"") { () throws(Contract.KeyError) in
@@ -95,32 +98,32 @@ public final class DispatcherService: Sendable {
                     try await self.dispatcher.declare(caller: call.sender.rawValue, declarations)
                     return try call.reply()
                 },
-                method(Members.ready) { call in
+                method(Members.ready, .actsAsTheApp) { call in
                     try await self.dispatcher.ready(caller: call.sender.rawValue)
                     return try call.reply()
                 },
-                method(Members.addScene) { call in
+                method(Members.addScene, .actsAsTheApp) { call in
                     let (scene, declaration) = try call.arguments(String.self, String.self)
                     try await self.dispatcher.addScene(caller: call.sender.rawValue, scene: scene, declaration: declaration)
                     return try call.reply()
                 },
-                method(Members.removeScene) { call in
+                method(Members.removeScene, .actsAsTheApp) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.removeScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                method(Members.activateScene) { call in
+                method(Members.activateScene, .actsAsTheApp) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.activateScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                method(Members.setExternalEvents) { call in
+                method(Members.setExternalEvents, .actsAsTheApp) { call in
                     let (scene, raw) = try call.arguments(String.self, [Structure<[String], [String]>].self)
                     let modifiers = raw.map(Contract.Modifier.init)
                     try await self.dispatcher.setModifiers(caller: call.sender.rawValue, scene: scene, modifiers)
                     return try call.reply()
                 },
-                method(Members.open) { call in
+                method(Members.open, .delivers) { call in
                     let (uri, platform) = try call.arguments(String.self, [String: Variant].self)
                     let answer = PreparedAnswer(call)
                     let opener = self.opener(of: call.sender, platform)
@@ -130,7 +133,7 @@ public final class DispatcherService: Sendable {
                     }
                     return try answer.reply(to: outcome)
                 },
-                method(Members.continueActivity) { call in
+                method(Members.continueActivity, .delivers) { call in
                     let (type, activity, platform) = try call.arguments(String.self, [String: Variant].self, [String: Variant].self)
                     let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
                     let userActivity = UserActivity(type: type, details)
@@ -141,13 +144,13 @@ public final class DispatcherService: Sendable {
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).variants)
                 },
-                method(Members.explain) { call in
+                method(Members.explain, .takesTurns) { call in
                     let (uri) = try call.arguments(String.self)
                     do {
                         return try call.reply(try await self.dispatcher.explain(uri).contractOutcome(reason: true).variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method(Members.explainOpenedBy) { call in
+                method(Members.explainOpenedBy, .takesTurns) { call in
                     let (uri, opener) = try call.arguments(String.self, String.self)
                     do {
                         var outcome = try await self.dispatcher.explain(uri, opener: .app(id: opener, process: "given")).contractOutcome(reason: true)
@@ -155,18 +158,18 @@ public final class DispatcherService: Sendable {
                         return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method(Members.monitorRouted) { call in
+                method(Members.monitorRouted, .takesTurns) { call in
                     let (raw) = try call.arguments([String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.MonitorOptions(raw) }
                     let added = self.monitors.withLock { $0.updateValue(options, forKey: call.sender) == nil }
                     if added { await self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
-                method(Members.ownedDomains) { call in
+                method(Members.ownedDomains, .takesTurns) { call in
                     if let read = self.userRulesReader.withLock({ $0 }) { await read() }
                     return try call.reply(self.dispatcher.webLinks.ownedDomains)
                 },
-                method(Members.status) { call in
+                method(Members.status, .takesTurns) { call in
                     let (processes, scenes) = await self.dispatcher.status
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
@@ -184,11 +187,11 @@ public final class DispatcherService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.activate) { call in
+                method(Members.activate, .takesTurns) { call in
                     // Nothing to show: the dispatcher has no window. Activation only starts it.
                     try call.reply()
                 },
-                method(Members.open) { call in
+                method(Members.open, .delivers) { call in
                     let (uris, platform) = try call.arguments([String].self, [String: Variant].self)
                     var failures: [(full: String, redacted: String)] = []
                     let opener = self.opener(of: call.sender, platform)
@@ -211,7 +214,7 @@ public final class DispatcherService: Sendable {
                     }
                     return try call.reply()
                 },
-                method(Members.activateAction) { call in
+                method(Members.activateAction, .takesTurns) { call in
                     let (action, _, _) = try call.arguments(String.self, [Variant].self, [String: Variant].self)
                     throw BusError(.notSupported, "the dispatcher has no action \"\(action)\"")
                 },
@@ -230,22 +233,23 @@ public final class DispatcherService: Sendable {
             [String: Variant](), Int32(-1))
     }
 
-    /// The member as the contract declares it, answered by `handler`; a `DispatchError` reaches the
-    /// caller under its contract name. A connection with `Budgets.callsInFlightPerConnection` calls
-    /// in flight gets `Busy` at once, before anything is routed or delivered; a call acting as the
-    /// registered app is refused, and the registration ended, once its process changed.
+    /// The member as the contract declares it, served as `policy` says, answered by `handler`; a
+    /// `DispatchError` reaches the caller under its contract name. A connection with
+    /// `Budgets.callsInFlightPerConnection` calls in flight gets `Busy` at once, before anything is
+    /// routed or delivered; a call acting as the registered app is refused, and the registration
+    /// ended, once its process changed.
     func method(
-        _ member: Contract.Member, _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
+        _ member: Contract.Member, _ policy: MemberPolicy,
+        _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
         member.exported { call in
             do {
                 try self.enter(call.sender)
                 defer { self.leave(call.sender) }
-                // Calls that deliver await apps, and run side by side; the others take turns.
-                if Self.delivering.contains(member.name) { return try await handler(call) }
+                if policy == .delivers { return try await handler(call) }
                 await self.turns.take(call.sender)
                 defer { self.turns.give(call.sender) }
-                if Self.actingAsTheApp.contains(member.name) { try await self.dispatcher.recheckIdentity(of: call.sender.rawValue) }
+                if policy == .actsAsTheApp { try await self.dispatcher.recheckIdentity(of: call.sender.rawValue) }
                 return try await handler(call)
             } catch let error as DispatchError {
                 // The only URI a method's error can name is its first argument's (Explain's).
@@ -281,8 +285,7 @@ public final class DispatcherService: Sendable {
             let outcome = try await route()
             if !monitors.isEmpty {
                 var report = outcome.contractOutcome(reason: true)
-                let elapsed = ContinuousClock.now - started
-                report.micros = UInt64(elapsed.components.seconds) * 1_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000)
+                report.micros = UInt64((ContinuousClock.now - started) / .microseconds(1))
                 report.opener = await opener?.value().label
                 emitRouted(event, to: monitors) { _ in report }
             }
@@ -293,7 +296,7 @@ public final class DispatcherService: Sendable {
             if !monitors.isEmpty {
                 let openerLabel = await opener?.value().label
                 emitRouted(event, to: monitors) { full in
-                    Contract.RoutingOutcome(reason: (full ? error : redacted).description, error: error.busError.name.rawValue, opener: openerLabel)
+                    Contract.RoutingOutcome(reason: (full ? error : redacted).description, error: error.failure, opener: openerLabel)
                 }
             }
             logRefusal(error, "\(DispatchError.abbreviated(Contract.redacted(event))) not delivered: \(redacted)")

@@ -10,7 +10,7 @@ public struct Outcome: Sendable, Equatable {
     public var appID: String
     public var sceneID: String?
     public var declarationID: String?
-    /// The routing rule (`preferring`, `default`, …), or `fallback`.
+    /// The routing rule (`preferring`, `default`, …), or `fallback`: one of `Contract.RoutingOutcome.Rule`.
     public var rule: String
     /// Why a web link went to its app (the user rule or association), said first; rendered with
     /// the reason, since describing the match costs more than routing the link.
@@ -24,7 +24,8 @@ public struct Outcome: Sendable, Equatable {
         action: Action, appID: String, sceneID: String? = nil, declarationID: String? = nil, rule: String,
         preface: String? = nil, decision: Decision? = nil
     ) {
-        (self.action, self.appID, self.sceneID, self.declarationID, self.rule) = (action, appID, sceneID, declarationID, rule)
+        (self.action, self.appID, self.sceneID, self.declarationID) = (action, appID, sceneID, declarationID)
+        self.rule = Self.checked(rule)
         (self.preface, self.decision) = (preface, decision)
     }
 

@@ -123,6 +123,12 @@ extension Contract {
         ]
         /// Every error of the contract comes from the dispatcher.
         public static let errors = Failure.allCases
+        /// The string keys whose values are a closed set, with the set: `io.waypost.Values` in the XML.
+        public static let values: [String: [String]] = [
+            RoutingOutcome.Keys.action.name: RoutingOutcome.Action.allCases.map(\.rawValue),
+            RoutingOutcome.Keys.rule.name: RoutingOutcome.Rule.allCases.map(\.rawValue),
+            Declaration.Keys.kind.name: Declaration.Kind.allCases.map(\.rawValue),
+        ]
     }
 
     /// `io.waypost.Application1`, which each participating process serves at the object path it

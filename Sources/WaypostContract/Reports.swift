@@ -18,16 +18,35 @@ extension Contract {
             case fallback
         }
 
+        /// Which rule sent the event there: the routing core's rules for a participating app, or
+        /// how the dispatcher chose an app outside them. `Open` and `Explain` send these values alone.
+        public enum Rule: String, Sendable, Hashable, CaseIterable {
+            case singleScene = "single-scene"
+            case preferring, allowing, matching
+            case documentType = "document-type"
+            case `default`
+            /// No scene or declaration of the app takes the event.
+            case none
+            /// The scheme's or content type's previous handler, which does not take part.
+            case fallback
+            /// The user's browser: a web link no app owns, or whose app could not take it.
+            case browser
+            /// A domain's association names the app (`Explain`, before routing inside the app).
+            case association
+            /// One of the user's rules names the app (`Explain`).
+            case userRule = "user rule"
+        }
+
         public enum Keys {
             public static let action = Key<String>("action")
             public static let appID = Key<String>("app-id")
             public static let sceneID = Key<String>("scene-id")
             public static let declarationID = Key<String>("declaration-id")
-            /// The routing rule (`preferring`, `default`, …), or `fallback`.
+            /// The rule (`Rule`): `preferring`, `default`, …, or `fallback`.
             public static let rule = Key<String>("rule")
             /// Why, for people.
             public static let reason = Key<String>("reason")
-            /// The error name, when the event was not delivered.
+            /// The error name (`Failure`), when the event was not delivered.
             public static let error = Key<String>("error")
             /// Microseconds from receiving the request to the app's acknowledgement.
             public static let micros = Key<UInt64>("micros")
@@ -46,21 +65,21 @@ extension Contract {
         public var appID: String?
         public var sceneID: String?
         public var declarationID: String?
-        public var rule: String?
+        public var rule: Rule?
         public var reason: String?
-        public var error: String?
+        public var error: Failure?
         public var micros: UInt64?
         public var opener: String?
 
         public init(
             action: Action? = nil, appID: String? = nil, sceneID: String? = nil, declarationID: String? = nil,
-            rule: String? = nil, reason: String? = nil, error: String? = nil, micros: UInt64? = nil, opener: String? = nil
+            rule: Rule? = nil, reason: String? = nil, error: Failure? = nil, micros: UInt64? = nil, opener: String? = nil
         ) {
             (self.action, self.appID, self.sceneID, self.declarationID) = (action, appID, sceneID, declarationID)
             (self.rule, self.reason, self.error, self.micros, self.opener) = (rule, reason, error, micros, opener)
         }
 
-        /// - Throws: `KeyError` for a value of the wrong type or an unknown action.
+        /// - Throws: `KeyError` for a value of the wrong type, or an action, rule or error outside the contract.
         public init(_ outcome: [String: Variant]) throws(KeyError) {
             if let action = try outcome.value(Keys.action) {
                 guard let known = Action(rawValue: action) else {
@@ -71,9 +90,19 @@ extension Contract {
             appID = try outcome.value(Keys.appID)
             sceneID = try outcome.value(Keys.sceneID)
             declarationID = try outcome.value(Keys.declarationID)
-            rule = try outcome.value(Keys.rule)
+            if let rule = try outcome.value(Keys.rule) {
+                guard let known = Rule(rawValue: rule) else {
+                    throw .unexpectedValue(key: Keys.rule.name, value: rule, allowed: Rule.allCases.map(\.rawValue))
+                }
+                self.rule = known
+            }
             reason = try outcome.value(Keys.reason)
-            error = try outcome.value(Keys.error)
+            if let error = try outcome.value(Keys.error) {
+                guard let name = try? ErrorName(error), let known = Failure(name) else {
+                    throw .unexpectedValue(key: Keys.error.name, value: error, allowed: Failure.allCases.map(\.errorName.rawValue))
+                }
+                self.error = known
+            }
             micros = try outcome.value(Keys.micros)
             opener = try outcome.value(Keys.opener)
         }
@@ -84,9 +113,9 @@ extension Contract {
             outcome.insert(Keys.appID, appID)
             outcome.insert(Keys.sceneID, sceneID)
             outcome.insert(Keys.declarationID, declarationID)
-            outcome.insert(Keys.rule, rule)
+            outcome.insert(Keys.rule, rule?.rawValue)
             outcome.insert(Keys.reason, reason)
-            outcome.insert(Keys.error, error)
+            outcome.insert(Keys.error, error?.errorName.rawValue)
             outcome.insert(Keys.micros, micros)
             outcome.insert(Keys.opener, opener)
             return outcome

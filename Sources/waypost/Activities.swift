@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import Desktop
+import ExternalEvents
 import FoundationEssentials
 import Glibc
 import WaypostContract
@@ -152,11 +153,11 @@ struct Activities: AsyncParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             for activity in saved {
-                var object: [String: JSONValue] = [
+                var object: [String: UserInfoValue] = [
                     "id": .string(activity.id), "app": .string(activity.appID), "appName": .string(activity.appName),
                     "type": .string(activity.activityType), "lastUsed": .integer(activity.lastUsed),
                 ]
-                for (key, value) in activity.activity { object[key] = JSONValue(value) }
+                for (key, value) in activity.activity { object[key] = UserInfoValue(value) }
                 Swift.print(String(decoding: try encoder.encode(object), as: UTF8.self))
             }
         case .text:

@@ -167,7 +167,7 @@ final class BrowserHostSession: Sendable {
             reply.reason = "the dispatcher did not answer: \(BusClient.message(error))"
             return
         }
-        guard outcome.rule != "browser", let app = outcome.appID else {
+        guard outcome.rule != .browser, let app = outcome.appID else {
             reply.reason = outcome.reason
             return
         }

@@ -72,7 +72,7 @@ struct Explain: AsyncParsableCommand {
         typealias Keys = Contract.RoutingOutcome.Keys
         let fields = [
             (Keys.action.name, outcome.action?.rawValue), (Keys.appID.name, outcome.appID), (Keys.sceneID.name, outcome.sceneID),
-            (Keys.declarationID.name, outcome.declarationID), (Keys.rule.name, outcome.rule), (Keys.reason.name, outcome.reason),
+            (Keys.declarationID.name, outcome.declarationID), (Keys.rule.name, outcome.rule?.rawValue), (Keys.reason.name, outcome.reason),
             (Keys.opener.name, outcome.opener),
         ].compactMap { key, value in value.map { (key, $0) } }
         switch format {

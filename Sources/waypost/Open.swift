@@ -1,5 +1,7 @@
 import ArgumentParser
 import DBus
+import ExternalEvents
+import FoundationEssentials
 import Glibc
 import WaypostContract
 
@@ -146,10 +148,10 @@ struct Continue: AsyncParsableCommand {
     /// `--user-info` as the contract's a{sv}; integers travel as `x`, other numbers as `d`.
     func parsedUserInfo() throws -> [String: Variant] {
         guard let userInfo else { return [:] }
-        guard let info = JSONValue.userInfo(userInfo) else {
+        guard let info = try? JSONDecoder().decode([String: UserInfoValue].self, from: Data(userInfo.utf8)) else {
             throw ValidationError("--user-info must be a JSON object without null values, not \(userInfo)")
         }
-        return info
+        return UserInfoValue.variants(info)
     }
 
     /// The opener's activation token and startup id, from the environment as openers pass them.
@@ -254,6 +256,6 @@ extension Contract.RoutingOutcome {
     /// One line for people: `event → app scene [action, rule]`.
     func line(for event: String) -> String {
         let destination = sceneID.map { " scene \($0)" } ?? declarationID.map { " new \($0)" } ?? ""
-        return "\(event) → \(appID ?? "?")\(destination) [\(action?.rawValue ?? "?"), \(rule ?? "?")]"
+        return "\(event) → \(appID ?? "?")\(destination) [\(action?.rawValue ?? "?"), \(rule?.rawValue ?? "?")]"
     }
 }

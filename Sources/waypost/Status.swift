@@ -58,7 +58,7 @@ struct Monitor: AsyncParsableCommand {
             let report = BusClient.outcome(outcome)
             let opener = report.opener.map { " (opened by \($0))" } ?? ""
             if let error = report.error {
-                print("\(event) ✗ \(error): \(report.reason ?? "")\(opener)")
+                print("\(event) ✗ \(error.errorName.rawValue): \(report.reason ?? "")\(opener)")
             } else {
                 print(report.line(for: event) + (report.micros.map { " \($0) µs" } ?? "") + opener)
             }

@@ -12,7 +12,7 @@ Config keys: app_id, log, object_path (default /io/waypost/sample), single_scene
 announce_ready (bool: register with "announces-ready" and call Ready once the start-up scenes are open),
 declarations [[id, {kind, matching?, content-types?}]], scenes [{id, declaration, modifiers}],
 behaviour {"OpenURL"|"CreateScene"|"ContinueUserActivity": "ok"|"hang"|"refuse"|"exit"}.
-Control's Run and OpenInProcess make the app open links itself (the opener of issue 20).
+Control's Run and OpenInProcess make the app open links itself (as the opener).
 """
 import json
 import os

@@ -1,9 +1,9 @@
-// One file: the rules of the format, sentence by sentence in the order the issue states them, so that
+// One file: the rules of the format, sentence by sentence, one test each, so that
 // a missing rule shows as a gap here.
 import Associations
 import Testing
 
-/// One test per sentence of the format's rules (issue 16, item 1).
+/// One test per sentence of the format's rules.
 @Suite("Matching rules")
 struct MatchingRuleTests {
     // MARK: Levels and entries

@@ -1,7 +1,7 @@
 import Associations
 import Testing
 
-/// The user's rules by opener and by scheme (issue 20): the README's two examples, word for word.
+/// The user's rules by opener and by scheme: the README's two examples, word for word.
 @Suite("User rules by opener and scheme")
 struct OpenerRuleTests {
     /// "Links from Chat go to the work browser": `from-chat.json`.

@@ -110,9 +110,20 @@ struct WebLinkTests {
         #expect(try WebLink("https://XN--BCHER-KVA.example/").host == "xn--bcher-kva.example")
     }
 
+    @Test("web links and custom-scheme links are refused by the one syntax every link passes, for its reason", arguments: [
+        "", "no scheme here", "1http://x", "https://a b", "myapp://a\tb", "https://x/\u{7F}",
+        "https://shop.example/" + String(repeating: "a", count: URISyntax.maximumBytes),
+    ])
+    func oneSyntax(url: String) {
+        let syntax = #expect(throws: URISyntaxError.self) { try URISyntax.schemeEnd(of: url) }
+        let web = #expect(throws: WebLinkError.self) { try WebLink(url) }
+        #expect(web?.reason == syntax?.reason)
+        #expect(WebLink(customSchemeLink: url) == nil)
+    }
+
     @Test("links larger than 64 KiB are refused")
     func huge() {
-        let url = "https://shop.example/" + String(repeating: "a", count: WebLink.maximumBytes)
+        let url = "https://shop.example/" + String(repeating: "a", count: URISyntax.maximumBytes)
         #expect(throws: WebLinkError.self) { try WebLink(url) }
     }
 }

@@ -44,6 +44,24 @@ struct ContractTests {
         #expect(Contract.Failure("org.freedesktop.DBus.Error.Failed") == nil)
     }
 
+    @Test("the closed value sets of dbus/*.xml (io.waypost.Values) are WaypostContract's enums, value for value, and no other")
+    func values() throws {
+        let dispatcher = try Self.contract("io.waypost.Dispatcher1.xml")
+        #expect(dispatcher.values(of: "io.waypost.Dispatcher1") == Contract.Dispatcher1.values)
+        #expect(dispatcher.misplacedValues == [])
+        // Not vacuous: the annotations were read, spaces inside a value and all.
+        #expect(dispatcher.values(of: "io.waypost.Dispatcher1")["rule"]?.contains("user rule") == true)
+        #expect(Contract.Dispatcher1.values["rule"]?.count == 11)
+        // Each set belongs to a string key some member declares.
+        let keys = Set(Contract.Dispatcher1.members.flatMap { $0.arguments + $0.results }.flatMap(\.keys))
+        for key in Contract.Dispatcher1.values.keys { #expect(keys.contains(Contract.KeyDeclaration(key, "s")), "\(key)") }
+        // Every rule the routing core decides has its value in the contract.
+        for rule in Decision.Rule.allCases { #expect(Contract.RoutingOutcome.Rule(rule).rawValue == rule.rawValue) }
+        #expect(throws: Contract.KeyError.unexpectedValue(
+            key: "rule", value: "teleport", allowed: Contract.RoutingOutcome.Rule.allCases.map(\.rawValue))
+        ) { try Contract.RoutingOutcome(["rule": "teleport"]) }
+    }
+
     @Test("an activity carries the same keys everywhere: published, continued, delivered, created")
     func activityKeys() throws {
         let published = Set(Contract.Dispatcher1.setCurrentActivity.arguments[2].keys)
@@ -142,15 +160,18 @@ struct ContractTests {
             #expect(try Contract.SceneEvent(event.variants) == event)
         }
 
-        let delivered = Contract.RoutingOutcome(action: .deliver, appID: "org.example.App", sceneID: "s1", rule: "preferring")
+        let delivered = Contract.RoutingOutcome(action: .deliver, appID: "org.example.App", sceneID: "s1", rule: .preferring)
         check(delivered.variants, declared: Contract.Dispatcher1.open.results[0].keys, "Open's outcome")
         #expect(try Contract.RoutingOutcome(delivered.variants) == delivered)
         var routed = Contract.RoutingOutcome(
-            action: .create, appID: "org.example.App", declarationID: "main", rule: "default", reason: "why", micros: 120)
+            action: .create, appID: "org.example.App", declarationID: "main", rule: .default, reason: "why", micros: 120)
         check(routed.variants, declared: Contract.Dispatcher1.routed.arguments[1].keys, "Routed's outcome")
         #expect(try Contract.RoutingOutcome(routed.variants) == routed)
-        routed = Contract.RoutingOutcome(reason: "no", error: Contract.Failure.noHandler.errorName.rawValue)
+        routed = Contract.RoutingOutcome(reason: "no", error: .noHandler)
         check(routed.variants, declared: Contract.Dispatcher1.routed.arguments[1].keys, "Routed's failure")
+        #expect(routed.variants["error"] == .string("io.waypost.Error.NoHandler"))
+        #expect(try Contract.RoutingOutcome(routed.variants) == routed)
+        #expect(throws: Contract.KeyError.self) { try Contract.RoutingOutcome(["error": "org.freedesktop.DBus.Error.Failed"]) }
 
         let process = Contract.ProcessStatus(
             appID: "org.example.App", owner: ":1.7", pid: 42, objectPath: "/org/example/App", singleScene: false,
@@ -183,6 +204,24 @@ struct ContractTests {
         let details = Contract.ActivityDetails(targetContentIdentifier: "contact/42", title: "Ada", userInfo: ["id": "42", "n": 7])
         #expect(UserActivity(type: "org.example.show", try Contract.ActivityDetails(details.variants)) == UserActivity(
             type: "org.example.show", targetContentIdentifier: "contact/42", title: "Ada", userInfo: ["id": "42", "n": "7"]))
+    }
+
+    @Test("user info is one value type: read from JSON, sent on the bus, read back and written as JSON alike")
+    func userInfo() throws {
+        let json = #"{"id":42,"ratio":0.5,"name":"Ada","flag":true,"tags":["a",1],"nested":{"deeper":[2.5]}}"#
+        let info = try JSONDecoder().decode([String: UserInfoValue].self, from: Data(json.utf8))
+        #expect(info == ["id": 42, "ratio": 0.5, "name": "Ada", "flag": true, "tags": ["a", 1], "nested": ["deeper": [2.5]]])
+        let variants = UserInfoValue.variants(info)
+        #expect(variants["id"] == .int64(42) && variants["ratio"] == .double(0.5) && variants["flag"] == .boolean(true))
+        #expect(variants.mapValues(UserInfoValue.init) == info)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let written = try encoder.encode(variants.mapValues(UserInfoValue.init))
+        #expect(try JSONDecoder().decode([String: UserInfoValue].self, from: written) == info)
+        // Bytes travel as ay and are written as their numbers; null has no D-Bus type and is refused.
+        #expect(UserInfoValue(UserInfoValue.data([1, 255]).variant) == .data([1, 255]))
+        #expect(String(decoding: try encoder.encode(UserInfoValue.data([1, 255])), as: UTF8.self) == "[1,255]")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([String: UserInfoValue].self, from: Data(#"{"a":null}"#.utf8)) }
     }
 
     @Test("a dictionary that breaks the contract is refused naming the key and the value")

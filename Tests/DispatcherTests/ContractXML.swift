@@ -3,7 +3,7 @@ import FoundationXML
 import TestSupport
 
 /// Interfaces read from introspection XML, each member as one comparable line; from `dbus/*.xml`
-/// also what the `io.waypost.Error.<Name>` and `io.waypost.Key` annotations state.
+/// also what the `io.waypost.Error.<Name>`, `io.waypost.Key` and `io.waypost.Values` annotations state.
 final class InterfaceTable: NSObject, XMLParserDelegate {
     private struct Member {
         var kind: String
@@ -13,6 +13,9 @@ final class InterfaceTable: NSObject, XMLParserDelegate {
 
     private var members: [String: [Member]] = [:]
     private var errorNames: [String: [String]] = [:]
+    private var valueSets: [String: [String: [String]]] = [:]
+    /// `io.waypost.Values` annotations that name no key of the argument they annotate (or stand outside one).
+    private(set) var misplacedValues: [String] = []
     private var interface = ""
     private var member: Member?
     private var inArgument = false
@@ -49,6 +52,9 @@ final class InterfaceTable: NSObject, XMLParserDelegate {
     /// The error names the interface's `io.waypost.Error.<Name>` annotations state, sorted.
     func errors(of interface: String) -> [String] { (errorNames[interface] ?? []).sorted() }
 
+    /// The closed value sets the interface's `io.waypost.Values` annotations state ("key: a | b"), by key.
+    func values(of interface: String) -> [String: [String]] { valueSets[interface] ?? [:] }
+
     private func lines(of interface: String, _ render: ((direction: String, type: String, name: String?, keys: [String])) -> String) -> [String] {
         (members[interface] ?? []).map { member in
             "\(member.kind) \(member.name)(\(member.arguments.map(render).joined(separator: ", ")))"
@@ -72,6 +78,13 @@ final class InterfaceTable: NSObject, XMLParserDelegate {
             if inArgument, name == "io.waypost.Key", var current = member, !current.arguments.isEmpty {
                 current.arguments[current.arguments.count - 1].keys.append(value)
                 member = current
+            } else if name == "io.waypost.Values" {
+                let parts = value.split(separator: ":", maxSplits: 1)
+                let key = String(parts[0]), values = parts.count == 2 ? parts[1].split(separator: "|") : []
+                let trimmed = values.map { $0.trimmingCharacters(in: .whitespaces) }
+                if valueSets[interface, default: [:]].updateValue(trimmed, forKey: key) != nil { misplacedValues.append("\(key) twice") }
+                let keys = inArgument ? member?.arguments.last?.keys ?? [] : []
+                if !keys.contains(where: { $0.hasPrefix(key + " ") }) { misplacedValues.append(value) }
             } else if member == nil, name.hasPrefix("io.waypost.Error.") {
                 errorNames[interface, default: []].append(name)
             }

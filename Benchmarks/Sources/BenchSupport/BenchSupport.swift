@@ -18,7 +18,7 @@ public struct Latency: Sendable {
 public func median(_ values: [Double]) -> Double { Latency(samples: values).median }
 
 public extension Duration {
-    var microseconds: Double { Double(components.seconds) * 1e6 + Double(components.attoseconds) / 1e12 }
+    var microseconds: Double { self / .microseconds(1) }
 }
 
 /// A private `dbus-daemon --session` (never the user's bus), killed by `stop()`.

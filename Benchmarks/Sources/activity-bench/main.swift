@@ -1,4 +1,4 @@
-// Issue 17's figures: a publish (SetCurrentActivity, saved for search) beside an AddScene round trip;
+// What activities cost: a publish (SetCurrentActivity, saved for search) beside an AddScene round trip;
 // the desktop's search (GetInitialResultSet, GetSubsearchResultSet) over 100,000 saved activities;
 // the store's size on disk and the daemon's RSS growth with it. The release binary `make install`
 // installs, on a private bus, the bench process itself being the apps (their entries run it).

@@ -26,7 +26,7 @@ var random = SplitMix(state: 0xA55A)
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 func nanoseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+    duration / .nanoseconds(1)
 }
 
 let domains = 1_000

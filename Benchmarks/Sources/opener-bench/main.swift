@@ -1,4 +1,4 @@
-// opener-bench: what finding the opener of each event costs (issue 20), two ways:
+// opener-bench: what finding the opener of each event costs, two ways:
 //
 //   walk   in process: `OpenerSearch.opener` from a pid up its ancestors against the installed
 //          programs (this machine's entries), each process read as the daemon reads it —

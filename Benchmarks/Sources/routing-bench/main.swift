@@ -47,7 +47,7 @@ func median(_ values: [Double]) -> Double {
 }
 
 func nanoseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+    duration / .nanoseconds(1)
 }
 
 struct Row {

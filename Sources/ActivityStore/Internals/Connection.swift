@@ -25,8 +25,7 @@ final class Connection {
         }
         handle = opened
         sqlite3_extended_result_codes(handle, 1)
-        let (seconds, attoseconds) = busyTimeout.components
-        sqlite3_busy_timeout(handle, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        sqlite3_busy_timeout(handle, Int32(min(busyTimeout / .milliseconds(1), Double(Int32.max))))
     }
 
     /// Finalizes the statements, then `sqlite3_close_v2`, which waits for nothing.

@@ -159,9 +159,9 @@ func monotonicNanoseconds() -> UInt64 {
 }
 
 extension Duration {
+    /// Whole nanoseconds, `Int64.max` for a duration beyond them.
     var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow
-            ? .max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let nanoseconds = self / .nanoseconds(1)
+        return nanoseconds >= Double(Int64.max) ? .max : Int64(nanoseconds)
     }
 }

@@ -6,14 +6,16 @@ import FoundationEssentials
 /// Only what the format defines is decoded: a key Waypost ignores (`comment`, `webcredentials`, any
 /// unknown key) is never decoded, and a value of an unexpected kind is only named (`unread`), its
 /// contents never decoded. So the work is bounded by the format's own few levels, whatever is
-/// nested in what is ignored (JSONDecoder only scans it once).
-enum JSONValue: Sendable {
+/// nested in what is ignored (JSONDecoder only scans it once). Not a general JSON value (that is
+/// `UserInfoValue`, which this module, importing nothing of ours, does not see): a hostile file must
+/// never be decoded whole.
+enum AppLinksValue: Sendable {
     case null
     case bool(Bool)
     case number(Double)
     case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
+    case array([AppLinksValue])
+    case object([String: AppLinksValue])
     /// An array or object where the format holds neither: its kind only.
     case unread(Container)
 
@@ -36,11 +38,11 @@ enum JSONValue: Sendable {
     /// The value `decoder` holds, decoded as far as `expected` says the format goes.
     /// - Throws: `DecodingError` from JSONDecoder: not JSON, a string that is not Unicode, a
     ///   number beyond Double's range.
-    static func decode(_ decoder: any Decoder, _ expected: Expectation) throws -> JSONValue {
+    static func decode(_ decoder: any Decoder, _ expected: Expectation) throws -> AppLinksValue {
         switch expected {
         case .document, .appLinks, .entry, .component, .variables, .queryItems:
             guard let container = try? decoder.container(keyedBy: Key.self) else { return try other(decoder) }
-            var fields: [String: JSONValue] = [:]
+            var fields: [String: AppLinksValue] = [:]
             for key in container.allKeys {
                 guard let member = expected.member(key.stringValue) else { continue }
                 fields[key.stringValue] = try container.member(key, member)
@@ -49,7 +51,7 @@ enum JSONValue: Sendable {
         case .entries, .components, .strings:
             guard var container = try? decoder.unkeyedContainer() else { return try other(decoder) }
             let element: Expectation = expected == .entries ? .entry : expected == .components ? .component : .string
-            var items: [JSONValue] = []
+            var items: [AppLinksValue] = []
             while !container.isAtEnd { items.append(try container.member(element)) }
             return .array(items)
         case .string, .query:
@@ -65,7 +67,7 @@ enum JSONValue: Sendable {
 
     /// A value that is not what the format holds at its place: named, a container never entered.
     /// Each guess is a type mismatch at one place, whose coding path is the format's few levels.
-    private static func other(_ decoder: any Decoder) throws -> JSONValue {
+    private static func other(_ decoder: any Decoder) throws -> AppLinksValue {
         let single = try decoder.singleValueContainer()
         if single.decodeNil() { return .null }
         if let text = try? single.decode(String.self) { return .string(text) }
@@ -125,29 +127,29 @@ enum JSONValue: Sendable {
 // Each expectation as a concrete type, so that JSONDecoder can be asked for a value expected to be
 // one; concrete rather than generic, whose metadata the runtime would look up on every value.
 private protocol Expecting: Decodable {
-    static var expectation: JSONValue.Expectation { get }
-    var value: JSONValue { get }
-    init(value: JSONValue)
+    static var expectation: AppLinksValue.Expectation { get }
+    var value: AppLinksValue { get }
+    init(value: AppLinksValue)
 }
 
 extension Expecting {
-    init(from decoder: any Decoder) throws { self.init(value: try JSONValue.decode(decoder, Self.expectation)) }
+    init(from decoder: any Decoder) throws { self.init(value: try AppLinksValue.decode(decoder, Self.expectation)) }
 }
 
-private struct ExpectingAppLinks: Expecting { static let expectation = JSONValue.Expectation.appLinks; let value: JSONValue }
-private struct ExpectingEntry: Expecting { static let expectation = JSONValue.Expectation.entry; let value: JSONValue }
-private struct ExpectingComponent: Expecting { static let expectation = JSONValue.Expectation.component; let value: JSONValue }
-private struct ExpectingVariables: Expecting { static let expectation = JSONValue.Expectation.variables; let value: JSONValue }
-private struct ExpectingEntries: Expecting { static let expectation = JSONValue.Expectation.entries; let value: JSONValue }
-private struct ExpectingComponents: Expecting { static let expectation = JSONValue.Expectation.components; let value: JSONValue }
-private struct ExpectingStrings: Expecting { static let expectation = JSONValue.Expectation.strings; let value: JSONValue }
-private struct ExpectingString: Expecting { static let expectation = JSONValue.Expectation.string; let value: JSONValue }
-private struct ExpectingBool: Expecting { static let expectation = JSONValue.Expectation.bool; let value: JSONValue }
-private struct ExpectingQuery: Expecting { static let expectation = JSONValue.Expectation.query; let value: JSONValue }
-private struct ExpectingQueryItems: Expecting { static let expectation = JSONValue.Expectation.queryItems; let value: JSONValue }
-private struct ExpectingDocument: Expecting { static let expectation = JSONValue.Expectation.document; let value: JSONValue }
+private struct ExpectingAppLinks: Expecting { static let expectation = AppLinksValue.Expectation.appLinks; let value: AppLinksValue }
+private struct ExpectingEntry: Expecting { static let expectation = AppLinksValue.Expectation.entry; let value: AppLinksValue }
+private struct ExpectingComponent: Expecting { static let expectation = AppLinksValue.Expectation.component; let value: AppLinksValue }
+private struct ExpectingVariables: Expecting { static let expectation = AppLinksValue.Expectation.variables; let value: AppLinksValue }
+private struct ExpectingEntries: Expecting { static let expectation = AppLinksValue.Expectation.entries; let value: AppLinksValue }
+private struct ExpectingComponents: Expecting { static let expectation = AppLinksValue.Expectation.components; let value: AppLinksValue }
+private struct ExpectingStrings: Expecting { static let expectation = AppLinksValue.Expectation.strings; let value: AppLinksValue }
+private struct ExpectingString: Expecting { static let expectation = AppLinksValue.Expectation.string; let value: AppLinksValue }
+private struct ExpectingBool: Expecting { static let expectation = AppLinksValue.Expectation.bool; let value: AppLinksValue }
+private struct ExpectingQuery: Expecting { static let expectation = AppLinksValue.Expectation.query; let value: AppLinksValue }
+private struct ExpectingQueryItems: Expecting { static let expectation = AppLinksValue.Expectation.queryItems; let value: AppLinksValue }
+private struct ExpectingDocument: Expecting { static let expectation = AppLinksValue.Expectation.document; let value: AppLinksValue }
 
-extension JSONValue.Expectation {
+extension AppLinksValue.Expectation {
     fileprivate var type: any Expecting.Type {
         switch self {
         case .document: ExpectingDocument.self
@@ -166,20 +168,20 @@ extension JSONValue.Expectation {
     }
 }
 
-extension KeyedDecodingContainer where Key == JSONValue.Key {
-    fileprivate func member(_ key: Key, _ expectation: JSONValue.Expectation) throws -> JSONValue {
+extension KeyedDecodingContainer where Key == AppLinksValue.Key {
+    fileprivate func member(_ key: Key, _ expectation: AppLinksValue.Expectation) throws -> AppLinksValue {
         try decode(expectation.type, forKey: key).value
     }
 }
 
 extension UnkeyedDecodingContainer {
-    fileprivate mutating func member(_ expectation: JSONValue.Expectation) throws -> JSONValue {
+    fileprivate mutating func member(_ expectation: AppLinksValue.Expectation) throws -> AppLinksValue {
         try decode(expectation.type).value
     }
 }
 
-/// The document: the format's top-level object, decoded as `JSONValue.decode` says.
+/// The document: the format's top-level object, decoded as `AppLinksValue.decode` says.
 struct JSONDocument: Decodable {
-    let value: JSONValue
-    init(from decoder: any Decoder) throws { value = try JSONValue.decode(decoder, .document) }
+    let value: AppLinksValue
+    init(from decoder: any Decoder) throws { value = try AppLinksValue.decode(decoder, .document) }
 }
