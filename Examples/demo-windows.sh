@@ -37,9 +37,10 @@ else
   [ -s "$root/display" ] || { echo "demo: Xvfb did not start; see $root/xvfb.log" >&2; exit 1; }
   export DISPLAY=:$(cat "$root/display")
   export GSK_RENDERER=cairo   # Xvfb's OpenGL would be llvmpipe, on the CPU
-  openbox --sm-disable >"$root/openbox.log" 2>&1 &
+  # openbox runs its --startup command once it manages windows and focuses new ones.
+  openbox --sm-disable --startup "touch $root/openbox-ready" >"$root/openbox.log" 2>&1 &
   wm_pid=$!
-  for _ in $(seq 200); do xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q 'window id' && break; sleep 0.05; done
+  for _ in $(seq 200); do [ -e "$root/openbox-ready" ] && break; sleep 0.05; done
   rm -rf "$shots" && mkdir -p "$shots"
 fi
 

@@ -47,11 +47,13 @@ final class WindowDesktop: Sendable {
             xvfb.send(SIGTERM)
             throw error
         }
-        windowManager = try await ChildProcess.start("/usr/bin/openbox", ["--sm-disable"], environment: session.environment)
-        // The window manager is there once the root window names its check window.
-        try await waitUntil("openbox manages \(display)") {
-            try await run("/usr/bin/xprop", ["-root", "_NET_SUPPORTING_WM_CHECK"]).output.contains("window id")
-        }
+        // openbox runs its --startup command once it manages the screen's windows and focuses new
+        // ones; its check window on the root comes earlier, and a window mapped between the two is
+        // managed unfocused.
+        let ready = session.root.appendingPathComponent("openbox-ready")
+        windowManager = try await ChildProcess.start(
+            "/usr/bin/openbox", ["--sm-disable", "--startup", "/usr/bin/touch \(ready.path)"], environment: session.environment)
+        try await waitUntil("openbox manages \(display)") { FileManager.default.fileExists(atPath: ready.path) }
     }
 
     /// Stops the bus (the dispatcher and the apps exit with it), openbox and Xvfb (SIGTERM: it
