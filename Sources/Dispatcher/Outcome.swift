@@ -1,5 +1,6 @@
 public import Associations
 public import ExternalEvents
+public import Planning
 public import WaypostContract
 
 /// Where an event went, as `Open`, `ContinueActivity` and `Explain` report it.
@@ -19,13 +20,29 @@ public struct Outcome: Sendable, Equatable {
     var preface: String?
     /// The decision, whose reason is rendered only when someone reads it.
     var decision: Decision?
+    /// The plan's step this outcome carried out, whose reason is rendered only when someone reads it.
+    var step: Step?
 
     init(
         action: Action, appID: String, sceneID: String? = nil, declarationID: String? = nil, rule: String,
-        preface: String? = nil, decision: Decision? = nil
+        preface: String? = nil, decision: Decision? = nil, step: Step? = nil
     ) {
         (self.action, self.appID, self.sceneID, self.declarationID, self.rule) = (action, appID, sceneID, declarationID, rule)
-        (self.preface, self.decision) = (preface, decision)
+        (self.preface, self.decision, self.step) = (preface, decision, step)
+    }
+
+    /// What carrying out `step` brings; `launched` when the app was started for it.
+    init(_ step: Step, launched: Bool) {
+        let rule = step.rule.rawValue
+        switch step.destination {
+        case .openScene(let app, let scene):
+            self.init(action: launched ? .launch : .deliver, appID: app, sceneID: scene, rule: rule, step: step)
+        case .newScene(let app, let declaration):
+            self.init(action: launched ? .launch : .create, appID: app, declarationID: declaration, rule: rule, step: step)
+        case .launch(let app): self.init(action: .launch, appID: app, rule: rule, step: step)
+        case .entry(let app), .browser(let app): self.init(action: .fallback, appID: app.id, rule: rule, step: step)
+        case .nothing: self.init(action: .deliver, appID: step.destination.appID ?? "", rule: rule, step: step)
+        }
     }
 
     /// Where routing's decision sends the event; `launched` when the app was started for it.
@@ -42,6 +59,7 @@ public struct Outcome: Sendable, Equatable {
 
     /// Why, for people: built on demand, since `Open` does not send it.
     public var reason: String {
+        if let step { return [step.reason, preface].compactMap { $0 }.joined(separator: "; ") }
         let owner = ownership.map { preface == nil ? $0.description : "\($0);" }
         return [owner, preface, decision?.reason].compactMap { $0 }.joined(separator: " ")
     }

@@ -14,7 +14,7 @@ public struct Plan: Sendable {
 }
 
 /// One destination of a plan, by which rule, and why.
-public struct Step: Sendable {
+public struct Step: Sendable, Equatable {
     public var destination: Destination
     public var rule: Rule
     /// The facts behind it, rendered into `reason` only when read.
@@ -90,7 +90,7 @@ public enum Rule: String, Sendable, Hashable, CaseIterable {
 }
 
 /// A fact behind a step, described only when someone reads the reason.
-public enum Fact: Sendable {
+public enum Fact: Sendable, Equatable {
     /// Who owns the web link (or why nobody does).
     case ownership(OwnershipDecision)
     /// A user rule gives the custom-scheme link to an entry.

@@ -192,9 +192,7 @@ private struct Planning {
             let handlers = try snapshot.installed.handlers(forScheme: scheme)
             if let app = handlers.first {
                 let others = handlers.dropFirst().map(\.id)
-                let before = nowhere
                 reach(app, facts: handlerFacts + [.preferredHandler(app: app.id, scheme: scheme, others: others)])
-                if !steps.isEmpty { nowhere = before ?? nowhere }
                 return
             }
             guard let fallback = try snapshot.installed.fallbackHandler(forScheme: scheme) else {
