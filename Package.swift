@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "TestSupport", "WaypostContract", "waypost"],
+            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "Planning", "Associations", "TestSupport", "WaypostContract", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(

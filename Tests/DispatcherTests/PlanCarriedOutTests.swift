@@ -1,0 +1,90 @@
+import Associations
+import DBus
+import ExternalEvents
+import Planning
+import TestSupport
+import Testing
+
+/// The plan computed once, from values that mirror the session, against what the daemon says and
+/// does: `Explain` reports its first step, and `Open` carries it out (after a refusal, the step of
+/// the plan made with the refusal known).
+@Suite("dispatcher: Explain reports the plan, Open carries it out", .serialized)
+struct PlanCarriedOutTests {
+    /// The session's desktop as the planner reads it: one participating handler of `contacts`.
+    struct OneHandler: InstalledApps {
+        let app = InstalledApp(id: RoutingOverTheBusTests.contacts, participates: true)
+        func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { scheme == "contacts" ? [app] : [] }
+        func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func browser(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func contentType(ofFile uri: String) -> String? { nil }
+        func documentHandler(forType contentType: String) -> InstalledApp? { nil }
+        func entry(id: String) -> InstalledApp? { id == app.id ? app : nil }
+        func applications(forActivityType type: String) -> [InstalledApp] { [] }
+        func chosenApplicationID(forActivityType type: String) -> String? { nil }
+    }
+
+    struct Running: RunningApps {
+        var routers: [String: SceneRouter]
+        func readyRouter(of appID: String) -> SceneRouter? { routers[appID] }
+    }
+
+    static let nobodyOwns = LinkOwnership(userRules: [], associations: [:], claims: [:])
+
+    func explain(_ uri: String, _ bus: Connection) async throws -> [String: String] {
+        let reply = try await bus.call(
+            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+            member: "Explain", uri)
+        return DesktopSession.strings(try reply.decode([String: Variant].self))
+    }
+
+    @Test("a link for an app that is not running: the plan launches it; Explain says so; Open launches it")
+    func launch() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
+        let bus = try await session.connect()
+        let uri = "contacts://show?id=erin"
+        let snapshot = Snapshot(installed: OneHandler(), running: Running(routers: [:]), ownership: Self.nobodyOwns)
+        let plan = try Planner.plan(.link(uri, scheme: "contacts"), opener: .known(nil), snapshot)
+        #expect(plan.first.destination == .launch(app: app.id))
+        let explained = try await explain(uri, bus)
+        #expect(explained["action"] == "launch")
+        #expect(explained["app-id"] == app.id)
+        #expect(explained["rule"] == plan.first.rule.rawValue)
+        let opened = try await session.open(uri, with: bus)
+        #expect(opened["action"] == "launch")
+        #expect(opened["app-id"] == app.id)
+    }
+
+    @Test("an open scene that refuses: Explain reports the plan's scene, Open falls through to the plan's next step")
+    func fallThrough() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(
+            behaviour: ["OpenURL": "refuse"], scenes: [("w1", "contacts", [([], ["*"])])]))
+        try await session.start(app)
+        let bus = try await session.connect()
+        let uri = "contacts://show?id=frank"
+        let router = try SceneRouter(
+            declarations: [.windowGroup("contacts")],
+            openScenes: [OpenScene(id: "w1", declaration: "contacts", modifiers: [EventPreference(allowing: ["*"])])])
+        let snapshot = Snapshot(installed: OneHandler(), running: Running(routers: [app.id: router]), ownership: Self.nobodyOwns)
+        let event = PlannedEvent.link(uri, scheme: "contacts")
+        let plan = try Planner.plan(event, opener: .known(nil), snapshot)
+        #expect(plan.first.destination == .openScene(app: app.id, scene: "w1"))
+        let explained = try await explain(uri, bus)
+        #expect(explained["action"] == "deliver")
+        #expect(explained["scene-id"] == "w1")
+        #expect(explained["rule"] == plan.first.rule.rawValue)
+
+        var refused = Refusals()
+        refused.scenes[app.id] = ["w1"]
+        let next = try Planner.plan(event, opener: .known(nil), snapshot, refused: refused)
+        #expect(next.first.destination == .newScene(app: app.id, declaration: "contacts"))
+        let opened = try await session.open(uri, with: bus)
+        #expect(opened["action"] == "create")
+        #expect(opened["declaration-id"] == "contacts")
+        #expect(opened["rule"] == next.first.rule.rawValue)
+        #expect(session.received(app.id).last?["event"] as? String == "CreateScene")
+    }
+}
