@@ -24,11 +24,11 @@ extension Dispatcher {
     /// The plan for `event` now; the opener is awaited only when the plan depends on it.
     /// - Throws: `invalidURI` when the desktop cannot be read for it.
     func plan(
-        _ event: PlannedEvent, opener: inout OpenerFact, pending: PendingOpener?, refused: Refusals
+        _ event: PlannedEvent, opener: inout OpenerFact, pending: PendingOpener?, refused: Refusals, callerShowsPages: Bool
     ) async throws(DispatchError) -> Plan {
         while true {
             do {
-                return try Planner.plan(event, opener: opener, snapshot, refused: refused)
+                return try Planner.plan(event, opener: opener, snapshot, refused: refused, callerShowsPages: callerShowsPages)
             } catch {
                 switch error {
                 case .needsOpener: opener = .known(await pending?.value().appID)
@@ -39,7 +39,8 @@ extension Dispatcher {
     }
 
     /// Carries out the plan for `event`, step by step, until a destination takes it.
-    func carryOut(_ pending: PendingEvent, _ event: PlannedEvent) async throws(DispatchError) -> Outcome {
+    /// - Parameter callerShowsPages: the caller is the browser: the plan hands the link to no browser.
+    func carryOut(_ pending: PendingEvent, _ event: PlannedEvent, callerShowsPages: Bool = false) async throws(DispatchError) -> Outcome {
         var opener: OpenerFact = pending.opener == nil ? .known(nil) : .pending
         var refused = Refusals()
         var launched: Set<String> = []
@@ -49,7 +50,8 @@ extension Dispatcher {
         var failure: DispatchError?
         var first = true
         while true {
-            let plan = try await plan(event, opener: &opener, pending: pending.opener, refused: refused)
+            let plan = try await plan(
+                event, opener: &opener, pending: pending.opener, refused: refused, callerShowsPages: callerShowsPages)
             if first, case .browser(.overBudget(let source, _))? = plan.ownership, webLinks.isFirstOverBudget(source) {
                 logger.warning("\(source) costs more to match than a decision may: its links go to the browser (\(plan.ownership!))")
             }
@@ -142,6 +144,7 @@ extension Dispatcher {
         switch nowhere {
         case .noScene(let app, let decision): .noHandler(label(of: event), reason: "\(app) has no scene for it: \(decision.reason)")
         case .noHandler(let reason): .noHandler(subject(of: event), reason: reason)
+        case .shownByCaller(let ownership): .noHandler(subject(of: event), reason: "\(ownership); the browser that asked shows it")
         case .appNotChosen(let type, let candidates, let publisher):
             .appNotChosen(activityType: type, candidates: candidates, publisher: publisher)
         }

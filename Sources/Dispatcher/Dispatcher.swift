@@ -172,12 +172,14 @@ public actor Dispatcher {
     ///   that acknowledgement will bring (again for each scene tried), so the caller can make its
     ///   answer ready off the path between the app's reply and its own.
     ///   - opener: who opened it, being found (`OpenerLookup`); nil when nobody asks.
+    ///   - callerShowsPages: the caller is the browser: a web link no app takes is handed to no browser.
     public func open(
-        _ uri: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil, prepare: (@Sendable (Outcome) -> Void)? = nil
+        _ uri: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil, callerShowsPages: Bool = false,
+        prepare: (@Sendable (Outcome) -> Void)? = nil
     ) async throws(DispatchError) -> Outcome {
         let scheme = try URIGrammar.scheme(of: uri)
         let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData, prepare: prepare, opener: opener)
-        return try await carryOut(pending, .link(uri, scheme: scheme))
+        return try await carryOut(pending, .link(uri, scheme: scheme), callerShowsPages: callerShowsPages)
     }
 
     /// Routes a user activity to the app that continues its type (`Planner.continuer`), and delivers it.

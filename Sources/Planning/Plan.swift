@@ -29,7 +29,7 @@ public struct Step: Sendable, Equatable {
 }
 
 /// Where a step sends the event.
-public enum Destination: Sendable, Hashable {
+public enum Destination: Sendable, Equatable {
     /// An open scene of a participating app.
     case openScene(app: String, scene: String)
     /// A new scene of one of the app's declarations.
@@ -54,11 +54,13 @@ public enum Destination: Sendable, Hashable {
 }
 
 /// Why an event goes nowhere.
-public enum Nowhere: Error, Sendable, Hashable {
+public enum Nowhere: Error, Sendable, Equatable {
     /// The app that gets it has no scene for it.
     case noScene(app: String, Decision)
     /// No installed application handles it.
     case noHandler(String)
+    /// A web link no app takes, asked for by the browser, which shows the page itself.
+    case shownByCaller(OwnershipDecision)
     /// Several apps continue the activity type and the user chose none of them.
     case appNotChosen(activityType: String, candidates: [String], publisher: String?)
 }
@@ -151,6 +153,7 @@ extension Nowhere: CustomStringConvertible {
         switch self {
         case .noScene(let app, let decision): "\(app) has no scene for it: \(decision.reason)"
         case .noHandler(let reason): reason
+        case .shownByCaller: "the browser that asked shows it"
         case .appNotChosen(let type, let candidates, _):
             "several apps continue \(type) (\(candidates.joined(separator: ", "))) and none is chosen"
         }

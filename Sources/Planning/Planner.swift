@@ -27,13 +27,17 @@ public enum PlanningError: Error, Sendable {
 /// The one place that decides where an event goes; `Open` carries its plans out, `Explain` shows them.
 public enum Planner {
     /// Where `event` goes now, given what was already refused.
-    /// - Parameter opener: the app that opened it; `.pending` while it is being found.
+    /// - Parameters:
+    ///   - opener: the app that opened it; `.pending` while it is being found.
+    ///   - callerShowsPages: the caller is the browser: a web link goes to no browser (it shows the page).
     /// - Throws: `needsOpener` when the decision depends on an opener still `.pending`; `catalog`
     ///   when the desktop cannot be read.
     public static func plan(
-        _ event: PlannedEvent, opener: OpenerFact, _ snapshot: Snapshot, refused: Refusals = Refusals()
+        _ event: PlannedEvent, opener: OpenerFact, _ snapshot: Snapshot, refused: Refusals = Refusals(),
+        callerShowsPages: Bool = false
     ) throws(PlanningError) -> Plan {
         var planning = Planning(event: event, snapshot: snapshot, refused: refused)
+        planning.callerShowsPages = callerShowsPages
         switch event {
         case .link(let uri, let scheme) where scheme == "file": planning.document(uri)
         case .link(let uri, let scheme) where scheme == "https" || scheme == "http":
@@ -73,6 +77,7 @@ private struct Planning {
     /// Why the event goes nowhere, if no step is found.
     var nowhere: Nowhere?
     var lastFacts: [Fact] = []
+    var callerShowsPages = false
 
     init(event: PlannedEvent, snapshot: Snapshot, refused: Refusals) {
         (self.event, self.snapshot, self.refused) = (event, snapshot, refused)
@@ -153,6 +158,10 @@ private struct Planning {
             } else {
                 browserFacts.append(.notInstalled(app: id))
             }
+        }
+        guard !callerShowsPages else {
+            if steps.isEmpty { nowhere = .shownByCaller(decided) }
+            return
         }
         do {
             guard let browser = try snapshot.installed.browser(forScheme: scheme) else {

@@ -126,6 +126,21 @@ struct PlannerTests {
         guard case .nothing(.noHandler) = noBrowser.first.destination else { Issue.record("\(noBrowser.first)"); return }
     }
 
+    @Test("a web link the browser itself asks about goes to no browser: it shows the page")
+    func callerShowsPages() throws {
+        var desk = Desk()
+        desk.install(Self.shop)
+        desk.browsers["https"] = Self.browser
+        let owned = try ownership(associations: ["shop.example": Self.shopFile], claims: [Self.shop.id: ["shop.example"]])
+        let link = PlannedEvent.link("https://shop.example/product/1", scheme: "https")
+        let plan = try Planner.plan(link, opener: .known(nil), snapshot(desk, Running(), owned), callerShowsPages: true)
+        #expect(plan.steps.map(\.destination) == [.launch(app: Self.shop.id)])
+        var refused = Refusals()
+        refused.apps = [Self.shop.id]
+        let after = try Planner.plan(link, opener: .known(nil), snapshot(desk, Running(), owned), refused: refused, callerShowsPages: true)
+        guard case .nothing(.shownByCaller) = after.first.destination else { Issue.record("\(after.first)"); return }
+    }
+
     @Test("a file goes to the app that opens its type; one that does not take part is started with it")
     func documents() throws {
         var desk = Desk()
