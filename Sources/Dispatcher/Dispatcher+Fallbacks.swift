@@ -9,9 +9,10 @@ import WaypostContract
 extension Dispatcher {
     /// Hands the URI to an entry that does not take part: `org.freedesktop.Application.Open` when it
     /// is a running DBusActivatable app, else a launch from its desktop entry with the URI.
+    /// - Returns: how it got the URI, for the reason.
     func handOverToNonParticipant(
         _ uri: String, _ entry: InstalledApp, _ platformData: LaunchPlatformData
-    ) async throws(DispatchError) -> Outcome {
+    ) async throws(DispatchError) -> String {
         // A running DBusActivatable app gets Open; not running (the bus knows no owner, and is told not
         // to start one), it is launched below, which passes the activation token GIO's way.
         if entry.isDBusActivatable, let name = try? BusName(entry.id) {
@@ -20,7 +21,7 @@ extension Dispatcher {
                     destination: name, path: Contract.FreedesktopApplication.objectPath(forApplicationID: entry.id),
                     interface: Contract.FreedesktopApplication.interface, member: Contract.FreedesktopApplication.open.name,
                     [uri], platformData.variants, timeout: configuration.deliveryTimeout, autoStart: false)
-                return Outcome(action: .fallback, appID: entry.id, rule: "fallback", preface: "\(entry.id) does not take part in Waypost; it was sent org.freedesktop.Application.Open")
+                return "it was sent org.freedesktop.Application.Open"
             } catch let error as BusError where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
                 // Not running: launched below.
             } catch let error as BusError where error.name == .noReply {
@@ -40,6 +41,6 @@ extension Dispatcher {
         } catch {
             throw .launchFailed(app: entry.id, reason: error.description)
         }
-        return Outcome(action: .fallback, appID: entry.id, rule: "fallback", preface: "\(entry.id) does not take part in Waypost; it was started with the link")
+        return "it was started with the link"
     }
 }

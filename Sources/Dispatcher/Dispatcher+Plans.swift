@@ -107,8 +107,8 @@ extension Dispatcher {
                 }
             case .entry(let app), .browser(let app):
                 do {
-                    var outcome = try await handOverToNonParticipant(pending.label, app, pending.platformData)
-                    outcome.step = step
+                    var outcome = Outcome(step, launched: false)
+                    outcome.preface = try await handOverToNonParticipant(pending.label, app, pending.platformData)
                     return outcome
                 } catch {
                     if case .timeout = error { throw error }

@@ -1,4 +1,3 @@
-public import Associations
 public import ExternalEvents
 public import Planning
 public import WaypostContract
@@ -11,24 +10,20 @@ public struct Outcome: Sendable, Equatable {
     public var appID: String
     public var sceneID: String?
     public var declarationID: String?
-    /// The routing rule (`preferring`, `default`, …), or `fallback`.
+    /// The plan's rule (`preferring`, `default`, …, `fallback`, `browser`).
     public var rule: String
-    /// Why a web link went to its app (the user rule or association), said first; rendered with
-    /// the reason, since describing the match costs more than routing the link.
-    var ownership: OwnershipDecision?
-    /// Said before the routing decision's own reason (which app, and why).
-    var preface: String?
-    /// The decision, whose reason is rendered only when someone reads it.
-    var decision: Decision?
-    /// The plan's step this outcome carried out, whose reason is rendered only when someone reads it.
+    /// The plan's step this outcome carried out, whose reason is rendered only when someone reads it
+    /// (describing a web link's match costs more than routing it).
     var step: Step?
+    /// What was done, said after the step's reason (how a non-participating entry got the link).
+    var preface: String?
 
     init(
         action: Action, appID: String, sceneID: String? = nil, declarationID: String? = nil, rule: String,
-        preface: String? = nil, decision: Decision? = nil, step: Step? = nil
+        preface: String? = nil, step: Step? = nil
     ) {
         (self.action, self.appID, self.sceneID, self.declarationID, self.rule) = (action, appID, sceneID, declarationID, rule)
-        (self.preface, self.decision, self.step) = (preface, decision, step)
+        (self.preface, self.step) = (preface, step)
     }
 
     /// What carrying out `step` brings; `launched` when the app was started for it.
@@ -45,23 +40,9 @@ public struct Outcome: Sendable, Equatable {
         }
     }
 
-    /// Where routing's decision sends the event; `launched` when the app was started for it.
-    init(_ decision: Decision, app: String, launched: Bool) {
-        switch decision.action {
-        case .deliver(let scene):
-            self.init(action: launched ? .launch : .deliver, appID: app, sceneID: scene, rule: decision.rule.rawValue, decision: decision)
-        case .create(let declaration):
-            self.init(action: launched ? .launch : .create, appID: app, declarationID: declaration, rule: decision.rule.rawValue, decision: decision)
-        case .unhandled:
-            self.init(action: .deliver, appID: app, rule: decision.rule.rawValue, decision: decision)
-        }
-    }
-
     /// Why, for people: built on demand, since `Open` does not send it.
     public var reason: String {
-        if let step { return [step.reason, preface].compactMap { $0 }.joined(separator: "; ") }
-        let owner = ownership.map { preface == nil ? $0.description : "\($0);" }
-        return [owner, preface, decision?.reason].compactMap { $0 }.joined(separator: " ")
+        [step?.reason, preface].compactMap { $0 }.joined(separator: "; ")
     }
 
     /// Whether `Open` answers both alike (`contractOutcome(reason: false)`): they differ in why at most.

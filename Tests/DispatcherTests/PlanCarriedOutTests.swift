@@ -23,6 +23,19 @@ struct PlanCarriedOutTests {
         func chosenApplicationID(forActivityType type: String) -> String? { nil }
     }
 
+    /// A desktop with a browser only.
+    struct OnlyABrowser: InstalledApps {
+        let browser = InstalledApp(id: "org.example.Browser", participates: false)
+        func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { [] }
+        func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func browser(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { scheme == "https" ? browser : nil }
+        func contentType(ofFile uri: String) -> String? { nil }
+        func documentHandler(forType contentType: String) -> InstalledApp? { nil }
+        func entry(id: String) -> InstalledApp? { id == browser.id ? browser : nil }
+        func applications(forActivityType type: String) -> [InstalledApp] { [] }
+        func chosenApplicationID(forActivityType type: String) -> String? { nil }
+    }
+
     struct Running: RunningApps {
         var routers: [String: SceneRouter]
         func readyRouter(of appID: String) -> SceneRouter? { routers[appID] }
@@ -86,5 +99,29 @@ struct PlanCarriedOutTests {
         #expect(opened["declaration-id"] == "contacts")
         #expect(opened["rule"] == next.first.rule.rawValue)
         #expect(session.received(app.id).last?["event"] as? String == "CreateScene")
+    }
+
+    @Test("a web link nobody owns: the plan's browser, with rule browser, in Explain and in Open")
+    func browser() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        try await session.writeEntry(id: "org.example.Browser", """
+            [Desktop Entry]
+            Type=Application
+            Name=Browser
+            Exec=/bin/true %u
+            MimeType=x-scheme-handler/https;
+
+            """)
+        let bus = try await session.connect()
+        let uri = "https://elsewhere.example/page"
+        let snapshot = Snapshot(installed: OnlyABrowser(), running: Running(routers: [:]), ownership: Self.nobodyOwns)
+        let plan = try Planner.plan(.link(uri, scheme: "https"), opener: .known(nil), snapshot)
+        #expect(plan.steps.map(\.destination) == [.browser(OnlyABrowser().browser)])
+        for outcome in [try await explain(uri, bus), try await session.open(uri, with: bus)] {
+            #expect(outcome["action"] == "fallback")
+            #expect(outcome["app-id"] == "org.example.Browser")
+            #expect(outcome["rule"] == plan.first.rule.rawValue)
+        }
     }
 }
