@@ -1,5 +1,5 @@
 public import ExternalEvents
-public import Planning
+import Planning
 public import WaypostContract
 
 /// Where an event went, as `Open`, `ContinueActivity` and `Explain` report it.

@@ -4,6 +4,7 @@ import ExternalEvents
 import Planning
 import TestSupport
 import Testing
+import WaypostContract
 
 /// The plan computed once, from values that mirror the session, against what the daemon says and
 /// does: `Explain` reports its first step, and `Open` carries it out (after a refusal, the step of
@@ -33,6 +34,19 @@ struct PlanCarriedOutTests {
         func documentHandler(forType contentType: String) -> InstalledApp? { nil }
         func entry(id: String) -> InstalledApp? { id == browser.id ? browser : nil }
         func applications(forActivityType type: String) -> [InstalledApp] { [] }
+        func chosenApplicationID(forActivityType type: String) -> String? { nil }
+    }
+
+    /// A desktop where two apps continue one activity type.
+    struct TwoContinuers: InstalledApps {
+        let apps = [InstalledApp(id: "org.example.Contacts", participates: true), InstalledApp(id: "org.example.Mail", participates: true)]
+        func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { [] }
+        func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func browser(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func contentType(ofFile uri: String) -> String? { nil }
+        func documentHandler(forType contentType: String) -> InstalledApp? { nil }
+        func entry(id: String) -> InstalledApp? { apps.first { $0.id == id } }
+        func applications(forActivityType type: String) -> [InstalledApp] { apps }
         func chosenApplicationID(forActivityType type: String) -> String? { nil }
     }
 
@@ -123,5 +137,39 @@ struct PlanCarriedOutTests {
             #expect(outcome["app-id"] == "org.example.Browser")
             #expect(outcome["rule"] == plan.first.rule.rawValue)
         }
+    }
+
+    @Test("an activity two apps continue: the plan names nobody without a choice, its publisher's saved one goes to the publisher's scene")
+    func activity() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let type = "org.example.contact.show"
+        let contacts = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [type])
+        _ = try await InProcessApp(session, id: "org.example.Mail", activityTypes: [type])
+        try await contacts.openScene("s1")
+        let published = Contract.ActivityDetails(title: "Ada", eligibleForSearch: true).variants
+        try await contacts.publish("s1", type, published)
+        let bus = try await session.connect()
+
+        let router = try SceneRouter(
+            declarations: [.windowGroup("main")],
+            openScenes: [OpenScene(id: "s1", declaration: "main", modifiers: [EventPreference(allowing: ["*"])])])
+        let snapshot = Snapshot(installed: TwoContinuers(), running: Running(routers: [contacts.id: router]), ownership: Self.nobodyOwns)
+        let anyone = try Planner.plan(.activity(UserActivity(type: type), publishedBy: nil), opener: .known(nil), snapshot)
+        guard case .nothing(.appNotChosen) = anyone.first.destination else { Issue.record("\(anyone.first)"); return }
+        let unchosen = await ActivitiesOverTheBusTests.errorName {
+            _ = try await session.dispatcher(bus, Contract.Dispatcher1.continueActivity, type, published, [String: Variant]())
+        }
+        #expect(unchosen == Contract.Failure.appNotChosen.errorName.rawValue)
+
+        let saved = try #require(try await session.savedActivities(bus).first)
+        let plan = try Planner.plan(.activity(UserActivity(type: type, title: "Ada"), publishedBy: contacts.id), opener: .known(nil), snapshot)
+        #expect(plan.first.destination == .openScene(app: contacts.id, scene: "s1"))
+        let outcome = try Contract.RoutingOutcome(
+            try await session.dispatcher(bus, Contract.Dispatcher1.continueSavedActivity, saved.id, [String: Variant]())
+                .decode([String: Variant].self))
+        #expect(outcome.appID == contacts.id)
+        #expect(outcome.sceneID == "s1")
+        #expect(outcome.rule == plan.first.rule.rawValue)
     }
 }
