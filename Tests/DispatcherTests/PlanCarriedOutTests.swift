@@ -1,6 +1,7 @@
 import Associations
 import DBus
 import ExternalEvents
+import Foundation
 import Planning
 import TestSupport
 import Testing
@@ -47,6 +48,20 @@ struct PlanCarriedOutTests {
         func documentHandler(forType contentType: String) -> InstalledApp? { nil }
         func entry(id: String) -> InstalledApp? { apps.first { $0.id == id } }
         func applications(forActivityType type: String) -> [InstalledApp] { apps }
+        func chosenApplicationID(forActivityType type: String) -> String? { nil }
+    }
+
+    /// The user rule's app and the scheme's own handler.
+    struct RuleAndHandler: InstalledApps {
+        let ruled = InstalledApp(id: RoutingOverTheBusTests.contacts, participates: true)
+        let handler = InstalledApp(id: "org.example.Notes", participates: true)
+        func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { scheme == "zoommtg" ? [handler] : [] }
+        func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func browser(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func contentType(ofFile uri: String) -> String? { nil }
+        func documentHandler(forType contentType: String) -> InstalledApp? { nil }
+        func entry(id: String) -> InstalledApp? { [ruled, handler].first { $0.id == id } }
+        func applications(forActivityType type: String) -> [InstalledApp] { [] }
         func chosenApplicationID(forActivityType type: String) -> String? { nil }
     }
 
@@ -171,5 +186,47 @@ struct PlanCarriedOutTests {
         #expect(outcome.appID == contacts.id)
         #expect(outcome.sceneID == "s1")
         #expect(outcome.rule == plan.first.rule.rawValue)
+    }
+
+    @Test("a user rule's app that refuses in every way: the plan's next step, the scheme's own handler, gets the link")
+    func userRuleFallsThrough() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let rules = session.root.appendingPathComponent("config/waypost/associations")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        let rule = #"{"scheme": "zoommtg", "applinks": {"details": [{"appIDs": ["org.example.Contacts"], "components": [{}]}]}}"#
+        try rule.write(to: rules.appendingPathComponent("zoommtg.json"), atomically: true, encoding: .utf8)
+        let contacts = try await session.installApp(RoutingOverTheBusTests.contactsApp(
+            behaviour: ["OpenURL": "refuse", "CreateScene": "refuse"], scenes: [("w1", "contacts", [([], ["*"])])]))
+        let notes = try await session.installApp(SampleApp(
+            "org.example.Notes", schemes: ["zoommtg"], declarations: [("main", ["kind": "window-group"])]))
+        try await session.start(contacts)
+        let bus = try await session.connect()
+
+        let uri = "zoommtg://join?id=1"
+        let router = try SceneRouter(
+            declarations: [.windowGroup("contacts")],
+            openScenes: [OpenScene(id: "w1", declaration: "contacts", modifiers: [EventPreference(allowing: ["*"])])])
+        let snapshot = Snapshot(
+            installed: RuleAndHandler(), running: Running(routers: [contacts.id: router]),
+            ownership: LinkOwnership(
+                userRules: [try UserRule(named: "zoommtg", file: AssociationFile(json: Array(rule.utf8)), source: "zoommtg.json")],
+                associations: [:], claims: [:]))
+        let event = PlannedEvent.link(uri, scheme: "zoommtg")
+        let plan = try Planner.plan(event, opener: .known(nil), snapshot)
+        #expect(plan.steps.map(\.destination) == [.openScene(app: contacts.id, scene: "w1"), .launch(app: notes.id)])
+        let explained = try await explain(uri, bus)
+        #expect(explained["scene-id"] == "w1")
+        #expect(explained["rule"] == plan.first.rule.rawValue)
+        #expect(explained["reason"]?.contains("by the user rule") == true, "\(explained)")
+
+        var refused = Refusals()
+        refused.scenes[contacts.id] = ["w1"]
+        refused.apps = [contacts.id]
+        let last = try Planner.plan(event, opener: .known(nil), snapshot, refused: refused)
+        #expect(last.first.destination == .launch(app: notes.id))
+        let opened = try await session.open(uri, with: bus)
+        #expect(opened["action"] == "launch")
+        #expect(opened["app-id"] == notes.id)
     }
 }
