@@ -69,7 +69,7 @@ let package = Package(
         .target(
             name: "Dispatcher",
             dependencies: [
-                "ExternalEvents", "DBus", "Desktop", "WaypostContract", "Associations", "AssociationSources", "ActivityStore",
+                "ExternalEvents", "DBus", "Desktop", "WaypostContract", "Associations", "AssociationSources", "ActivityStore", "Planning",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -85,6 +85,10 @@ let package = Package(
         // Universal links' pure core: association files (Apple's applinks format), domain claims, and who
         // owns an https link. No I/O: files arrive as bytes, claims as text.
         .target(name: "Associations", swiftSettings: strict),
+
+        // Where an event goes, decided once: a plan over a snapshot of the desktop, the registered apps
+        // and link ownership. Pure: no bus, GIO, /proc or clock. `Open` carries plans out, `Explain` shows them.
+        .target(name: "Planning", dependencies: ["ExternalEvents", "Associations"], swiftSettings: strict),
 
         // Where association files come from: installed and user files, and the live domain's file
         // fetched through libcurl (opened on the first fetch), verified and cached.
@@ -144,12 +148,13 @@ let package = Package(
 
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "AssociationsTests", dependencies: ["Associations"], swiftSettings: strict),
+        .testTarget(name: "PlanningTests", dependencies: ["Planning", "Associations", "ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "NativeMessagingTests", dependencies: ["NativeMessaging"], swiftSettings: strict),
         .testTarget(name: "ActivityStoreTests", dependencies: ["ActivityStore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "TestSupport", "WaypostContract", "waypost"],
+            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "Planning", "Associations", "TestSupport", "WaypostContract", "waypost"],
             exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(

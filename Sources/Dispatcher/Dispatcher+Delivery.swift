@@ -3,79 +3,54 @@ import Desktop
 import ExternalEvents
 import WaypostContract
 
-// Handing an event to a participating app's scenes, and the calls of io.waypost.Application1 that do it.
+// Handing an event to a participating app's scene (a step of a plan, Dispatcher+Plans.swift), and
+// the calls of io.waypost.Application1 that do it.
 //
 // At most once (docs/delivery.md): an event goes on to the next destination only when the one tried
 // is known not to have it — it refused (an error reply) or vanished from the bus without answering.
 // No answer in time, or an answer of the wrong signature, may mean the app has it: the opener hears
 // `Timeout` or `InvalidReply`, naming the app, and the event goes nowhere else.
 extension Dispatcher {
-    /// Starts the app if no process of it is ready, then routes the event over its live scenes,
-    /// falling through past every destination that refused it or vanished until one acknowledges.
-    func deliver(_ pending: PendingEvent, to app: ApplicationEntry) async throws(DispatchError) -> Outcome {
-        var launched = false
-        endRegistrationsOfExitedProcesses(of: app.id)
-        if !registry.isReady(app.id) {
-            try await launchAndWait(app, platformData: pending.platformData)
-            launched = true
+    /// Hands the event to an open scene of `app`, in the app's turn; `outcome` is what the
+    /// acknowledgement brings (told to `pending.prepare` while the app handles it).
+    func deliver(
+        _ pending: PendingEvent, toScene scene: String, of app: String, _ outcome: Outcome
+    ) async -> Result<Void, HandOverFailure> {
+        // The scene closed since the plan was made: not taken, nothing to report.
+        guard let process = registry.owner(ofScene: scene, in: app) else { return .failure(.notTaken(nil)) }
+        return await attempt(pending, app: app, process) { () async throws -> Void in
+            try await self.handOver(pending, toScene: scene, of: process) { pending.prepare?(outcome) }
+        }.mapError { failure in
+            guard case .notTaken(let why?) = failure else { return failure }
+            return .notTaken("scene \"\(scene)\" (\(process.owner)): \(why)")
         }
-        var failures: [String] = []
-        var failedScenes: Set<String> = []
-        var failedProcesses: Set<String> = []
-        while true {
-            guard var router = registry.router(of: app.id) else {
-                failures.append("every process of \(app.id) went away")
-                throw .deliveryFailed(pending.label, attempts: failures)
-            }
-            for scene in failedScenes { try? router.removeScene(scene) }
-            let decision = router.route(pending.event)
-            switch decision.action {
-            case .deliver(let scene):
-                guard let process = registry.owner(ofScene: scene, in: app.id) else {
-                    failedScenes.insert(scene)
-                    continue
-                }
-                let outcome = Outcome(decision, app: app.id, launched: launched)
-                switch await attempt(pending, app: app.id, process, { () async throws -> Void in
-                    try await self.handOver(pending, toScene: scene, of: process) { pending.prepare?(outcome) }
-                }) {
-                case .success: return outcome
-                case .failure(.notTaken(let why)):
-                    failures.append("scene \"\(scene)\" (\(process.owner)): \(why)")
-                    failedScenes.insert(scene)
-                case .failure(.mayHaveIt(let error)): throw error
-                }
-            case .create(let declaration):
-                let candidates = registry.processes(of: app.id).filter {
-                    !failedProcesses.contains($0.owner.rawValue) && $0.declarations?.contains { $0.id == declaration } == true
-                }
-                for process in candidates {
-                    switch await attempt(pending, app: app.id, process, { () async throws -> String in
-                        try await self.createScene(declaration, for: pending, in: process)
-                    }) {
-                    case .success(let scene):
-                        var result = Outcome(decision, app: app.id, launched: launched)
-                        result.sceneID = scene
-                        return result
-                    case .failure(.notTaken(let why)):
-                        failures.append("creating \"\(declaration)\" in \(process.owner): \(why)")
-                        failedProcesses.insert(process.owner.rawValue)
-                    case .failure(.mayHaveIt(let error)): throw error
-                    }
-                }
-                if failures.isEmpty { failures.append("no process of \(app.id) declares \"\(declaration)\"") }
-                throw .deliveryFailed(pending.label, attempts: failures)
-            case .unhandled:
-                if failures.isEmpty { throw .noHandler(pending.label, reason: "\(app.id) has no scene for it: \(decision.reason)") }
-                throw .deliveryFailed(pending.label, attempts: failures)
+    }
+
+    /// Asks the processes of `app` that declare `declaration`, most recently active first, to create
+    /// a scene for the event; the scene's id, or why none did (each refusal added to `attempts`).
+    func createScene(
+        _ declaration: String, of app: String, for pending: PendingEvent, attempts: inout [String]
+    ) async -> Result<String, HandOverFailure> {
+        let candidates = registry.processes(of: app).filter { $0.declarations?.contains { $0.id == declaration } == true }
+        for process in candidates {
+            switch await attempt(pending, app: app, process, { () async throws -> String in
+                try await self.createScene(declaration, for: pending, in: process)
+            }) {
+            case .success(let scene): return .success(scene)
+            case .failure(.notTaken(let why)):
+                attempts.append("creating \"\(declaration)\" in \(process.owner): \(why ?? "it went away")")
+            case .failure(.mayHaveIt(let error)): return .failure(.mayHaveIt(error))
             }
         }
+        if candidates.isEmpty { attempts.append("no process of \(app) declares \"\(declaration)\"") }
+        return .failure(.notTaken(nil))
     }
 
     /// Why a hand-over did not succeed, as far as the event's next destination is concerned.
     enum HandOverFailure: Error {
         /// The app refused it, or vanished without answering: it does not have it; try the next.
-        case notTaken(String)
+        /// Why, for the caller's list of attempts (nil: nothing worth telling).
+        case notTaken(String?)
         /// It may have it: the opener hears this, and nobody else gets the event.
         case mayHaveIt(DispatchError)
     }

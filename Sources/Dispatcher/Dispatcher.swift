@@ -2,6 +2,7 @@ public import DBus
 public import Desktop
 public import ExternalEvents
 public import Logging
+import Planning
 import WaypostContract
 
 /// The dispatcher's logic: who is registered, where each event goes, and handing it over exactly once.
@@ -71,7 +72,7 @@ public actor Dispatcher {
         registry = Registry(contentTypes: contentTypes)
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
         openers = OpenerLookup(connection: connection, directory: directory) { id in
-            id == ownID || ((try? directory.entry(id: id)).map { Self.handsLinksBack($0, ownID: ownID, ownProgram: ownProgram) } ?? false)
+            id == ownID || ((try? directory.entry(id: id)).map { DesktopApps.handsLinksBack($0, ownID: ownID, ownProgram: ownProgram) } ?? false)
         }
     }
 
@@ -171,82 +172,24 @@ public actor Dispatcher {
     ///   that acknowledgement will bring (again for each scene tried), so the caller can make its
     ///   answer ready off the path between the app's reply and its own.
     ///   - opener: who opened it, being found (`OpenerLookup`); nil when nobody asks.
+    ///   - callerShowsPages: the caller is the browser: a web link no app takes is handed to no browser.
     public func open(
-        _ uri: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil, prepare: (@Sendable (Outcome) -> Void)? = nil
+        _ uri: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil, callerShowsPages: Bool = false,
+        prepare: (@Sendable (Outcome) -> Void)? = nil
     ) async throws(DispatchError) -> Outcome {
         let scheme = try URIGrammar.scheme(of: uri)
         let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData, prepare: prepare, opener: opener)
-        if scheme == "file" { return try await openDocument(pending, uri: uri) }
-        if scheme == "https" || scheme == "http" { return try await openWebLink(pending, uri: uri, scheme: scheme) }
-        if let ruled = try await openBySchemeRule(pending, uri: uri) { return ruled }
-        let handlers: [ApplicationEntry]
-        do { handlers = try directory.handlers(forScheme: scheme) } catch {
-            throw .invalidURI(uri, reason: error.description)
-        }
-        guard let app = handlers.first else { return try await fallback(uri, scheme: scheme, platformData) }
-        return try await deliver(pending, to: app)
+        return try await carryOut(pending, .link(uri, scheme: scheme), callerShowsPages: callerShowsPages)
     }
 
-    /// Routes a user activity to the app that continues its type (`continuer`), and delivers it.
+    /// Routes a user activity to the app that continues its type (`Planner.continuer`), and delivers it.
     /// - Parameter publisher: the app that published it (a saved activity's), nil when unknown.
     func continueActivity(
         _ activity: UserActivity, raw: [String: Variant], platformData: LaunchPlatformData, opener: PendingOpener? = nil,
         publishedBy publisher: String? = nil
     ) async throws(DispatchError) -> Outcome {
         try Registry.check(id: activity.type, what: "activity type")
-        let app = try continuer(ofActivityType: activity.type, publishedBy: publisher)
-        return try await deliver(
-            PendingEvent(event: .activity(activity), activity: raw, platformData: platformData, opener: opener), to: app)
-    }
-
-    /// The decision `open` would take now, delivering nothing.
-    /// - Parameter opener: the app taken to have opened it (none: an opener no rule names).
-    public func explain(_ uri: String, opener: Opener? = nil) throws(DispatchError) -> Outcome {
-        let scheme = try URIGrammar.scheme(of: uri)
-        if scheme == "https" || scheme == "http" { return try explainWebLink(uri, scheme: scheme, opener: opener) }
-        let rule: (outcome: Outcome?, note: String?) = scheme == "file" ? (nil, nil) : explainSchemeRule(uri, opener: opener)
-        if let ruled = rule.outcome { return ruled }
-        var outcome = try explainByHandlers(uri, scheme: scheme)
-        if let note = rule.note { outcome.preface = [note, outcome.preface].compactMap { $0 }.joined(separator: " ") }
-        return outcome
-    }
-
-    /// `explain` for a link the scheme's handlers (or the file type's) get.
-    private func explainByHandlers(_ uri: String, scheme: String) throws(DispatchError) -> Outcome {
-        var handlers: [ApplicationEntry]
-        do { handlers = try directory.handlers(forScheme: scheme) } catch {
-            throw .invalidURI(uri, reason: error.description)
-        }
-        if scheme == "file" {
-            let document = try documentHandler(for: uri)
-            guard document.participates else {
-                return Outcome(
-                    action: .fallback, appID: document.id, rule: "fallback",
-                    preface: "\(document.id) opens this file type and does not take part in Waypost; it would be started with the file")
-            }
-            handlers = [document]
-        }
-        guard let app = handlers.first else {
-            let fallback = try? fallbackHandler(forScheme: scheme)
-            guard let fallback else {
-                throw .noHandler(uri, reason: "no installed application declares x-scheme-handler/\(scheme)")
-            }
-            return Outcome(
-                action: .fallback, appID: fallback.id, rule: "fallback",
-                preface: "no participating app declares x-scheme-handler/\(scheme); \(fallback.id), which does not take part in Waypost, would get it")
-        }
-        let others = handlers.dropFirst().map(\.id)
-        let choice = "\(app.id) is the preferred participating handler of \(scheme):"
-            + (others.isEmpty ? "" : " (also declared by \(others.joined(separator: ", ")))")
-        guard registry.isReady(app.id), let router = registry.router(of: app.id) else {
-            return Outcome(
-                action: .launch, appID: app.id, rule: "none",
-                preface: "\(choice) it is not running; it would be started and the link routed once it declares its scenes")
-        }
-        let decision = router.route(.url(uri))
-        var outcome = Outcome(decision, app: app.id, launched: false)
-        outcome.preface = choice
-        if case .unhandled = decision.action { outcome.action = .deliver }
-        return outcome
+        let pending = PendingEvent(event: .activity(activity), activity: raw, platformData: platformData, opener: opener)
+        return try await carryOut(pending, .activity(activity, publishedBy: publisher))
     }
 }

@@ -127,9 +127,11 @@ public final class DispatcherService: Sendable {
                     let (uri, platform) = try call.arguments(String.self, [String: Variant].self)
                     let answer = PreparedAnswer(call)
                     let opener = self.opener(of: call.sender, platform)
+                    let showsPages = (try? platform.value(Contract.PlatformData.Keys.showsPages)) ?? false
                     let outcome = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
                         try await self.dispatcher.open(
-                            uri, platformData: LaunchPlatformData(platform), opener: opener, prepare: answer.prepare)
+                            uri, platformData: LaunchPlatformData(platform), opener: opener, callerShowsPages: showsPages,
+                            prepare: answer.prepare)
                     }
                     return try answer.reply(to: outcome)
                 },

@@ -1,5 +1,5 @@
-public import Associations
 public import ExternalEvents
+import Planning
 public import WaypostContract
 
 /// Where an event went, as `Open`, `ContinueActivity` and `Explain` report it.
@@ -10,41 +10,40 @@ public struct Outcome: Sendable, Equatable {
     public var appID: String
     public var sceneID: String?
     public var declarationID: String?
-    /// The routing rule (`preferring`, `default`, …), or `fallback`: one of `Contract.RoutingOutcome.Rule`.
+    /// The plan's rule (`preferring`, `default`, …, `fallback`, `browser`): one of `Contract.RoutingOutcome.Rule`.
     public var rule: String
-    /// Why a web link went to its app (the user rule or association), said first; rendered with
-    /// the reason, since describing the match costs more than routing the link.
-    var ownership: OwnershipDecision?
-    /// Said before the routing decision's own reason (which app, and why).
+    /// The plan's step this outcome carried out, whose reason is rendered only when someone reads it
+    /// (describing a web link's match costs more than routing it).
+    var step: Step?
+    /// What was done, said after the step's reason (how a non-participating entry got the link).
     var preface: String?
-    /// The decision, whose reason is rendered only when someone reads it.
-    var decision: Decision?
 
     init(
         action: Action, appID: String, sceneID: String? = nil, declarationID: String? = nil, rule: String,
-        preface: String? = nil, decision: Decision? = nil
+        preface: String? = nil, step: Step? = nil
     ) {
         (self.action, self.appID, self.sceneID, self.declarationID) = (action, appID, sceneID, declarationID)
         self.rule = Self.checked(rule)
-        (self.preface, self.decision) = (preface, decision)
+        (self.preface, self.step) = (preface, step)
     }
 
-    /// Where routing's decision sends the event; `launched` when the app was started for it.
-    init(_ decision: Decision, app: String, launched: Bool) {
-        switch decision.action {
-        case .deliver(let scene):
-            self.init(action: launched ? .launch : .deliver, appID: app, sceneID: scene, rule: decision.rule.rawValue, decision: decision)
-        case .create(let declaration):
-            self.init(action: launched ? .launch : .create, appID: app, declarationID: declaration, rule: decision.rule.rawValue, decision: decision)
-        case .unhandled:
-            self.init(action: .deliver, appID: app, rule: decision.rule.rawValue, decision: decision)
+    /// What carrying out `step` brings; `launched` when the app was started for it.
+    init(_ step: Step, launched: Bool) {
+        let rule = step.rule.rawValue
+        switch step.destination {
+        case .openScene(let app, let scene):
+            self.init(action: launched ? .launch : .deliver, appID: app, sceneID: scene, rule: rule, step: step)
+        case .newScene(let app, let declaration):
+            self.init(action: launched ? .launch : .create, appID: app, declarationID: declaration, rule: rule, step: step)
+        case .launch(let app): self.init(action: .launch, appID: app, rule: rule, step: step)
+        case .entry(let app), .browser(let app): self.init(action: .fallback, appID: app.id, rule: rule, step: step)
+        case .nothing: self.init(action: .deliver, appID: step.destination.appID ?? "", rule: rule, step: step)
         }
     }
 
     /// Why, for people: built on demand, since `Open` does not send it.
     public var reason: String {
-        let owner = ownership.map { preface == nil ? $0.description : "\($0);" }
-        return [owner, preface, decision?.reason].compactMap { $0 }.joined(separator: " ")
+        [step?.reason, preface].compactMap { $0 }.joined(separator: "; ")
     }
 
     /// Whether `Open` answers both alike (`contractOutcome(reason: false)`): they differ in why at most.

@@ -14,6 +14,10 @@ extension Contract {
             /// The X11 startup-notification id.
             public static let desktopStartupID = Key<String>("desktop-startup-id")
             public static let all = [activationToken.declaration, desktopStartupID.declaration]
+            /// `Open` only: the caller is the browser and shows a web link no app takes itself, so the
+            /// daemon hands it to no browser (the browser extension's host, whose tab then navigates).
+            public static let showsPages = Key<Bool>("shows-pages")
+            public static let open = all + [showsPages.declaration]
         }
 
         public var activationToken: String?

@@ -69,7 +69,7 @@ extension Contract {
         public static let setExternalEvents = Member.method(
             "SetExternalEvents", in: [.init("scene_id", "s"), .init("modifiers", "a(asas)")])
         public static let open = Member.method(
-            "Open", in: [.init("uri", "s"), platformData], out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
+            "Open", in: [.init("uri", "s"), .init("platform_data", "a{sv}", keys: PlatformData.Keys.open)], out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
         public static let continueActivity = Member.method(
             "ContinueActivity",
             in: [.init("activity_type", "s"), .init("activity", "a{sv}", keys: ActivityDetails.Keys.all), platformData],

@@ -118,12 +118,19 @@ final class BrowserHostSession: Sendable {
             reply.opened = false
             guard reply.owned == true else { return reply }
             do {
-                // The daemon decides again, by its normal rules (both sides agree, the user's
-                // rules), and tells the opener from the bus: this host, the browser's child.
-                _ = try await connection.call(
+                // The daemon carries out its plan for the link (the one Explain showed, unless the
+                // desktop changed meanwhile) and tells the opener from the bus: this host, the
+                // browser's child. The browser is no destination: when no app takes the link, Open
+                // fails and the tab navigates itself, so the page opens once, where it was clicked.
+                var platform = [String: Variant]()
+                platform.insert(Contract.PlatformData.Keys.showsPages, true)
+                let answer = try await connection.call(
                     destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
-                    member: Contract.Dispatcher1.open.name, url, [String: Variant](), timeout: BusClient.routingTimeout)
-                reply.opened = true
+                    member: Contract.Dispatcher1.open.name, url, platform, timeout: BusClient.routingTimeout)
+                let outcome = try Contract.RoutingOutcome(try answer.decode([String: Variant].self))
+                // Opened means an app has it; a daemon that still gave it to a browser did not.
+                reply.opened = outcome.rule != .browser
+                if reply.opened == false { reply.reason = "the dispatcher gave it to the browser \(outcome.appID ?? "")" }
             } catch {
                 reply.reason = BusClient.message(error)
             }
@@ -153,7 +160,8 @@ final class BrowserHostSession: Sendable {
         }
     }
 
-    /// Fills `owned`, `app`, `name` (and `reason` when not owned) from the dispatcher's `Explain`,
+    /// Fills `owned`, `app`, `name` (and `reason` when not owned) from the dispatcher's `Explain` (the
+    /// first destination of its plan: owned unless that is the browser),
     /// waiting `clickWait` at most: a silent daemon means "not owned", and the click proceeds.
     private func describeOwner(of url: String, in reply: inout HostMessage) async {
         reply.owned = false

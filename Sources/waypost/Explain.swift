@@ -13,7 +13,8 @@ struct Explain: AsyncParsableCommand {
         abstract: "Explain where an event would be routed, and by which rule.",
         discussion: """
             With a URI, asks the running dispatcher what it would do now, over the live scenes, and \
-            delivers nothing. With --scenario, reads a JSON scenario (an app's scene declarations, its \
+            delivers nothing: the first destination of the plan Open would carry out (Open tries the \
+            next one only when that one refuses or vanishes). With --scenario, reads a JSON scenario (an app's scene declarations, its \
             open scenes in search order, and one event) and prints the decision: {"action", "scene" or \
             "declaration", "rule", "reason"}. Exits 0 for any decision, non-zero when the scenario is \
             malformed or the dispatcher refuses the URI.

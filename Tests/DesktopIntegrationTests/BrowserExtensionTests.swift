@@ -198,6 +198,26 @@ import TestSupport
         #expect(shopLinks(desktop) == ["https://shop.example/product/9"], "only the opened link reached the app")
     }
 
+    /// The host reads Open's outcome: an owned link the app refuses is opened nowhere else, and the
+    /// reply says not opened, so the tab navigates to the page itself, once.
+    @Test func anOwnedLinkTheAppRefusesIsLeftToTheTab() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await UniversalLinkTests().installShop(desktop, running: true, behaviour: ["OpenURL": "refuse", "CreateScene": "refuse"])
+        let install = try await desktop.waypost("install", "--browser")
+        try #require(install.status == 0, "\(install.output)\(install.errors)")
+        let replies = try await talk(desktop, [
+            ["send": ["id": 1, "type": "open", "url": "https://shop.example/product/11"]],
+        ], caller: Self.chromiumCaller)
+        #expect(replies[0]["owned"] as? Bool == true, "\(replies[0])")
+        #expect(replies[0]["opened"] as? Bool == false, "\(replies[0])")
+        // gio open asks without shows-pages: the same refusal sends the page to the browser.
+        let gio = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/12"])
+        #expect(gio.status == 0, "\(gio.errors)")
+        try await waitUntil("the browser has the gio link", desktop.busLog) { !desktop.plainLines("org.example.Browser").isEmpty }
+        #expect(desktop.plainLines("org.example.Browser") == ["https://shop.example/product/12"], "the tab's link reached no browser")
+    }
+
     @Test func theHostServesOnlyWaypostsExtension() async throws {
         let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }

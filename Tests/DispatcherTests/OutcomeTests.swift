@@ -1,29 +1,38 @@
 import Associations
 @testable import Dispatcher
+import Planning
 import Testing
 import WaypostContract
 
-/// An outcome's reason as `Explain`, `Routed` and the log show it: the ownership decision of a web
-/// link is kept as it is and said first, as the sentence built when routing used to say it.
+/// An outcome's reason as `Explain`, `Routed` and the log show it: the plan's step, rendered when read.
 @Suite("outcome reasons")
 struct OutcomeTests {
-    @Test("a web link's ownership comes first, then what was done with it")
+    static let browser = InstalledApp(id: "org.example.Browser", participates: false)
+
+    @Test("a web link's ownership comes first, then where it goes, then what was done")
     func ownershipFirst() {
-        var browser = Outcome(action: .fallback, appID: "org.example.Browser", rule: "browser", preface: "the browser org.example.Browser gets it")
-        browser.ownership = .browser(because: .plainHTTP)
-        #expect(browser.reason
+        let step = Step(.browser(Self.browser), rule: .browser, facts: [.ownership(.browser(because: .plainHTTP)), .browser(app: Self.browser.id)])
+        var outcome = Outcome(step, launched: false)
+        #expect(outcome.action == .fallback)
+        #expect(outcome.rule == "browser")
+        #expect(outcome.reason
             == "the browser: an http link is never a universal link; only https ones are; the browser org.example.Browser gets it")
-        var delivered = Outcome(action: .deliver, appID: "org.example.Photos", sceneID: "s1", rule: "preferring")
-        delivered.ownership = .browser(because: .userInfo)
-        #expect(delivered.reason.hasPrefix("the browser: "))
-        #expect(!delivered.reason.contains(";"), "no preface: nothing joins the ownership to an empty sentence")
+        outcome.preface = "it was started with the link"
+        #expect(outcome.reason.hasSuffix("gets it; it was started with the link"))
+    }
+
+    @Test("a scene step delivered to an app started for it is a launch")
+    func launched() {
+        let step = Step(.openScene(app: "a", scene: "s"), rule: .preferring, facts: [])
+        #expect(Outcome(step, launched: true).action == .launch)
+        #expect(Outcome(step, launched: false).action == .deliver)
+        #expect(Outcome(step, launched: false).sceneID == "s")
     }
 
     @Test("Open answers alike when outcomes differ only in why")
     func answersAlike() {
         let plain = Outcome(action: .deliver, appID: "a", sceneID: "s", rule: "preferring")
         var explained = plain
-        explained.ownership = .browser(because: .plainHTTP)
         explained.preface = "more"
         #expect(plain.answersAlike(explained))
         var elsewhere = plain

@@ -1,0 +1,178 @@
+import Associations
+import DBus
+public import Desktop
+import ExternalEvents
+import Logging
+import Planning
+import WaypostContract
+
+// Carrying out the planner's plans: the dispatcher decides no destination itself. It tries the
+// plan's first step; when that destination refuses the event or vanishes, it asks for a plan again
+// with the refusal known, so the event falls through to the next destination the rules allow.
+// A destination that may have the event (a timeout, a reply of the wrong signature) ends the
+// event there: at most once (docs/delivery.md).
+extension Dispatcher {
+    /// What a plan reads now: the desktop, the registered apps and who owns web links.
+    var snapshot: Snapshot {
+        Snapshot(
+            installed: DesktopApps(
+                directory: directory, contentTypes: contentTypes, ownID: configuration.ownEntryID,
+                ownProgram: configuration.ownExecutable),
+            running: registry, ownership: webLinks.ownership)
+    }
+
+    /// The plan for `event` now; the opener is awaited only when the plan depends on it.
+    /// - Throws: `invalidURI` when the desktop cannot be read for it.
+    func plan(
+        _ event: PlannedEvent, opener: inout OpenerFact, pending: PendingOpener?, refused: Refusals, callerShowsPages: Bool
+    ) async throws(DispatchError) -> Plan {
+        while true {
+            do {
+                return try Planner.plan(event, opener: opener, snapshot, refused: refused, callerShowsPages: callerShowsPages)
+            } catch {
+                switch error {
+                case .needsOpener: opener = .known(await pending?.value().appID)
+                case .catalog(let failure): throw .invalidURI(Self.subject(of: event), reason: failure.description)
+                }
+            }
+        }
+    }
+
+    /// Carries out the plan for `event`, step by step, until a destination takes it.
+    /// - Parameter callerShowsPages: the caller is the browser: the plan hands the link to no browser.
+    func carryOut(_ pending: PendingEvent, _ event: PlannedEvent, callerShowsPages: Bool = false) async throws(DispatchError) -> Outcome {
+        var opener: OpenerFact = pending.opener == nil ? .known(nil) : .pending
+        var refused = Refusals()
+        var launched: Set<String> = []
+        var checked: Set<String> = []
+        var attempts: [String] = []
+        // The last destination's failure, thrown when no destination is left.
+        var failure: DispatchError?
+        var first = true
+        while true {
+            let plan = try await plan(
+                event, opener: &opener, pending: pending.opener, refused: refused, callerShowsPages: callerShowsPages)
+            if first, case .browser(.overBudget(let source, _))? = plan.ownership, webLinks.isFirstOverBudget(source) {
+                logger.warning("\(source) costs more to match than a decision may: its links go to the browser (\(plan.ownership!))")
+            }
+            first = false
+            let step = plan.first
+            // A registered process that exited without leaving the bus is no destination: plan again without it.
+            if let app = step.destination.participatingApp, checked.insert(app).inserted {
+                let before = registry.processes.count
+                endRegistrationsOfExitedProcesses(of: app)
+                if registry.processes.count != before { continue }
+            }
+            switch step.destination {
+            case .nothing(let nowhere):
+                throw failure ?? Self.error(nowhere, for: event)
+            case .launch(let app):
+                guard !launched.contains(app) else {
+                    attempts.append("every process of \(app) went away")
+                    failure = .deliveryFailed(pending.label, attempts: attempts)
+                    refused.apps.insert(app)
+                    continue
+                }
+                do throws(DispatchError) {
+                    let entry: ApplicationEntry
+                    do { entry = try directory.entry(id: app) } catch { throw .launchFailed(app: app, reason: error.description) }
+                    try await launchAndWait(entry, platformData: pending.platformData)
+                    launched.insert(app)
+                } catch {
+                    if case .timeout = error { throw error }
+                    logger.info("\(app) could not take \(pending.label) (\(error))")
+                    failure = error
+                    refused.apps.insert(app)
+                }
+            case .openScene(let app, let scene):
+                let outcome = Outcome(step, launched: launched.contains(app))
+                switch await deliver(pending, toScene: scene, of: app, outcome) {
+                case .success: return outcome
+                case .failure(.notTaken(let why)):
+                    if let why { attempts.append(why) }
+                    if !attempts.isEmpty { failure = .deliveryFailed(pending.label, attempts: attempts) }
+                    refused.scenes[app, default: []].insert(scene)
+                case .failure(.mayHaveIt(let error)): throw error
+                }
+            case .newScene(let app, let declaration):
+                switch await createScene(declaration, of: app, for: pending, attempts: &attempts) {
+                case .success(let scene):
+                    var outcome = Outcome(step, launched: launched.contains(app))
+                    outcome.sceneID = scene
+                    return outcome
+                case .failure(.notTaken):
+                    failure = .deliveryFailed(pending.label, attempts: attempts)
+                    refused.apps.insert(app)
+                case .failure(.mayHaveIt(let error)): throw error
+                }
+            case .entry(let app), .browser(let app):
+                do {
+                    var outcome = Outcome(step, launched: false)
+                    outcome.preface = try await handOverToNonParticipant(pending.label, app, pending.platformData)
+                    return outcome
+                } catch {
+                    if case .timeout = error { throw error }
+                    logger.info("\(app.id) could not take \(pending.label) (\(error))")
+                    failure = error
+                    refused.apps.insert(app.id)
+                }
+            }
+        }
+    }
+
+    /// Where `open` would send `uri` now, delivering nothing: the first step of the same plan, for
+    /// `opener` (nil: an opener no rule names).
+    public func explain(_ uri: String, opener: Opener? = nil) throws(DispatchError) -> Outcome {
+        let scheme = try URIGrammar.scheme(of: uri)
+        let event = PlannedEvent.link(uri, scheme: scheme)
+        let plan: Plan
+        do { plan = try Planner.plan(event, opener: .known(opener?.appID), snapshot) } catch {
+            // A known opener never leaves the plan waiting for one.
+            throw .invalidURI(uri, reason: "\(error)")
+        }
+        switch plan.first.destination {
+        case .nothing(.noScene(let app, _)):
+            // No action says "nowhere" on the contract: the app that gets it, and rule none.
+            return Outcome(action: .deliver, appID: app, rule: plan.first.rule.rawValue, step: plan.first)
+        case .nothing(let nowhere): throw Self.error(nowhere, for: event)
+        default: return Outcome(plan.first, launched: false)
+        }
+    }
+
+    /// The error a plan that goes nowhere is refused with.
+    static func error(_ nowhere: Nowhere, for event: PlannedEvent) -> DispatchError {
+        switch nowhere {
+        case .noScene(let app, let decision): .noHandler(label(of: event), reason: "\(app) has no scene for it: \(decision.reason)")
+        case .noHandler(let reason): .noHandler(subject(of: event), reason: reason)
+        case .shownByCaller(let ownership): .noHandler(subject(of: event), reason: "\(ownership); the browser that asked shows it")
+        case .appNotChosen(let type, let candidates, let publisher):
+            .appNotChosen(activityType: type, candidates: candidates, publisher: publisher)
+        }
+    }
+
+    /// The event as errors name it (`PendingEvent.label`).
+    static func label(of event: PlannedEvent) -> String {
+        switch event {
+        case .link(let uri, _): uri
+        case .activity(let activity, _): "activity \(activity.type)"
+        }
+    }
+
+    /// What a refusal names: the URI, or the activity type.
+    static func subject(of event: PlannedEvent) -> String {
+        switch event {
+        case .link(let uri, _): uri
+        case .activity(let activity, _): activity.type
+        }
+    }
+}
+
+extension Destination {
+    /// The participating app a step hands the event to, or starts.
+    var participatingApp: String? {
+        switch self {
+        case .openScene(let app, _), .newScene(let app, _), .launch(let app): app
+        case .entry, .browser, .nothing: nil
+        }
+    }
+}

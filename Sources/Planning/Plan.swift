@@ -1,0 +1,161 @@
+public import Associations
+public import ExternalEvents
+
+/// Where an event goes: destinations in order, each tried when the one before could not take it.
+/// The dispatcher tries the first and, after a refusal, asks for a plan again with the refusal
+/// known (`Refusals`); `Explain` shows the same plan.
+public struct Plan: Sendable {
+    public var steps: [Step]
+    /// Who owns a web link, when the event is one (for the dispatcher's log of rule sources over budget).
+    public var ownership: OwnershipDecision?
+
+    /// The first step: where the event goes now. A plan always has one (`nothing` last).
+    public var first: Step { steps[0] }
+}
+
+/// One destination of a plan, by which rule, and why.
+public struct Step: Sendable, Equatable {
+    public var destination: Destination
+    public var rule: Rule
+    /// The facts behind it, rendered into `reason` only when read.
+    public var facts: [Fact]
+
+    public init(_ destination: Destination, rule: Rule, facts: [Fact]) {
+        (self.destination, self.rule, self.facts) = (destination, rule, facts)
+    }
+
+    /// Why, for people.
+    public var reason: String { facts.map(\.description).joined(separator: "; ") }
+}
+
+/// Where a step sends the event.
+public enum Destination: Sendable, Equatable {
+    /// An open scene of a participating app.
+    case openScene(app: String, scene: String)
+    /// A new scene of one of the app's declarations.
+    case newScene(app: String, declaration: String)
+    /// Start the participating app (no process of it is ready), then plan again over its scenes.
+    case launch(app: String)
+    /// A non-participating entry, given the link by `Open` when it runs as a D-Bus app, else started with it.
+    case entry(InstalledApp)
+    /// The user's browser (a web link nobody owns, or whose owner could not take it).
+    case browser(InstalledApp)
+    /// Nowhere: the event is refused with this reason.
+    case nothing(Nowhere)
+
+    /// The app the event would reach; nil for nothing.
+    public var appID: String? {
+        switch self {
+        case .openScene(let app, _), .newScene(let app, _), .launch(let app): app
+        case .entry(let app), .browser(let app): app.id
+        case .nothing(let why): if case .noScene(let app, _) = why { app } else { nil }
+        }
+    }
+}
+
+/// Why an event goes nowhere.
+public enum Nowhere: Error, Sendable, Equatable {
+    /// The app that gets it has no scene for it.
+    case noScene(app: String, Decision)
+    /// No installed application handles it.
+    case noHandler(String)
+    /// A web link no app takes, asked for by the browser, which shows the page itself.
+    case shownByCaller(OwnershipDecision)
+    /// Several apps continue the activity type and the user chose none of them.
+    case appNotChosen(activityType: String, candidates: [String], publisher: String?)
+}
+
+/// The rule a step is taken by: routing's rules, or the dispatcher's own.
+public enum Rule: String, Sendable, Hashable, CaseIterable {
+    case singleScene = "single-scene"
+    case preferring, allowing, matching
+    case documentType = "document-type"
+    case `default`
+    /// Nothing routed (yet): a launch before the app declared its scenes, or no scene takes it.
+    case none
+    /// A non-participating handler.
+    case fallback
+    /// The user's browser.
+    case browser
+
+    init(_ rule: Decision.Rule) {
+        switch rule {
+        case .singleScene: self = .singleScene
+        case .preferring: self = .preferring
+        case .allowing: self = .allowing
+        case .matching: self = .matching
+        case .documentType: self = .documentType
+        case .default: self = .default
+        case .none: self = .none
+        }
+    }
+}
+
+/// A fact behind a step, described only when someone reads the reason.
+public enum Fact: Sendable, Equatable {
+    /// Who owns the web link (or why nobody does).
+    case ownership(OwnershipDecision)
+    /// A user rule gives the custom-scheme link to an entry.
+    case userRule(app: String, Ownership)
+    /// A user rule leaves the link to the scheme's handlers.
+    case leftToHandlers(BrowserReason)
+    /// The preferred participating handler of the scheme, and the others that declare it.
+    case preferredHandler(app: String, scheme: String, others: [String])
+    /// The scheme's non-participating handler.
+    case fallbackHandler(app: String, scheme: String)
+    /// The app that opens the file's type.
+    case documentHandler(app: String)
+    /// The app that continues the activity type.
+    case continuer(app: String, activityType: String)
+    /// The owner opened its own link: it goes to the browser.
+    case selfLoop(app: String)
+    /// An app named by a rule or an association is not installed (or would hand the link back).
+    case notInstalled(app: String)
+    /// An app the dispatcher tried could not take it.
+    case refused(app: String)
+    /// No scene of the app takes it.
+    case noScene(app: String)
+    case notRunning(app: String)
+    case doesNotTakePart(app: String)
+    case routed(Decision)
+    case browser(app: String)
+    case nowhere(Nowhere)
+}
+
+extension Fact: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .ownership(let ownership): ownership.description
+        case .userRule(let app, let ownership): "\(app), by \(ownership)"
+        case .leftToHandlers(let reason): "\(reason)"
+        case .preferredHandler(let app, let scheme, let others):
+            "\(app) is the preferred participating handler of \(scheme):"
+                + (others.isEmpty ? "" : " (also declared by \(others.joined(separator: ", ")))")
+        case .fallbackHandler(let app, let scheme):
+            "no participating app declares x-scheme-handler/\(scheme); \(app), which does not take part in Waypost, gets it"
+        case .documentHandler(let app): "\(app) opens this file type"
+        case .continuer(let app, let type): "\(app) continues activities of type \(type)"
+        case .selfLoop(let app): "\(app) opened it itself, so it goes to the browser (no loop back into the app)"
+        case .notInstalled(let app): "\(app) is not an installed entry that can take it"
+        case .refused(let app): "\(app) could not take it"
+        case .noScene(let app): "no scene of \(app) takes it"
+        case .notRunning(let app): "\(app) is not running: it is started and the event routed once it declares its scenes"
+        case .doesNotTakePart(let app): "\(app) does not take part in Waypost: it is given the link as before Waypost"
+        case .routed(let decision): decision.reason
+        case .browser(let app): "the browser \(app) gets it"
+        case .nowhere(let why): why.description
+        }
+    }
+}
+
+extension Nowhere: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .noScene(let app, let decision): "\(app) has no scene for it: \(decision.reason)"
+        case .noHandler(let reason): reason
+        case .shownByCaller: "the browser that asked shows it"
+        case .appNotChosen(let type, let candidates, _):
+            "several apps continue \(type) (\(candidates.joined(separator: ", "))) and none is chosen"
+        }
+    }
+}

@@ -1,0 +1,233 @@
+public import Associations
+public import ExternalEvents
+
+/// An event to plan for.
+public enum PlannedEvent: Sendable {
+    /// A link; `scheme` lower case, as the URI grammar read it.
+    case link(String, scheme: String)
+    /// A user activity; `publisher` is the app that published it (a saved activity's), nil when unknown.
+    case activity(UserActivity, publishedBy: String?)
+
+    var routed: ExternalEvent {
+        switch self {
+        case .link(let uri, _): .url(uri)
+        case .activity(let activity, _): .activity(activity)
+        }
+    }
+}
+
+/// Why no plan could be made yet.
+public enum PlanningError: Error, Sendable {
+    /// A rule naming openers is reached, or the link's owner may have opened it: plan again with the opener known.
+    case needsOpener
+    /// The desktop could not be read for this link.
+    case catalog(CatalogFailure)
+}
+
+/// The one place that decides where an event goes; `Open` carries its plans out, `Explain` shows them.
+public enum Planner {
+    /// Where `event` goes now, given what was already refused.
+    /// - Parameters:
+    ///   - opener: the app that opened it; `.pending` while it is being found.
+    ///   - callerShowsPages: the caller is the browser: a web link goes to no browser (it shows the page).
+    /// - Throws: `needsOpener` when the decision depends on an opener still `.pending`; `catalog`
+    ///   when the desktop cannot be read.
+    public static func plan(
+        _ event: PlannedEvent, opener: OpenerFact, _ snapshot: Snapshot, refused: Refusals = Refusals(),
+        callerShowsPages: Bool = false
+    ) throws(PlanningError) -> Plan {
+        var planning = Planning(event: event, snapshot: snapshot, refused: refused)
+        planning.callerShowsPages = callerShowsPages
+        switch event {
+        case .link(let uri, let scheme) where scheme == "file": planning.document(uri)
+        case .link(let uri, let scheme) where scheme == "https" || scheme == "http":
+            try planning.webLink(uri, scheme: scheme, opener: opener)
+        case .link(let uri, let scheme): try planning.schemeLink(uri, scheme: scheme, opener: opener)
+        case .activity(let activity, let publisher): planning.activity(activity.type, publishedBy: publisher)
+        }
+        return planning.finished
+    }
+
+    /// Which app continues an activity: the publisher, as long as its entry lists the type; else the one
+    /// app that lists it; else the one the user chose among those. Never an order of ids or of
+    /// directories: with several apps and no choice, none gets it.
+    /// - Parameters:
+    ///   - candidates: the participating entries that list `type`.
+    ///   - chosen: read only when it decides (so a choice just made holds); a choice of an app that
+    ///     does not list the type is no choice.
+    public static func continuer<App>(
+        ofActivityType type: String, publishedBy publisher: String?, candidates: [App], id: (App) -> String,
+        chosen: () -> String?
+    ) -> Result<App, Nowhere> {
+        if let publisher, let app = candidates.first(where: { id($0) == publisher }) { return .success(app) }
+        if candidates.count == 1 { return .success(candidates[0]) }
+        guard !candidates.isEmpty else { return .failure(.noHandler("no installed app lists it in X-Waypost-Activity-Types")) }
+        if let chosen = chosen(), let app = candidates.first(where: { id($0) == chosen }) { return .success(app) }
+        return .failure(.appNotChosen(activityType: type, candidates: candidates.map(id).sorted(), publisher: publisher))
+    }
+}
+
+/// A plan being made: the steps so far, and why the last candidate was passed over.
+private struct Planning {
+    let event: PlannedEvent
+    let snapshot: Snapshot
+    let refused: Refusals
+    var steps: [Step] = []
+    var ownership: OwnershipDecision?
+    /// Why the event goes nowhere, if no step is found.
+    var nowhere: Nowhere?
+    var lastFacts: [Fact] = []
+    var callerShowsPages = false
+
+    init(event: PlannedEvent, snapshot: Snapshot, refused: Refusals) {
+        (self.event, self.snapshot, self.refused) = (event, snapshot, refused)
+    }
+
+    var finished: Plan {
+        var steps = steps
+        if steps.isEmpty {
+            let why = nowhere ?? .noHandler("no application takes it")
+            steps.append(Step(.nothing(why), rule: .none, facts: lastFacts + [.nowhere(why)]))
+        }
+        return Plan(steps: steps, ownership: ownership)
+    }
+
+    /// The steps that bring the event to `app`: its routed scene, its launch, or (not taking part) the
+    /// entry itself; none when it refused or has no scene for it.
+    mutating func reach(_ app: InstalledApp, facts: [Fact]) {
+        lastFacts = facts
+        if refused.apps.contains(app.id) {
+            lastFacts.append(.refused(app: app.id))
+            return
+        }
+        guard app.participates else {
+            steps.append(Step(.entry(app), rule: .fallback, facts: facts + [.doesNotTakePart(app: app.id)]))
+            return
+        }
+        guard var router = snapshot.running.readyRouter(of: app.id) else {
+            steps.append(Step(.launch(app: app.id), rule: .none, facts: facts + [.notRunning(app: app.id)]))
+            return
+        }
+        // Only after a refusal: removing a scene copies the router's index.
+        for scene in refused.scenes[app.id] ?? [] { try? router.removeScene(scene) }
+        let decision = router.route(event.routed)
+        let rule = Rule(decision.rule)
+        switch decision.action {
+        case .deliver(let scene):
+            steps.append(Step(.openScene(app: app.id, scene: scene), rule: rule, facts: facts + [.routed(decision)]))
+        case .create(let declaration):
+            steps.append(Step(.newScene(app: app.id, declaration: declaration), rule: rule, facts: facts + [.routed(decision)]))
+        case .unhandled:
+            lastFacts.append(.noScene(app: app.id))
+            nowhere = .noScene(app: app.id, decision)
+        }
+    }
+
+    /// A `file://` URI: the app that opens its type.
+    mutating func document(_ uri: String) {
+        guard let type = snapshot.installed.contentType(ofFile: uri) else {
+            nowhere = .noHandler("the file's type cannot be told from its name")
+            return
+        }
+        guard let app = snapshot.installed.documentHandler(forType: type) else {
+            nowhere = .noHandler("no installed application opens \(type) files")
+            return
+        }
+        reach(app, facts: [.documentHandler(app: app.id)])
+    }
+
+    /// A web link: its owner when both sides agree (or a user rule names an entry), then the browser,
+    /// which gets every link no app takes: the user clicked a web link and must see the page.
+    mutating func webLink(_ uri: String, scheme: String, opener: OpenerFact) throws(PlanningError) {
+        let decided: OwnershipDecision
+        switch opener {
+        case .pending:
+            guard let known = snapshot.ownership.decide(url: uri, opener: .pending) else { throw .needsOpener }
+            decided = known
+        case .known(let id): decided = snapshot.ownership.decide(url: uri, opener: id)
+        }
+        ownership = decided
+        var browserFacts: [Fact] = [.ownership(decided)]
+        if case .app(let id, _) = decided {
+            if case .pending = opener { throw .needsOpener }
+            if case .known(id) = opener {
+                browserFacts.append(.selfLoop(app: id))
+            } else if let app = snapshot.installed.entry(id: id) {
+                reach(app, facts: [.ownership(decided)])
+                browserFacts = lastFacts
+            } else {
+                browserFacts.append(.notInstalled(app: id))
+            }
+        }
+        guard !callerShowsPages else {
+            if steps.isEmpty { nowhere = .shownByCaller(decided) }
+            return
+        }
+        do {
+            guard let browser = try snapshot.installed.browser(forScheme: scheme) else {
+                if steps.isEmpty {
+                    nowhere = .noHandler(
+                        "no browser is installed for x-scheme-handler/\(scheme) (Waypost never hands a link to itself)")
+                }
+                return
+            }
+            guard !refused.apps.contains(browser.id) else {
+                lastFacts = browserFacts + [.refused(app: browser.id)]
+                return
+            }
+            steps.append(Step(.browser(browser), rule: .browser, facts: browserFacts + [.browser(app: browser.id)]))
+        } catch {
+            throw .catalog(error)
+        }
+    }
+
+    /// A custom-scheme link: the entry a user rule names, then the scheme's preferred participating
+    /// handler, or (none) its non-participating one.
+    mutating func schemeLink(_ uri: String, scheme: String, opener: OpenerFact) throws(PlanningError) {
+        var handlerFacts: [Fact] = []
+        switch snapshot.ownership.decide(schemeLink: uri, opener: opener) {
+        case .needsOpener: throw .needsOpener
+        case .noRule: break
+        case .handlers(let reason): handlerFacts = [.leftToHandlers(reason)]
+        case .app(let id, let because):
+            if let app = snapshot.installed.entry(id: id) {
+                reach(app, facts: [.userRule(app: id, because)])
+                handlerFacts = steps.isEmpty ? lastFacts : []
+            } else {
+                handlerFacts = [.userRule(app: id, because), .notInstalled(app: id)]
+            }
+        }
+        do {
+            let handlers = try snapshot.installed.handlers(forScheme: scheme)
+            if let app = handlers.first {
+                let others = handlers.dropFirst().map(\.id)
+                reach(app, facts: handlerFacts + [.preferredHandler(app: app.id, scheme: scheme, others: others)])
+                return
+            }
+            guard let fallback = try snapshot.installed.fallbackHandler(forScheme: scheme) else {
+                if steps.isEmpty { nowhere = .noHandler("no installed application declares x-scheme-handler/\(scheme)") }
+                return
+            }
+            guard !refused.apps.contains(fallback.id) else {
+                lastFacts = handlerFacts + [.refused(app: fallback.id)]
+                return
+            }
+            steps.append(Step(.entry(fallback), rule: .fallback, facts: handlerFacts + [.fallbackHandler(app: fallback.id, scheme: scheme)]))
+        } catch {
+            throw .catalog(error)
+        }
+    }
+
+    /// A user activity: the app that continues its type (`Planner.continuer`).
+    mutating func activity(_ type: String, publishedBy publisher: String?) {
+        let installed = snapshot.installed
+        let candidates = installed.applications(forActivityType: type)
+        switch Planner.continuer(
+            ofActivityType: type, publishedBy: publisher, candidates: candidates, id: { $0.id },
+            chosen: { installed.chosenApplicationID(forActivityType: type) })
+        {
+        case .success(let app): reach(app, facts: [.continuer(app: app.id, activityType: type)])
+        case .failure(let why): nowhere = why
+        }
+    }
+}

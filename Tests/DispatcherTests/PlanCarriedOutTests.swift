@@ -1,0 +1,232 @@
+import Associations
+import DBus
+import ExternalEvents
+import Foundation
+import Planning
+import TestSupport
+import Testing
+import WaypostContract
+
+/// The plan computed once, from values that mirror the session, against what the daemon says and
+/// does: `Explain` reports its first step, and `Open` carries it out (after a refusal, the step of
+/// the plan made with the refusal known).
+@Suite("dispatcher: Explain reports the plan, Open carries it out", .serialized)
+struct PlanCarriedOutTests {
+    /// The session's desktop as the planner reads it: one participating handler of `contacts`.
+    struct OneHandler: InstalledApps {
+        let app = InstalledApp(id: RoutingOverTheBusTests.contacts, participates: true)
+        func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { scheme == "contacts" ? [app] : [] }
+        func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func browser(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func contentType(ofFile uri: String) -> String? { nil }
+        func documentHandler(forType contentType: String) -> InstalledApp? { nil }
+        func entry(id: String) -> InstalledApp? { id == app.id ? app : nil }
+        func applications(forActivityType type: String) -> [InstalledApp] { [] }
+        func chosenApplicationID(forActivityType type: String) -> String? { nil }
+    }
+
+    /// A desktop with a browser only.
+    struct OnlyABrowser: InstalledApps {
+        let browser = InstalledApp(id: "org.example.Browser", participates: false)
+        func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { [] }
+        func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func browser(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { scheme == "https" ? browser : nil }
+        func contentType(ofFile uri: String) -> String? { nil }
+        func documentHandler(forType contentType: String) -> InstalledApp? { nil }
+        func entry(id: String) -> InstalledApp? { id == browser.id ? browser : nil }
+        func applications(forActivityType type: String) -> [InstalledApp] { [] }
+        func chosenApplicationID(forActivityType type: String) -> String? { nil }
+    }
+
+    /// A desktop where two apps continue one activity type.
+    struct TwoContinuers: InstalledApps {
+        let apps = [InstalledApp(id: "org.example.Contacts", participates: true), InstalledApp(id: "org.example.Mail", participates: true)]
+        func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { [] }
+        func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func browser(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func contentType(ofFile uri: String) -> String? { nil }
+        func documentHandler(forType contentType: String) -> InstalledApp? { nil }
+        func entry(id: String) -> InstalledApp? { apps.first { $0.id == id } }
+        func applications(forActivityType type: String) -> [InstalledApp] { apps }
+        func chosenApplicationID(forActivityType type: String) -> String? { nil }
+    }
+
+    /// The user rule's app and the scheme's own handler.
+    struct RuleAndHandler: InstalledApps {
+        let ruled = InstalledApp(id: RoutingOverTheBusTests.contacts, participates: true)
+        let handler = InstalledApp(id: "org.example.Notes", participates: true)
+        func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { scheme == "zoommtg" ? [handler] : [] }
+        func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func browser(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
+        func contentType(ofFile uri: String) -> String? { nil }
+        func documentHandler(forType contentType: String) -> InstalledApp? { nil }
+        func entry(id: String) -> InstalledApp? { [ruled, handler].first { $0.id == id } }
+        func applications(forActivityType type: String) -> [InstalledApp] { [] }
+        func chosenApplicationID(forActivityType type: String) -> String? { nil }
+    }
+
+    struct Running: RunningApps {
+        var routers: [String: SceneRouter]
+        func readyRouter(of appID: String) -> SceneRouter? { routers[appID] }
+    }
+
+    static let nobodyOwns = LinkOwnership(userRules: [], associations: [:], claims: [:])
+
+    func explain(_ uri: String, _ bus: Connection) async throws -> [String: String] {
+        let reply = try await bus.call(
+            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+            member: "Explain", uri)
+        return DesktopSession.strings(try reply.decode([String: Variant].self))
+    }
+
+    @Test("a link for an app that is not running: the plan launches it; Explain says so; Open launches it")
+    func launch() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
+        let bus = try await session.connect()
+        let uri = "contacts://show?id=erin"
+        let snapshot = Snapshot(installed: OneHandler(), running: Running(routers: [:]), ownership: Self.nobodyOwns)
+        let plan = try Planner.plan(.link(uri, scheme: "contacts"), opener: .known(nil), snapshot)
+        #expect(plan.first.destination == .launch(app: app.id))
+        let explained = try await explain(uri, bus)
+        #expect(explained["action"] == "launch")
+        #expect(explained["app-id"] == app.id)
+        #expect(explained["rule"] == plan.first.rule.rawValue)
+        let opened = try await session.open(uri, with: bus)
+        #expect(opened["action"] == "launch")
+        #expect(opened["app-id"] == app.id)
+    }
+
+    @Test("an open scene that refuses: Explain reports the plan's scene, Open falls through to the plan's next step")
+    func fallThrough() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(
+            behaviour: ["OpenURL": "refuse"], scenes: [("w1", "contacts", [([], ["*"])])]))
+        try await session.start(app)
+        let bus = try await session.connect()
+        let uri = "contacts://show?id=frank"
+        let router = try SceneRouter(
+            declarations: [.windowGroup("contacts")],
+            openScenes: [OpenScene(id: "w1", declaration: "contacts", modifiers: [EventPreference(allowing: ["*"])])])
+        let snapshot = Snapshot(installed: OneHandler(), running: Running(routers: [app.id: router]), ownership: Self.nobodyOwns)
+        let event = PlannedEvent.link(uri, scheme: "contacts")
+        let plan = try Planner.plan(event, opener: .known(nil), snapshot)
+        #expect(plan.first.destination == .openScene(app: app.id, scene: "w1"))
+        let explained = try await explain(uri, bus)
+        #expect(explained["action"] == "deliver")
+        #expect(explained["scene-id"] == "w1")
+        #expect(explained["rule"] == plan.first.rule.rawValue)
+
+        var refused = Refusals()
+        refused.scenes[app.id] = ["w1"]
+        let next = try Planner.plan(event, opener: .known(nil), snapshot, refused: refused)
+        #expect(next.first.destination == .newScene(app: app.id, declaration: "contacts"))
+        let opened = try await session.open(uri, with: bus)
+        #expect(opened["action"] == "create")
+        #expect(opened["declaration-id"] == "contacts")
+        #expect(opened["rule"] == next.first.rule.rawValue)
+        #expect(session.received(app.id).last?["event"] as? String == "CreateScene")
+    }
+
+    @Test("a web link nobody owns: the plan's browser, with rule browser, in Explain and in Open")
+    func browser() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        try await session.writeEntry(id: "org.example.Browser", """
+            [Desktop Entry]
+            Type=Application
+            Name=Browser
+            Exec=/bin/true %u
+            MimeType=x-scheme-handler/https;
+
+            """)
+        let bus = try await session.connect()
+        let uri = "https://elsewhere.example/page"
+        let snapshot = Snapshot(installed: OnlyABrowser(), running: Running(routers: [:]), ownership: Self.nobodyOwns)
+        let plan = try Planner.plan(.link(uri, scheme: "https"), opener: .known(nil), snapshot)
+        #expect(plan.steps.map(\.destination) == [.browser(OnlyABrowser().browser)])
+        for outcome in [try await explain(uri, bus), try await session.open(uri, with: bus)] {
+            #expect(outcome["action"] == "fallback")
+            #expect(outcome["app-id"] == "org.example.Browser")
+            #expect(outcome["rule"] == plan.first.rule.rawValue)
+        }
+    }
+
+    @Test("an activity two apps continue: the plan names nobody without a choice, its publisher's saved one goes to the publisher's scene")
+    func activity() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let type = "org.example.contact.show"
+        let contacts = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [type])
+        _ = try await InProcessApp(session, id: "org.example.Mail", activityTypes: [type])
+        try await contacts.openScene("s1")
+        let published = Contract.ActivityDetails(title: "Ada", eligibleForSearch: true).variants
+        try await contacts.publish("s1", type, published)
+        let bus = try await session.connect()
+
+        let router = try SceneRouter(
+            declarations: [.windowGroup("main")],
+            openScenes: [OpenScene(id: "s1", declaration: "main", modifiers: [EventPreference(allowing: ["*"])])])
+        let snapshot = Snapshot(installed: TwoContinuers(), running: Running(routers: [contacts.id: router]), ownership: Self.nobodyOwns)
+        let anyone = try Planner.plan(.activity(UserActivity(type: type), publishedBy: nil), opener: .known(nil), snapshot)
+        guard case .nothing(.appNotChosen) = anyone.first.destination else { Issue.record("\(anyone.first)"); return }
+        let unchosen = await ActivitiesOverTheBusTests.errorName {
+            _ = try await session.dispatcher(bus, Contract.Dispatcher1.continueActivity, type, published, [String: Variant]())
+        }
+        #expect(unchosen == Contract.Failure.appNotChosen.errorName.rawValue)
+
+        let saved = try #require(try await session.savedActivities(bus).first)
+        let plan = try Planner.plan(.activity(UserActivity(type: type, title: "Ada"), publishedBy: contacts.id), opener: .known(nil), snapshot)
+        #expect(plan.first.destination == .openScene(app: contacts.id, scene: "s1"))
+        let outcome = try Contract.RoutingOutcome(
+            try await session.dispatcher(bus, Contract.Dispatcher1.continueSavedActivity, saved.id, [String: Variant]())
+                .decode([String: Variant].self))
+        #expect(outcome.appID == contacts.id)
+        #expect(outcome.sceneID == "s1")
+        #expect(outcome.rule?.rawValue == plan.first.rule.rawValue)
+    }
+
+    @Test("a user rule's app that refuses in every way: the plan's next step, the scheme's own handler, gets the link")
+    func userRuleFallsThrough() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let rules = session.root.appendingPathComponent("config/waypost/associations")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        let rule = #"{"scheme": "zoommtg", "applinks": {"details": [{"appIDs": ["org.example.Contacts"], "components": [{}]}]}}"#
+        try rule.write(to: rules.appendingPathComponent("zoommtg.json"), atomically: true, encoding: .utf8)
+        let contacts = try await session.installApp(RoutingOverTheBusTests.contactsApp(
+            behaviour: ["OpenURL": "refuse", "CreateScene": "refuse"], scenes: [("w1", "contacts", [([], ["*"])])]))
+        let notes = try await session.installApp(SampleApp(
+            "org.example.Notes", schemes: ["zoommtg"], declarations: [("main", ["kind": "window-group"])]))
+        try await session.start(contacts)
+        let bus = try await session.connect()
+
+        let uri = "zoommtg://join?id=1"
+        let router = try SceneRouter(
+            declarations: [.windowGroup("contacts")],
+            openScenes: [OpenScene(id: "w1", declaration: "contacts", modifiers: [EventPreference(allowing: ["*"])])])
+        let snapshot = Snapshot(
+            installed: RuleAndHandler(), running: Running(routers: [contacts.id: router]),
+            ownership: LinkOwnership(
+                userRules: [try UserRule(named: "zoommtg", file: AssociationFile(json: Array(rule.utf8)), source: "zoommtg.json")],
+                associations: [:], claims: [:]))
+        let event = PlannedEvent.link(uri, scheme: "zoommtg")
+        let plan = try Planner.plan(event, opener: .known(nil), snapshot)
+        #expect(plan.steps.map(\.destination) == [.openScene(app: contacts.id, scene: "w1"), .launch(app: notes.id)])
+        let explained = try await explain(uri, bus)
+        #expect(explained["scene-id"] == "w1")
+        #expect(explained["rule"] == plan.first.rule.rawValue)
+        #expect(explained["reason"]?.contains("by the user rule") == true, "\(explained)")
+
+        var refused = Refusals()
+        refused.scenes[contacts.id] = ["w1"]
+        refused.apps = [contacts.id]
+        let last = try Planner.plan(event, opener: .known(nil), snapshot, refused: refused)
+        #expect(last.first.destination == .launch(app: notes.id))
+        let opened = try await session.open(uri, with: bus)
+        #expect(opened["action"] == "launch")
+        #expect(opened["app-id"] == notes.id)
+    }
+}
