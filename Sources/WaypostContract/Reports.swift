@@ -31,10 +31,6 @@ extension Contract {
             case fallback
             /// The user's browser: a web link no app owns, or whose app could not take it.
             case browser
-            /// A domain's association names the app (`Explain`, before routing inside the app).
-            case association
-            /// One of the user's rules names the app (`Explain`).
-            case userRule = "user rule"
         }
 
         public enum Keys {
