@@ -1,4 +1,3 @@
-public import ExternalEvents
 import Planning
 public import WaypostContract
 

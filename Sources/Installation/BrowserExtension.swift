@@ -1,6 +1,6 @@
 public import Desktop
 import FoundationEssentials
-public import NativeMessaging
+import NativeMessaging
 
 /// Waypost's browser extension as `waypost install --browser` installs it: the unpacked extension
 /// for Chromium/Chrome and for Firefox (the same scripts, each with its manifest), the host
