@@ -5,7 +5,9 @@ import TestSupport
 
 /// Processes kept between walks (`KnownProcesses`) against real processes: a kept process that
 /// `exec`s another program, or whose pid a newer process takes, is never taken for what it was.
-@Suite("Processes kept between walks")
+/// One test at a time: the pid-reuse test winds the kernel's next pid back, and a process started
+/// meanwhile may take the pid of another test's exited child, which that test expects gone.
+@Suite("Processes kept between walks", .serialized)
 struct KnownProcessesTests {
     static let shell = URL(fileURLWithPath: "/bin/sh").resolvingSymlinksInPath().path
     static let sleep = URL(fileURLWithPath: "/bin/sleep").resolvingSymlinksInPath().path
