@@ -1,3 +1,4 @@
+import ExternalEvents
 import Planning
 public import WaypostContract
 

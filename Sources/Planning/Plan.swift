@@ -65,31 +65,9 @@ public enum Nowhere: Error, Sendable, Equatable {
     case appNotChosen(activityType: String, candidates: [String], publisher: String?)
 }
 
-/// The rule a step is taken by: routing's rules, or the dispatcher's own.
-public enum Rule: String, Sendable, Hashable, CaseIterable {
-    case singleScene = "single-scene"
-    case preferring, allowing, matching
-    case documentType = "document-type"
-    case `default`
-    /// Nothing routed (yet): a launch before the app declared its scenes, or no scene takes it.
-    case none
-    /// A non-participating handler.
-    case fallback
-    /// The user's browser.
-    case browser
-
-    init(_ rule: Decision.Rule) {
-        switch rule {
-        case .singleScene: self = .singleScene
-        case .preferring: self = .preferring
-        case .allowing: self = .allowing
-        case .matching: self = .matching
-        case .documentType: self = .documentType
-        case .default: self = .default
-        case .none: self = .none
-        }
-    }
-}
+/// The rule a step is taken by: routing's rules, or the dispatcher's own (`OutcomeRule`, which
+/// the contract's outcome also is).
+public typealias Rule = OutcomeRule
 
 /// A fact behind a step, described only when someone reads the reason.
 public enum Fact: Sendable, Equatable {

@@ -1,4 +1,5 @@
 public import DBus
+import ExternalEvents
 
 extension Contract {
     /// A method or signal of the contract, as `dbus/*.xml` declares it.

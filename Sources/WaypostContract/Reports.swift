@@ -1,4 +1,5 @@
 public import DBus
+public import ExternalEvents
 
 // What the dispatcher reports: where an event went (Open, ContinueActivity, Explain, Routed) and
 // who is live (Status).
@@ -19,19 +20,9 @@ extension Contract {
         }
 
         /// Which rule sent the event there: the routing core's rules for a participating app, or
-        /// how the dispatcher chose an app outside them. `Open` and `Explain` send these values alone.
-        public enum Rule: String, Sendable, Hashable, CaseIterable {
-            case singleScene = "single-scene"
-            case preferring, allowing, matching
-            case documentType = "document-type"
-            case `default`
-            /// No scene or declaration of the app takes the event.
-            case none
-            /// The scheme's or content type's previous handler, which does not take part.
-            case fallback
-            /// The user's browser: a web link no app owns, or whose app could not take it.
-            case browser
-        }
+        /// how the dispatcher chose an app outside them; the plan's rules, one type with them.
+        /// `Open` and `Explain` send these values alone.
+        public typealias Rule = OutcomeRule
 
         public enum Keys {
             public static let action = Key<String>("action")

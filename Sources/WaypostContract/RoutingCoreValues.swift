@@ -45,18 +45,3 @@ extension UserActivity {
             title: details.title, userInfo: details.userInfoText)
     }
 }
-
-extension Contract.RoutingOutcome.Rule {
-    /// The routing core's rule as the outcome names it (a switch, so a new rule of the core must be named here).
-    public init(_ rule: Decision.Rule) {
-        self = switch rule {
-        case .singleScene: .singleScene
-        case .preferring: .preferring
-        case .allowing: .allowing
-        case .matching: .matching
-        case .documentType: .documentType
-        case .default: .default
-        case .none: .none
-        }
-    }
-}

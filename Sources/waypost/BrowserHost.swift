@@ -3,9 +3,10 @@ import AssociationSources
 import DBus
 import Desktop
 import Dispatch
+import ExternalEvents
 import NativeMessaging
-import SystemPackage
 import Synchronization
+import SystemPackage
 import WaypostContract
 
 /// `waypost browser-host`: the native-messaging host of Waypost's browser extension. The browser

@@ -1,7 +1,6 @@
 import DBus
 import ExternalEvents
 import Foundation
-import Planning
 import TestSupport
 import Testing
 import WaypostContract
@@ -53,8 +52,6 @@ struct ContractTests {
         // Not vacuous: the annotations were read, to the last value.
         #expect(dispatcher.values(of: "io.waypost.Dispatcher1")["rule"]?.contains("browser") == true)
         #expect(Contract.Dispatcher1.values["rule"]?.count == 9)
-        // The planner's rules, which Open and Explain send, are the contract's, both ways.
-        #expect(Set(Planning.Rule.allCases.map(\.rawValue)) == Set(Contract.RoutingOutcome.Rule.allCases.map(\.rawValue)))
         // Each set belongs to a string key some member declares.
         let keys = Set(Contract.Dispatcher1.members.flatMap { $0.arguments + $0.results }.flatMap(\.keys))
         for key in Contract.Dispatcher1.values.keys { #expect(keys.contains(Contract.KeyDeclaration(key, "s")), "\(key)") }

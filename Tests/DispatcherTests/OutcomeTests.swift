@@ -1,5 +1,6 @@
 import Associations
 @testable import Dispatcher
+import ExternalEvents
 import Planning
 import Testing
 import WaypostContract
