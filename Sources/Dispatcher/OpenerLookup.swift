@@ -23,8 +23,9 @@ public final class OpenerLookup: Sendable {
     private let callers = Mutex<[BusName: Known]>([:])
     static let cacheLimit = 512
 
-    /// Processes read by earlier walks, kept while they live and run the same program.
-    let processes = KnownProcesses()
+    /// Which app each process is; the real one keeps processes read by earlier walks while they
+    /// live and run the same program (`KnownProcesses`).
+    let processes: any RunningProcesses
 
     enum Known {
         /// Asked of the bus as the connection appeared; nil when the bus did not say (it left).
@@ -44,9 +45,13 @@ public final class OpenerLookup: Sendable {
         var walkAhead: Task<Opener, Never>?
     }
 
-    init(connection: Connection, directory: any ApplicationDirectory, passesLinksOn: @escaping @Sendable (String) -> Bool) {
+    init(
+        connection: Connection, directory: any ApplicationDirectory, processes: any RunningProcesses,
+        passesLinksOn: @escaping @Sendable (String) -> Bool
+    ) {
         self.connection = connection
         self.directory = directory
+        self.processes = processes
         self.passesLinksOn = passesLinksOn
     }
 
