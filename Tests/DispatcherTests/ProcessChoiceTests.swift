@@ -144,4 +144,27 @@ struct ProcessChoiceTests {
         #expect(refusal(contacts.id, process: runner) == "io.waypost.Error.ProgramMismatch")
         #expect(refusal(contacts.id, process: Self.python(40, ["python3", Self.sampleApp, Self.config], script: Self.sampleApp, index: 1)) == nil)
     }
+
+    @Test("a link's opener is the first app up from the caller's process, past generic openers; a caller newer than the request is nobody")
+    func opener() {
+        let programs = InstalledPrograms([
+            "org.example.Chat": [ProgramSignature(.program("/usr/bin/chat"))],
+            "xdg-open": [ProgramSignature(.program("/usr/bin/xdg-open"))],
+        ])
+        var processes = Processes()
+        processes.records[40] = ProcessRecord(pid: 40, parent: 1, name: "chat", startTime: 10, executable: "/usr/bin/chat", arguments: ["chat"])
+        processes.records[45] = ProcessRecord(pid: 45, parent: 40, name: "xdg-open", startTime: 20, executable: "/usr/bin/xdg-open", arguments: [])
+        processes.records[50] = ProcessRecord(pid: 50, parent: 45, name: "gio", startTime: 30, executable: "/usr/bin/gio", arguments: ["gio", "open"])
+        func opener(_ pid: UInt32, askedAt: UInt64 = 100) -> Opener {
+            OpenerLookup.opener(
+                ofProcess: pid, askedAt: askedAt, portalAppID: nil, programs: programs, processes: processes,
+                passesLinksOn: { $0 == "xdg-open" })
+        }
+        #expect(opener(50) == .app(id: "org.example.Chat", process: "chat"))
+        #expect(opener(40) == .app(id: "org.example.Chat", process: "chat"))
+        guard case .unknown = opener(50, askedAt: 25) else { Issue.record("\(opener(50, askedAt: 25))"); return }
+        // Its parent gone (and not followed to a newer one): the caller is all that is known.
+        processes.records[45] = nil
+        #expect(opener(50) == .unidentified(process: "gio"))
+    }
 }
