@@ -82,6 +82,17 @@ struct ProcessChoiceTests {
         #expect(Self.identified(11, viaShell, processes) == "python3")
         #expect(Self.identified(12, shebang, processes) == "python3")
         #expect(Self.identified(13, wrapped, processes) == "python3")
+        // The same python3 running another script is none of them.
+        processes.records[14] = Self.python(14, ["python3", "-u", "/tmp/impostor.py", Self.config], script: "/tmp/impostor.py", index: 2)
+        for entry in [viaEnv, viaShell, shebang, wrapped] {
+            do {
+                try Dispatcher.identify(pid: 14, of: entry, in: processes)
+                Issue.record("\(entry.id) took python3 running /tmp/impostor.py")
+            } catch {
+                guard case .programMismatch(entry.id, _, let running) = error else { Issue.record("\(error)"); continue }
+                #expect(running == "\(Self.python) running /tmp/impostor.py")
+            }
+        }
     }
 
     @Test("python3 running another script is not the app whose Exec is python3 …: ProgramMismatch names what it runs")
