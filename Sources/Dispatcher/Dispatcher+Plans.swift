@@ -126,7 +126,18 @@ extension Dispatcher {
     /// - Throws: `invalidURI`, or the refusal `open` would answer when the plan goes nowhere at once.
     public func explain(_ uri: String, opener: Opener? = nil) throws(DispatchError) -> [Outcome] {
         let scheme = try URIGrammar.scheme(of: uri)
-        let event = PlannedEvent.link(uri, scheme: scheme)
+        return try explain(.link(uri, scheme: scheme), opener: opener)
+    }
+
+    /// Where `continueActivity` would send `activity` now (by an opener, so no publisher is known),
+    /// delivering nothing: every destination of its plan, as `explain(_:opener:)` lists a link's.
+    /// - Throws: `invalidArgument` for a malformed type, or the refusal `continueActivity` would answer.
+    func explainActivity(_ activity: UserActivity) throws(DispatchError) -> [Outcome] {
+        try Registry.check(id: activity.type, what: "activity type")
+        return try explain(.activity(activity, publishedBy: nil), opener: nil)
+    }
+
+    private func explain(_ event: PlannedEvent, opener: Opener?) throws(DispatchError) -> [Outcome] {
         let snapshot = self.snapshot
         var refused = Refusals()
         var steps: [Outcome] = []
@@ -135,7 +146,7 @@ extension Dispatcher {
             let plan: Plan
             do { plan = try Planner.plan(event, opener: .known(opener?.appID), snapshot, refused: refused) } catch {
                 // A known opener never leaves the plan waiting for one.
-                throw .invalidURI(uri, reason: "\(error)")
+                throw .invalidURI(Self.subject(of: event), reason: "\(error)")
             }
             let step = plan.first
             switch step.destination {

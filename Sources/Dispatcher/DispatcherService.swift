@@ -160,6 +160,13 @@ public final class DispatcherService: Sendable {
                         return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
+                method(Members.explainActivity, .takesTurns) { call in
+                    let (type, activity) = try call.arguments(String.self, [String: Variant].self)
+                    let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
+                    do {
+                        return try call.reply(Outcome.explained(try await self.dispatcher.explainActivity(UserActivity(type: type, details))).variants)
+                    } catch let error as DispatchError { throw error.busError }
+                },
                 method(Members.monitorRouted, .takesTurns) { call in
                     let (raw) = try call.arguments([String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.MonitorOptions(raw) }

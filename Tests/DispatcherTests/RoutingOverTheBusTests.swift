@@ -214,13 +214,11 @@ struct RoutingOverTheBusTests {
         let app = try await session.installApp(Self.contactsApp(scenes: [("ivan", "contacts", [(["IVAN-ID"], [])]), ("other", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
-        let reply = try await bus.call(
-            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
-            member: "ContinueActivity", "org.example.contact.show",
+        let outcome = try await session.continueAsPlanned(
+            "org.example.contact.show",
             ["target-content-identifier": Variant.string("ivan-id"), "title": .string("Ivan"),
              "user-info": Variant(["source": Variant.string("handoff")])],
-            [String: Variant]())
-        let outcome = DesktopSession.strings(try reply.decode([String: Variant].self))
+            with: bus)
         #expect(outcome["scene-id"] == "ivan")
         #expect(outcome["rule"] == "preferring")
         let received = try #require(session.received(app.id).first)
