@@ -8,8 +8,8 @@ import Testing
 import WaypostContract
 
 /// The plan computed once, from values that mirror the session, against what the daemon says and
-/// does: `Explain` reports its first step, and `Open` carries it out (after a refusal, the step of
-/// the plan made with the refusal known).
+/// does: `Explain` lists its steps (each made with the refusals before it known), and `Open`
+/// carries out the one after the refusals (`openAsPlanned`).
 @Suite("dispatcher: Explain reports the plan, Open carries it out", .serialized)
 struct PlanCarriedOutTests {
     /// The session's desktop as the planner reads it: one participating handler of `contacts`.
