@@ -166,6 +166,37 @@ import TestSupport
         try await waitUntil("the browser has the link", desktop.busLog) { desktop.plainLines("org.example.Browser") == ["https://shop.example/product/5"] }
     }
 
+    /// The plan's fall-through when a launch fails: the owning app's program is uninstalled after the
+    /// daemon listed its entry (GIO notices no change in the applications directory), so starting it
+    /// fails, and the plan's next step, the browser, gets the link.
+    @Test func anOwningAppThatCannotBeStartedLeavesTheLinkToTheBrowser() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        let notAProgram = desktop.root.appendingPathComponent("files/shop")
+        try "#!/bin/sh\nexit 1\n".write(to: notAProgram, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: notAProgram.path)
+        try await desktop.writeEntry("org.example.Shop", """
+            [Desktop Entry]
+            Type=Application
+            Name=Shop
+            Exec=\(notAProgram.path) %u
+            X-Waypost=true
+            X-Waypost-Associated-Domains=shop.example;
+
+            """)
+        try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https"])
+        try Data("[Default Applications]\nx-scheme-handler/https=org.example.Browser.desktop;\n".utf8).write(to: desktop.mimeAppsList)
+        try desktop.installAssociation("shop.example", Self.shopAssociation)
+        try #require(await desktop.waypost("install", "--web").status == 0)
+
+        let link = "https://shop.example/product/3"
+        let plan = try await desktop.plan(link)
+        #expect(plan.map { $0["action"] } == ["launch", "fallback"] && plan.last?["rule"] == "browser", "\(plan)")
+        try FileManager.default.removeItem(at: notAProgram)
+        let outcome = try await gioOpens(desktop, link, refusals: 1)
+        #expect(outcome["app-id"] == "org.example.Browser", "\(outcome)")
+    }
+
     @Test func anAssociationInstalledWhileTheDaemonRunsIsUsedAtOnce() async throws {
         let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
