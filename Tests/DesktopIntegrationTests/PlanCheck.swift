@@ -50,10 +50,24 @@ extension ThrowawayDesktop {
             destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
             member: "MonitorRouted", ["full-uris": Variant.boolean(true)])
         try await open()
-        var outcome: [String: String] = [:]
-        for try await signal in routed {
-            let (event, fields) = try signal.decode(String.self, [String: Variant].self)
-            if event == uri { outcome = Self.strings(fields); break }
+        // The signal is what the test waits for; the deadline is only a safety net that fails it.
+        let outcome = try await withThrowingTaskGroup(of: [String: String]?.self) { group in
+            group.addTask {
+                for try await signal in routed {
+                    let (event, fields) = try signal.decode(String.self, [String: Variant].self)
+                    if event == uri { return Self.strings(fields) }
+                }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let outcome = first else {
+                throw FixtureError("the daemon sent no Routed signal for \(uri)\n\(busLog)")
+            }
+            return outcome
         }
         let context = "plan \(steps), Open did \(outcome)"
         #expect(outcome["error"] == nil, "\(context)", sourceLocation: sourceLocation)

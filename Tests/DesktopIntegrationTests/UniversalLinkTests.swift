@@ -264,6 +264,11 @@ import TestSupport
         try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/https"])
         try #require(await desktop.waypost("install", "--web").status == 0)
         try await desktop.start("org.example.News")
+        // The daemon verifies the claimed domains once it starts; its record of news.example (a
+        // failure: .example never resolves) must be written before a test stores its own.
+        try await waitUntil("the daemon's own verification of news.example is recorded", desktop.busLog) {
+            desktop.busLog.contains("verified news.example:")
+        }
     }
 
     /// What a successful verification leaves in the cache (the daemon reads only the cache).
