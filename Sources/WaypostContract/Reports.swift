@@ -103,7 +103,7 @@ extension Contract {
             // A step holds no steps of its own: one level is read, deeper ones are refused.
             steps = try outcome.value(Keys.steps)?.map { step throws(KeyError) in
                 guard step[Keys.steps.name] == nil else {
-                    throw .unexpectedValue(key: Keys.steps.name, value: "steps within a step", allowed: [])
+                    throw .unexpectedValue(key: Keys.steps.name, value: "steps within a step", allowed: ["steps without steps of their own"])
                 }
                 return try RoutingOutcome(step)
             }
