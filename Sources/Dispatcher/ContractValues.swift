@@ -26,6 +26,13 @@ extension Outcome {
             rule: Contract.RoutingOutcome.Rule(rawValue: rule), reason: reason ? self.reason : nil)
     }
 
+    /// As `Explain` answers: the first step's keys, with the reason, and every step in `steps`.
+    static func explained(_ steps: [Outcome]) -> Contract.RoutingOutcome {
+        var outcome = steps[0].contractOutcome(reason: true)
+        outcome.steps = steps.map { $0.contractOutcome(reason: true) }
+        return outcome
+    }
+
     /// Every rule an outcome names is one of the contract's: checked where each is made (in debug
     /// builds, so that the routing tests stop on one the contract lacks).
     static func checked(_ rule: String) -> String {

@@ -120,24 +120,53 @@ extension Dispatcher {
         }
     }
 
-    /// Where `open` would send `uri` now, delivering nothing: the first step of the same plan, for
-    /// `opener` (nil: an opener no rule names).
-    public func explain(_ uri: String, opener: Opener? = nil) throws(DispatchError) -> Outcome {
+    /// Where `open` would send `uri` now, delivering nothing: every destination of the same plan, in
+    /// the order `open` tries them, each one after all before it refused (as `carryOut` plans again
+    /// with each refusal known), for `opener` (nil: an opener no rule names). Never empty.
+    /// - Throws: `invalidURI`, or the refusal `open` would answer when the plan goes nowhere at once.
+    public func explain(_ uri: String, opener: Opener? = nil) throws(DispatchError) -> [Outcome] {
         let scheme = try URIGrammar.scheme(of: uri)
-        let event = PlannedEvent.link(uri, scheme: scheme)
-        let plan: Plan
-        do { plan = try Planner.plan(event, opener: .known(opener?.appID), snapshot) } catch {
-            // A known opener never leaves the plan waiting for one.
-            throw .invalidURI(uri, reason: "\(error)")
-        }
-        switch plan.first.destination {
-        case .nothing(.noScene(let app, _)):
-            // No action says "nowhere" on the contract: the app that gets it, and rule none.
-            return Outcome(action: .deliver, appID: app, rule: plan.first.rule.rawValue, step: plan.first)
-        case .nothing(let nowhere): throw Self.error(nowhere, for: event)
-        default: return Outcome(plan.first, launched: false)
-        }
+        return try explain(.link(uri, scheme: scheme), opener: opener)
     }
+
+    /// Where `continueActivity` would send `activity` now (by an opener, so no publisher is known),
+    /// delivering nothing: every destination of its plan, as `explain(_:opener:)` lists a link's.
+    /// - Throws: `invalidArgument` for a malformed type, or the refusal `continueActivity` would answer.
+    func explainActivity(_ activity: UserActivity) throws(DispatchError) -> [Outcome] {
+        try Registry.check(id: activity.type, what: "activity type")
+        return try explain(.activity(activity, publishedBy: nil), opener: nil)
+    }
+
+    private func explain(_ event: PlannedEvent, opener: Opener?) throws(DispatchError) -> [Outcome] {
+        let snapshot = self.snapshot
+        var refused = Refusals()
+        var steps: [Outcome] = []
+        // Each step leaves out a scene or an app when it refuses, so the walk ends; the cap bounds it anyway.
+        while steps.count < Self.explainedStepsLimit {
+            let plan: Plan
+            do { plan = try Planner.plan(event, opener: .known(opener?.appID), snapshot, refused: refused) } catch {
+                // A known opener never leaves the plan waiting for one.
+                throw .invalidURI(Self.subject(of: event), reason: "\(error)")
+            }
+            let step = plan.first
+            switch step.destination {
+            case .nothing(.noScene(let app, _)) where steps.isEmpty:
+                // No action says "nowhere" on the contract: the app that gets it, and rule none.
+                return [Outcome(action: .deliver, appID: app, rule: step.rule.rawValue, step: step)]
+            case .nothing(let nowhere):
+                if steps.isEmpty { throw Self.error(nowhere, for: event) }
+                return steps
+            case .openScene(let app, let scene): refused.scenes[app, default: []].insert(scene)
+            case .newScene(let app, _), .launch(let app): refused.apps.insert(app)
+            case .entry(let app), .browser(let app): refused.apps.insert(app.id)
+            }
+            steps.append(Outcome(step, launched: false))
+        }
+        return steps
+    }
+
+    /// The most steps `explain` lists: more than any desktop's fall-through needs to be read.
+    static let explainedStepsLimit = 64
 
     /// The error a plan that goes nowhere is refused with.
     static func error(_ nowhere: Nowhere, for event: PlannedEvent) -> DispatchError {

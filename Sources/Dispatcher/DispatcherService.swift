@@ -147,15 +147,22 @@ public final class DispatcherService: Sendable {
                 method(Members.explain, .takesTurns, inFlight: .many) { call in
                     let (uri) = try call.arguments(String.self)
                     do {
-                        return try call.reply(try await self.dispatcher.explain(uri).contractOutcome(reason: true).variants)
+                        return try call.reply(Outcome.explained(try await self.dispatcher.explain(uri)).variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
                 method(Members.explainOpenedBy, .takesTurns, inFlight: .many) { call in
                     let (uri, opener) = try call.arguments(String.self, String.self)
                     do {
-                        var outcome = try await self.dispatcher.explain(uri, opener: .app(id: opener, process: "given")).contractOutcome(reason: true)
+                        var outcome = Outcome.explained(try await self.dispatcher.explain(uri, opener: .app(id: opener, process: "given")))
                         outcome.opener = opener
                         return try call.reply(outcome.variants)
+                    } catch let error as DispatchError { throw error.busError }
+                },
+                method(Members.explainActivity, .takesTurns, inFlight: .many) { call in
+                    let (type, activity) = try call.arguments(String.self, [String: Variant].self)
+                    let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
+                    do {
+                        return try call.reply(Outcome.explained(try await self.dispatcher.explainActivity(UserActivity(type: type, details))).variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
                 method(Members.monitorRouted, .takesTurns, inFlight: .few) { call in

@@ -102,6 +102,10 @@ extension Contract {
         public static let explainOpenedBy = Member.method(
             "ExplainOpenedBy", in: [.init("uri", "s"), .init("opener", "s")],
             out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
+        public static let explainActivity = Member.method(
+            "ExplainActivity",
+            in: [.init("activity_type", "s"), .init("activity", "a{sv}", keys: ActivityDetails.Keys.all)],
+            out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
         public static let status = Member.method(
             "Status",
             out: [
@@ -117,7 +121,7 @@ extension Contract {
 
         public static let members = [
             registerApplication, declareScenes, ready, addScene, removeScene, activateScene, setExternalEvents,
-            open, continueActivity, explain, explainOpenedBy, status, monitorRouted, routed,
+            open, continueActivity, explain, explainOpenedBy, explainActivity, status, monitorRouted, routed,
             setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
             getCurrentActivity, monitorCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
             forgetSavedActivities, ownedDomains, ownedDomainsChanged,

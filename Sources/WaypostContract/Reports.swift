@@ -6,7 +6,8 @@ public import ExternalEvents
 
 extension Contract {
     /// `outcome`: where an event went. `Open` and `ContinueActivity` send the `delivered` keys,
-    /// `Explain` adds the reason, and `Routed` also the time taken, or the error when it failed.
+    /// `Explain` adds the reason and every step of the plan, and `Routed` the reason, the time
+    /// taken, or the error when it failed.
     public struct RoutingOutcome: Sendable, Hashable {
         public enum Action: String, Sendable, Hashable, CaseIterable {
             /// Delivered to an open scene.
@@ -40,12 +41,15 @@ extension Contract {
             /// Who opened the event: an app id, "via portal", "process NAME" when no app matched, or
             /// "unknown" (the caller exited, its pid was reused, another user's process).
             public static let opener = Key<String>("opener")
+            /// `Explain`: every destination the plan tries, in order, each after the one before it
+            /// refused; each with the `delivered` keys and `reason`. The first is the outcome's own.
+            public static let steps = Key<[[String: Variant]]>("steps")
 
             public static let delivered = [
                 action.declaration, appID.declaration, sceneID.declaration, declarationID.declaration, rule.declaration,
             ]
-            public static let explained = delivered + [reason.declaration, opener.declaration]
-            public static let routed = explained + [error.declaration, micros.declaration]
+            public static let explained = delivered + [reason.declaration, opener.declaration, steps.declaration]
+            public static let routed = delivered + [reason.declaration, opener.declaration, error.declaration, micros.declaration]
         }
 
         public var action: Action?
@@ -57,13 +61,17 @@ extension Contract {
         public var error: Failure?
         public var micros: UInt64?
         public var opener: String?
+        /// `Explain`'s plan, step by step (the first is this outcome's destination); nil elsewhere.
+        public var steps: [RoutingOutcome]?
 
         public init(
             action: Action? = nil, appID: String? = nil, sceneID: String? = nil, declarationID: String? = nil,
-            rule: Rule? = nil, reason: String? = nil, error: Failure? = nil, micros: UInt64? = nil, opener: String? = nil
+            rule: Rule? = nil, reason: String? = nil, error: Failure? = nil, micros: UInt64? = nil, opener: String? = nil,
+            steps: [RoutingOutcome]? = nil
         ) {
             (self.action, self.appID, self.sceneID, self.declarationID) = (action, appID, sceneID, declarationID)
             (self.rule, self.reason, self.error, self.micros, self.opener) = (rule, reason, error, micros, opener)
+            self.steps = steps
         }
 
         /// - Throws: `KeyError` for a value of the wrong type, or an action, rule or error outside the contract.
@@ -92,6 +100,13 @@ extension Contract {
             }
             micros = try outcome.value(Keys.micros)
             opener = try outcome.value(Keys.opener)
+            // A step holds no steps of its own: one level is read, deeper ones are refused.
+            steps = try outcome.value(Keys.steps)?.map { step throws(KeyError) in
+                guard step[Keys.steps.name] == nil else {
+                    throw .unexpectedValue(key: Keys.steps.name, value: "steps within a step", allowed: ["steps without steps of their own"])
+                }
+                return try RoutingOutcome(step)
+            }
         }
 
         public var variants: [String: Variant] {
@@ -105,6 +120,7 @@ extension Contract {
             outcome.insert(Keys.error, error?.errorName.rawValue)
             outcome.insert(Keys.micros, micros)
             outcome.insert(Keys.opener, opener)
+            outcome.insert(Keys.steps, steps?.map(\.variants))
             return outcome
         }
     }

@@ -13,8 +13,8 @@ struct Explain: AsyncParsableCommand {
         abstract: "Explain where an event would be routed, and by which rule.",
         discussion: """
             With a URI, asks the running dispatcher what it would do now, over the live scenes, and \
-            delivers nothing: the first destination of the plan Open would carry out (Open tries the \
-            next one only when that one refuses or vanishes). With --scenario, reads a JSON scenario (an app's scene declarations, its \
+            delivers nothing: the plan Open would carry out, its first destination and then every step \
+            (steps): each destination Open tries when all before it refused or vanished. With --scenario, reads a JSON scenario (an app's scene declarations, its \
             open scenes in search order, and one event) and prints the decision: {"action", "scene" or \
             "declaration", "rule", "reason"}. Exits 0 for any decision, non-zero when the scenario is \
             malformed or the dispatcher refuses the URI.
@@ -70,18 +70,36 @@ struct Explain: AsyncParsableCommand {
             try await BusClient.callDispatcher(connection, Contract.Dispatcher1.explain, uri, failing: "cannot explain \(uri)")
         }
         let outcome = BusClient.outcome(try reply.decode([String: Variant].self))
+        let steps = outcome.steps ?? []
+        switch format {
+        case .json:
+            var members = Self.fields(outcome).map { "\(DecisionOutput.quoted($0)): \(DecisionOutput.quoted($1))" }
+            if !steps.isEmpty {
+                let listed = steps.map { step in
+                    "{" + Self.fields(step).map { "\(DecisionOutput.quoted($0)): \(DecisionOutput.quoted($1))" }.joined(separator: ", ") + "}"
+                }
+                members.append("\(DecisionOutput.quoted(Contract.RoutingOutcome.Keys.steps.name)): [" + listed.joined(separator: ", ") + "]")
+            }
+            print("{" + members.joined(separator: ", ") + "}")
+        case .text:
+            for (key, value) in Self.fields(outcome) { print("\(key + ":")\(String(repeating: " ", count: 16 - key.count))\(value)") }
+            // The whole plan: what Open tries next when a destination refuses.
+            if !steps.isEmpty { print("steps:") }
+            for (number, step) in steps.enumerated() {
+                let place = step.sceneID.map { " scene \($0)" } ?? step.declarationID.map { " new scene of \($0)" } ?? ""
+                print("  \(number + 1). \(step.action?.rawValue ?? "?") \(step.appID ?? "?")\(place), rule \(step.rule?.rawValue ?? "?"): \(step.reason ?? "")")
+            }
+        }
+    }
+
+    /// The outcome's keys that hold a value, in reading order.
+    private static func fields(_ outcome: Contract.RoutingOutcome) -> [(String, String)] {
         typealias Keys = Contract.RoutingOutcome.Keys
-        let fields = [
+        return [
             (Keys.action.name, outcome.action?.rawValue), (Keys.appID.name, outcome.appID), (Keys.sceneID.name, outcome.sceneID),
             (Keys.declarationID.name, outcome.declarationID), (Keys.rule.name, outcome.rule?.rawValue), (Keys.reason.name, outcome.reason),
             (Keys.opener.name, outcome.opener),
         ].compactMap { key, value in value.map { (key, $0) } }
-        switch format {
-        case .json:
-            print("{" + fields.map { "\(DecisionOutput.quoted($0)): \(DecisionOutput.quoted($1))" }.joined(separator: ", ") + "}")
-        case .text:
-            for (key, value) in fields { print("\(key + ":")\(String(repeating: " ", count: 16 - key.count))\(value)") }
-        }
     }
 }
 

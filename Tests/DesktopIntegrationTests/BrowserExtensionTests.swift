@@ -142,6 +142,58 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: rule.path), "undo removed Waypost's rule file")
     }
 
+    /// Clicks `#owned` in Chromium on a desktop whose shop app cannot take the link; the tab must
+    /// navigate to the page itself, once, and no other browser or app may get it.
+    func clickLeftToTheTab(_ desktop: ThrowawayDesktop) async throws -> [String: Any] {
+        let results = try await drive(desktop, [
+            ["do": "wait-storage", "key": "owned", "domain": "shop.example"],
+            ["do": "navigate", "url": Self.pageURL],
+            ["do": "click", "selector": "#owned"],
+            ["do": "wait-navigation", "url": "https://shop.example/product/1"],
+            // Runs after the host answered the click (the tab navigates only then), so a second
+            // navigation or a hand-over elsewhere would already show.
+            ["do": "run", "argv": [ThrowawayDesktop.waypost, "explain", "https://shop.example/product/1"]],
+            ["do": "tab"],
+        ])
+        let navigations = results[5]["navigations"] as? [String] ?? []
+        #expect(navigations.filter { $0 == "https://shop.example/product/1" }.count == 1, "navigated once: \(results[5])")
+        #expect(desktop.plainLines("org.example.Browser").isEmpty, "no other browser got the page")
+        return results[4]
+    }
+
+    @Test(.enabled(if: runsHere)) func anOwnedLinkWhoseScenesRefuseItNavigatesTheTabOnce() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try await UniversalLinkTests().installShop(desktop, running: true, behaviour: ["OpenURL": "refuse", "CreateScene": "refuse"])
+        let install = try await desktop.waypost("install", "--browser")
+        try #require(install.status == 0, "\(install.output)\(install.errors)")
+        let explained = try await clickLeftToTheTab(desktop)
+        // The plan Explain showed: the app's scene, its new scene, then the browser, which here is the tab.
+        #expect((explained["output"] as? String)?.contains("\"steps\"") == true, "\(explained)")
+        // The app was asked, in its open scene and for a new one, and refused both; it has no scene for it.
+        #expect(desktop.received("org.example.Shop").map { $0["event"] as? String } == ["OpenURL", "CreateScene"])
+    }
+
+    @Test(.enabled(if: runsHere)) func anOwnedLinkTheLaunchedAppTakesInNoSceneNavigatesTheTabOnce() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        // The shop is not running, and once started it has no scene that takes a product: its one
+        // declaration matches nothing, and it opens no window.
+        try await desktop.installApp(
+            "org.example.Shop", mimeTypes: [], declarations: [("orders", ["kind": "window-group", "matching": [String]()])],
+            associatedDomains: ["shop.example"])
+        try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https"])
+        try Data("[Default Applications]\nx-scheme-handler/https=org.example.Browser.desktop;\n".utf8).write(to: desktop.mimeAppsList)
+        try desktop.installAssociation("shop.example", UniversalLinkTests.shopAssociation)
+        for kind in ["--web", "--browser"] {
+            let install = try await desktop.waypost("install", kind)
+            try #require(install.status == 0, "\(install.output)\(install.errors)")
+        }
+        _ = try await clickLeftToTheTab(desktop)
+        #expect(desktop.readyCount("org.example.Shop") == 1, "the click started the app once")
+        #expect(desktop.received("org.example.Shop").isEmpty, "no scene of the app got it")
+    }
+
     // MARK: The host alone, through pipes
 
     func talk(_ desktop: ThrowawayDesktop, _ actions: [[String: Any]], caller: [String]) async throws -> [[String: Any]] {

@@ -29,19 +29,20 @@ import Testing
         defer { desktop.close() }
         try await installNotes(desktop, running: true)
 
-        let gio = try await desktop.run("/usr/bin/gio", ["open", "notes://show?note=42"])
-        #expect(gio.status == 0, "\(gio.errors)")
-        try await waitUntil("gio's link arrives", desktop.busLog) { desktop.received("org.example.Notes").count == 1 }
-
+        try await desktop.openAsPlanned("notes://show?note=42") {
+            let gio = try await desktop.run("/usr/bin/gio", ["open", "notes://show?note=42"])
+            #expect(gio.status == 0, "\(gio.errors)")
+        }
         // No known desktop, an X display: xdg-open asks xdg-mime and runs the entry's Exec (waypost open).
-        let generic = try await desktop.run("/usr/bin/xdg-open", ["notes://show?note=7"], extra: ["DISPLAY": ":99"])
-        #expect(generic.status == 0, "\(generic.output)\(generic.errors)")
-        try await waitUntil("xdg-open's link arrives", desktop.busLog) { desktop.received("org.example.Notes").count == 2 }
-
+        try await desktop.openAsPlanned("notes://show?note=7") {
+            let generic = try await desktop.run("/usr/bin/xdg-open", ["notes://show?note=7"], extra: ["DISPLAY": ":99"])
+            #expect(generic.status == 0, "\(generic.output)\(generic.errors)")
+        }
         // GNOME: xdg-open hands the link to gio.
-        let gnome = try await desktop.run("/usr/bin/xdg-open", ["notes://show?note=42&from=gnome"], extra: ["XDG_CURRENT_DESKTOP": "GNOME"])
-        #expect(gnome.status == 0, "\(gnome.output)\(gnome.errors)")
-        try await waitUntil("xdg-open's GNOME link arrives", desktop.busLog) { desktop.received("org.example.Notes").count == 3 }
+        try await desktop.openAsPlanned("notes://show?note=42&from=gnome") {
+            let gnome = try await desktop.run("/usr/bin/xdg-open", ["notes://show?note=42&from=gnome"], extra: ["XDG_CURRENT_DESKTOP": "GNOME"])
+            #expect(gnome.status == 0, "\(gnome.output)\(gnome.errors)")
+        }
 
         #expect(openedScenes(desktop, "org.example.Notes") == [
             "OpenURL note-42 notes://show?note=42",
@@ -57,9 +58,10 @@ import Testing
         defer { desktop.close() }
         try await installNotes(desktop, running: false)
 
-        let gio = try await desktop.run("/usr/bin/gio", ["open", "notes://new?title=groceries"])
-        #expect(gio.status == 0, "\(gio.errors)")
-        try await waitUntil("the launched app gets the link", desktop.busLog) { !desktop.received("org.example.Notes").isEmpty }
+        try await desktop.openAsPlanned("notes://new?title=groceries") {
+            let gio = try await desktop.run("/usr/bin/gio", ["open", "notes://new?title=groceries"])
+            #expect(gio.status == 0, "\(gio.errors)")
+        }
         // A second link, whose delivery `waypost open` awaits: the dispatcher has finished with the
         // first one by then, so a second copy or a second delivery of it would show before this.
         let barrier = try await desktop.waypost("open", "notes://show?note=after")
@@ -84,8 +86,10 @@ import Testing
         try #require(await desktop.run("/usr/bin/gio", ["open", "plain://one"]).status == 0)
         try await waitUntil("the plain app is launched with the link") { desktop.plainLines("org.example.Plain") == ["plain://one"] }
         // Through Waypost by hand: the dispatcher launches the scheme's handler with the link.
-        let open = try await desktop.waypost("open", "plain://two")
-        #expect(open.status == 0, "\(open.errors)")
+        try await desktop.openAsPlanned("plain://two") {
+            let open = try await desktop.waypost("open", "plain://two")
+            #expect(open.status == 0, "\(open.errors)")
+        }
         try await waitUntil("the plain app gets the second link") { desktop.plainLines("org.example.Plain") == ["plain://one", "plain://two"] }
     }
 
@@ -100,9 +104,11 @@ import Testing
         try await installNotes(desktop, running: false)
         try await desktop.removeEntry("org.example.Notes")
 
-        let open = try await desktop.waypost("open", "-v", "notes://show?note=1")
-        #expect(open.status == 0, "\(open.errors)\n\(desktop.busLog)")
-        #expect(open.output.contains("org.example.Old"), "\(open.output)")
+        try await desktop.openAsPlanned("notes://show?note=1") {
+            let open = try await desktop.waypost("open", "-v", "notes://show?note=1")
+            #expect(open.status == 0, "\(open.errors)\n\(desktop.busLog)")
+            #expect(open.output.contains("org.example.Old"), "\(open.output)")
+        }
         try await waitUntil("the previous default is launched with the link") { desktop.plainLines("org.example.Old") == ["notes://show?note=1"] }
         #expect(desktop.plainLines("org.example.Another").isEmpty)
 
@@ -136,9 +142,10 @@ import Testing
         #expect(try explained["declaration-id"]?.decode(as: String.self) == "document")
         #expect(try explained["rule"]?.decode(as: String.self) == "document-type")
 
-        let gio = try await desktop.run("/usr/bin/gio", ["open", file.path])
-        #expect(gio.status == 0, "\(gio.errors)")
-        try await waitUntil("the editor gets the file", desktop.busLog) { !desktop.received("org.example.Editor").isEmpty }
+        try await desktop.openAsPlanned(file.absoluteString) {
+            let gio = try await desktop.run("/usr/bin/gio", ["open", file.path])
+            #expect(gio.status == 0, "\(gio.errors)")
+        }
         let event = try #require(desktop.received("org.example.Editor").first)
         #expect(event["event"] as? String == "CreateScene")
         #expect(event["declaration"] as? String == "document")

@@ -19,6 +19,13 @@ import TestSupport
         #expect(result.status == 0, "\(result.errors)\n\(desktop.busLog)")
     }
 
+    /// Chat opens `uri`, checked against the plan `ExplainOpenedBy` reports for Chat.
+    func chatOpensAsPlanned(_ desktop: ThrowawayDesktop, _ uri: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await desktop.openAsPlanned(uri, opener: "org.example.Chat", sourceLocation: sourceLocation) {
+            try await chatOpens(desktop, uri)
+        }
+    }
+
     /// The shop and the browser (`UniversalLinkTests.installShop`), a work browser, and Chat.
     func installBrowsersAndChat(_ desktop: ThrowawayDesktop) async throws {
         try await desktop.installPlainApp("org.example.WorkBrowser", mimeTypes: [])
@@ -38,11 +45,10 @@ import TestSupport
         let monitor = try await ChildProcess.start(ThrowawayDesktop.waypost, ["monitor", "--count", "3"], environment: desktop.environment)
         #expect(await monitor.nextLine()?.hasPrefix("watching") == true)
 
-        try await chatOpens(desktop, "https://news.example/story")
+        try await chatOpensAsPlanned(desktop, "https://news.example/story")
         // Before the shop's own association: the user's rule comes first.
-        try await chatOpens(desktop, "https://shop.example/product/1")
-        let elsewhere = try await desktop.run("/usr/bin/gio", ["open", "https://news.example/other"])
-        #expect(elsewhere.status == 0, "\(elsewhere.errors)")
+        try await chatOpensAsPlanned(desktop, "https://shop.example/product/1")
+        try await UniversalLinkTests().gioOpens(desktop, "https://news.example/other")
         try await waitUntil("both browsers have their links", "\(desktop.plainLines("org.example.WorkBrowser")) \(desktop.plainLines("org.example.Browser"))\n\(desktop.busLog)") {
             desktop.plainLines("org.example.WorkBrowser").count == 2 && desktop.plainLines("org.example.Browser").count == 1
         }
@@ -83,20 +89,23 @@ import TestSupport
         try await desktop.start("us.zoom.Zoom")
 
         let meeting = "https://zoom.us/j/123"
-        try await chatOpens(desktop, meeting)
-        let fromNoApp = try await desktop.run("/usr/bin/gio", ["open", "https://us02web.zoom.us/j/456"])
-        #expect(fromNoApp.status == 0, "\(fromNoApp.errors)")
+        try await chatOpensAsPlanned(desktop, meeting)
+        try await UniversalLinkTests().gioOpens(desktop, "https://us02web.zoom.us/j/456")
         // Zoom hands its own meeting page to the browser.
-        try await OpenerTests().control(desktop, "us.zoom.Zoom", "Run") { bus, owner in
-            _ = try await bus.call(destination: owner, path: "/io/waypost/sample", interface: "io.waypost.test.Control",
-                                   member: "Run", ["/usr/bin/gio", "open", meeting], [String: String]())
+        try await desktop.openAsPlanned(meeting, opener: "us.zoom.Zoom") {
+            try await OpenerTests().control(desktop, "us.zoom.Zoom", "Run") { bus, owner in
+                _ = try await bus.call(destination: owner, path: "/io/waypost/sample", interface: "io.waypost.test.Control",
+                                       member: "Run", ["/usr/bin/gio", "open", meeting], [String: String]())
+            }
         }
         try await waitUntil("the browser has Zoom's own link", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 1 }
         #expect(desktop.plainLines("org.example.Browser") == [meeting])
 
         // A custom scheme no entry declares: the user's rule sends it to Zoom.
-        let scheme = try await desktop.waypost("open", "zoommtg://zoom.us/join?confno=789")
-        #expect(scheme.status == 0, "\(scheme.errors)\n\(desktop.busLog)")
+        try await desktop.openAsPlanned("zoommtg://zoom.us/join?confno=789") {
+            let scheme = try await desktop.waypost("open", "zoommtg://zoom.us/join?confno=789")
+            #expect(scheme.status == 0, "\(scheme.errors)\n\(desktop.busLog)")
+        }
         let opened = desktop.received("us.zoom.Zoom").filter { $0["event"] as? String == "OpenURL" }.compactMap { $0["uri"] as? String }
         #expect(opened == [meeting, "https://us02web.zoom.us/j/456", "zoommtg://zoom.us/join?confno=789"])
 
@@ -122,8 +131,9 @@ import TestSupport
         // answer and exits: when the daemon reads the request, its sender is gone.
         let bus = try await Connection(address: desktop.address)
         let daemon = pid_t(try await bus.processID(of: BusName("io.waypost.Dispatcher")))
-        try #require(kill(daemon, SIGSTOP) == 0)
-        do {
+        // No opener is known: the plan without one (the browser) is what Open does.
+        try await desktop.openAsPlanned("https://news.example/gone") {
+            try #require(kill(daemon, SIGSTOP) == 0)
             defer { kill(daemon, SIGCONT) }
             try await chatOpens(desktop, "https://news.example/gone", exitAtOnce: true)
         }
@@ -134,7 +144,7 @@ import TestSupport
         #expect(await monitor.nextLine()?.hasSuffix("(opened by unknown)") == true)
 
         // The same process, staying until it has its answer, is Chat.
-        try await chatOpens(desktop, "https://news.example/stayed")
+        try await chatOpensAsPlanned(desktop, "https://news.example/stayed")
         try await waitUntil("the work browser has the link", desktop.busLog) { desktop.plainLines("org.example.WorkBrowser").count == 1 }
         #expect(desktop.plainLines("org.example.WorkBrowser") == ["https://news.example/stayed"])
         #expect(desktop.plainLines("org.example.Browser") == ["https://news.example/gone"])

@@ -36,23 +36,27 @@ import TestSupport
             (["/usr/bin/xdg-open", link], ["DISPLAY": ":99", "XDG_CURRENT_DESKTOP": ""]),
             ([ThrowawayDesktop.waypost, "open", link], [:]),
         ]
+        // Each way, the plan for the shop as opener (the browser) is what Open does.
         for (argv, environment) in ways {
-            try await control(desktop, "org.example.Shop", "Run") { bus, owner in
-                _ = try await bus.call(destination: owner, path: "/io/waypost/sample", interface: "io.waypost.test.Control",
-                                       member: "Run", argv, environment)
+            try await desktop.openAsPlanned(link, opener: "org.example.Shop") {
+                try await control(desktop, "org.example.Shop", "Run") { bus, owner in
+                    _ = try await bus.call(destination: owner, path: "/io/waypost/sample", interface: "io.waypost.test.Control",
+                                           member: "Run", argv, environment)
+                }
             }
         }
-        try await control(desktop, "org.example.Shop", "OpenInProcess") { bus, owner in
-            _ = try await bus.call(destination: owner, path: "/io/waypost/sample", interface: "io.waypost.test.Control",
-                                   member: "OpenInProcess", link)
+        try await desktop.openAsPlanned(link, opener: "org.example.Shop") {
+            try await control(desktop, "org.example.Shop", "OpenInProcess") { bus, owner in
+                _ = try await bus.call(destination: owner, path: "/io/waypost/sample", interface: "io.waypost.test.Control",
+                                       member: "OpenInProcess", link)
+            }
         }
         try await waitUntil("the browser has the four links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 4 }
         #expect(desktop.plainLines("org.example.Browser") == Array(repeating: link, count: 4))
         #expect(openedInApp(desktop).isEmpty, "the app never got its own link back")
 
         // The same link opened by something that is not the app (this test's gio): the app has it.
-        let gio = try await desktop.run("/usr/bin/gio", ["open", link])
-        #expect(gio.status == 0, "\(gio.errors)")
+        try await UniversalLinkTests().gioOpens(desktop, link)
         #expect(openedInApp(desktop) == [link])
 
         var lines: [String] = []

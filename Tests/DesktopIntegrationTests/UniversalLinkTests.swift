@@ -31,6 +31,17 @@ import TestSupport
         if running { try await desktop.start("org.example.Shop") }
     }
 
+    /// `gio open link`, run as this test (an opener no rule names), checked against Explain's plan.
+    @discardableResult
+    func gioOpens(_ desktop: ThrowawayDesktop, _ link: String, refusals: Int = 0, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> [String: String]
+    {
+        try await desktop.openAsPlanned(link, refusals: refusals, sourceLocation: sourceLocation) {
+            let result = try await desktop.run("/usr/bin/gio", ["open", link])
+            #expect(result.status == 0, "\(link): \(result.errors)\n\(desktop.busLog)", sourceLocation: sourceLocation)
+        }
+    }
+
     func opened(_ desktop: ThrowawayDesktop, _ app: String) -> [String] {
         desktop.received(app).map { "\($0["event"] ?? "?") \($0["scene"] ?? "?") \($0["uri"] ?? "?")" }
     }
@@ -40,13 +51,16 @@ import TestSupport
         defer { desktop.close() }
         try await installShop(desktop, running: true)
 
-        let owned = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/42"])
-        #expect(owned.status == 0, "\(owned.errors)\n\(desktop.busLog)")
+        try await gioOpens(desktop, "https://shop.example/product/42")
         // xdg-open, generic path (DISPLAY, no desktop): the handler entry's Exec, `waypost open`.
-        let generic = try await desktop.run("/usr/bin/xdg-open", ["https://shop.example/cart"], extra: ["DISPLAY": ":99"])
-        #expect(generic.status == 0, "\(generic.output)\(generic.errors)")
-        let gnome = try await desktop.run("/usr/bin/xdg-open", ["https://SHOP.example./product/7"], extra: ["XDG_CURRENT_DESKTOP": "GNOME"])
-        #expect(gnome.status == 0, "\(gnome.output)\(gnome.errors)")
+        try await desktop.openAsPlanned("https://shop.example/cart") {
+            let generic = try await desktop.run("/usr/bin/xdg-open", ["https://shop.example/cart"], extra: ["DISPLAY": ":99"])
+            #expect(generic.status == 0, "\(generic.output)\(generic.errors)")
+        }
+        try await desktop.openAsPlanned("https://SHOP.example./product/7") {
+            let gnome = try await desktop.run("/usr/bin/xdg-open", ["https://SHOP.example./product/7"], extra: ["XDG_CURRENT_DESKTOP": "GNOME"])
+            #expect(gnome.status == 0, "\(gnome.output)\(gnome.errors)")
+        }
         #expect(opened(desktop, "org.example.Shop") == [
             "OpenURL products https://shop.example/product/42",
             "OpenURL products https://shop.example/cart",
@@ -56,8 +70,7 @@ import TestSupport
         // Not owned: an excluded path, another domain, plain http, user-info. Each reaches the browser.
         for link in ["https://shop.example/account/login", "https://unowned.example/", "http://shop.example/product/1",
                      "https://me@shop.example/product/2"] {
-            let result = try await desktop.run("/usr/bin/gio", ["open", link])
-            #expect(result.status == 0, "\(link): \(result.errors)")
+            try await gioOpens(desktop, link)
         }
         try await waitUntil("the browser has the four links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 4 }
         #expect(Set(desktop.plainLines("org.example.Browser")) == [
@@ -85,10 +98,9 @@ import TestSupport
         try await desktop.start("org.example.Shop")
 
         let costly = "https://shop.example/" + String(repeating: "a", count: 60_000) + "x"
-        for _ in 0..<2 { #expect(try await desktop.run("/usr/bin/gio", ["open", costly]).status == 0) }
+        for _ in 0..<2 { try await gioOpens(desktop, costly) }
         try await waitUntil("the browser has both costly links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 2 }
-        let cheap = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/" + String(repeating: "a", count: 16) + "x"])
-        #expect(cheap.status == 0, "\(cheap.errors)")
+        try await gioOpens(desktop, "https://shop.example/" + String(repeating: "a", count: 16) + "x")
         #expect(desktop.received("org.example.Shop").count == 1)
         #expect(desktop.busLog.components(separatedBy: "the association of shop.example costs more to match than a decision may").count == 2,
                 "\(desktop.busLog.suffix(2000))")
@@ -98,8 +110,7 @@ import TestSupport
         let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await installShop(desktop, running: false)
-        let gio = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/9"])
-        #expect(gio.status == 0, "\(gio.errors)\n\(desktop.busLog)")
+        try await gioOpens(desktop, "https://shop.example/product/9")
         try await waitUntil("the started app has the link", desktop.busLog) { !desktop.received("org.example.Shop").isEmpty }
         #expect(opened(desktop, "org.example.Shop").count == 1)
         #expect(desktop.readyCount("org.example.Shop") == 1)
@@ -121,8 +132,7 @@ import TestSupport
         try desktop.installAssociation("news.example", #"{"applinks": {"details": [{"appIDs": ["org.example.Evil"], "components": [{"/": "*"}]}]}}"#)
 
         for link in ["https://bank.example/login", "https://www.shop.example/product/1", "https://news.example/today"] {
-            let result = try await desktop.run("/usr/bin/gio", ["open", link])
-            #expect(result.status == 0, "\(link): \(result.errors)")
+            try await gioOpens(desktop, link)
         }
         try await waitUntil("the browser has the three links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 3 }
         #expect(desktop.received("org.example.Evil").isEmpty)
@@ -149,9 +159,42 @@ import TestSupport
         let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }
         try await installShop(desktop, running: true, behaviour: ["OpenURL": "refuse", "CreateScene": "refuse"])
-        let gio = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/5"])
-        #expect(gio.status == 0, "the user sees the page: \(gio.errors)")
+        // Explain's plan: the open scene, a new scene, then the browser; both of the app's refuse.
+        let outcome = try await gioOpens(desktop, "https://shop.example/product/5", refusals: 2)
+        #expect(outcome["rule"] == "browser", "the user sees the page: \(outcome)")
+        #expect(desktop.received("org.example.Shop").map { $0["event"] as? String } == ["OpenURL", "CreateScene"])
         try await waitUntil("the browser has the link", desktop.busLog) { desktop.plainLines("org.example.Browser") == ["https://shop.example/product/5"] }
+    }
+
+    /// The plan's fall-through when a launch fails: the owning app's program is uninstalled after the
+    /// daemon listed its entry (GIO notices no change in the applications directory), so starting it
+    /// fails, and the plan's next step, the browser, gets the link.
+    @Test func anOwningAppThatCannotBeStartedLeavesTheLinkToTheBrowser() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        let notAProgram = desktop.root.appendingPathComponent("files/shop")
+        try "#!/bin/sh\nexit 1\n".write(to: notAProgram, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: notAProgram.path)
+        try await desktop.writeEntry("org.example.Shop", """
+            [Desktop Entry]
+            Type=Application
+            Name=Shop
+            Exec=\(notAProgram.path) %u
+            X-Waypost=true
+            X-Waypost-Associated-Domains=shop.example;
+
+            """)
+        try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/http", "x-scheme-handler/https"])
+        try Data("[Default Applications]\nx-scheme-handler/https=org.example.Browser.desktop;\n".utf8).write(to: desktop.mimeAppsList)
+        try desktop.installAssociation("shop.example", Self.shopAssociation)
+        try #require(await desktop.waypost("install", "--web").status == 0)
+
+        let link = "https://shop.example/product/3"
+        let plan = try await desktop.plan(link)
+        #expect(plan.map { $0["action"] } == ["launch", "fallback"] && plan.last?["rule"] == "browser", "\(plan)")
+        try FileManager.default.removeItem(at: notAProgram)
+        let outcome = try await gioOpens(desktop, link, refusals: 1)
+        #expect(outcome["app-id"] == "org.example.Browser", "\(outcome)")
     }
 
     @Test func anAssociationInstalledWhileTheDaemonRunsIsUsedAtOnce() async throws {
@@ -163,16 +206,14 @@ import TestSupport
             scenes: [(id: "front", declaration: "main", modifiers: [([], ["*"])])],
             associatedDomains: ["news.example"])
         try await desktop.start("org.example.News")
-        let before = try await desktop.run("/usr/bin/gio", ["open", "https://news.example/a"])
-        #expect(before.status == 0, "\(before.errors)")
+        try await gioOpens(desktop, "https://news.example/a")
         try await waitUntil("the browser has the first link", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 1 }
 
         try desktop.installAssociation("news.example", #"{"applinks": {"details": [{"appIDs": ["org.example.News"], "components": [{"/": "*"}]}]}}"#)
         try await TestSupport.waitUntil("the daemon routes news.example to its app", context: desktop.busLog) {
             try await desktop.waypost("explain", "https://news.example/b").output.contains("the association of news.example")
         }
-        let after = try await desktop.run("/usr/bin/gio", ["open", "https://news.example/b"])
-        #expect(after.status == 0, "\(after.errors)")
+        try await gioOpens(desktop, "https://news.example/b")
         #expect(opened(desktop, "org.example.News") == ["OpenURL front https://news.example/b"])
     }
 
@@ -182,10 +223,8 @@ import TestSupport
         try desktop.writeUserRule("*.corp.example", #"{"applinks": {"details": [{"appIDs": ["org.example.WorkBrowser"], "components": [{"/": "*"}]}]}}"#)
         try await desktop.installPlainApp("org.example.WorkBrowser", mimeTypes: [])
         try await installShop(desktop, running: false)
-        let work = try await desktop.run("/usr/bin/gio", ["open", "https://wiki.corp.example/page"])
-        #expect(work.status == 0, "\(work.errors)")
-        let other = try await desktop.run("/usr/bin/gio", ["open", "https://elsewhere.example/"])
-        #expect(other.status == 0, "\(other.errors)")
+        try await gioOpens(desktop, "https://wiki.corp.example/page")
+        try await gioOpens(desktop, "https://elsewhere.example/")
         try await waitUntil("both browsers have their link", desktop.busLog) {
             desktop.plainLines("org.example.WorkBrowser").count == 1 && desktop.plainLines("org.example.Browser").count == 1
         }
@@ -209,8 +248,7 @@ import TestSupport
         try await TestSupport.waitUntil("the daemon sees the new browser", context: desktop.busLog) {
             try await desktop.waypost("explain", "https://unowned.example/").output.contains("org.example.OtherBrowser")
         }
-        let again = try await desktop.run("/usr/bin/gio", ["open", "https://unowned.example/"])
-        #expect(again.status == 0, "\(again.errors)")
+        try await UniversalLinkTests().gioOpens(desktop, "https://unowned.example/")
         try await waitUntil("the other browser has the link", desktop.busLog) { desktop.plainLines("org.example.OtherBrowser").count == 1 }
     }
 }
@@ -226,6 +264,11 @@ import TestSupport
         try await desktop.installPlainApp("org.example.Browser", mimeTypes: ["x-scheme-handler/https"])
         try #require(await desktop.waypost("install", "--web").status == 0)
         try await desktop.start("org.example.News")
+        // The daemon verifies the claimed domains once it starts; its record of news.example (a
+        // failure: .example never resolves) must be written before a test stores its own.
+        try await waitUntil("the daemon's own verification of news.example is recorded", desktop.busLog) {
+            desktop.busLog.contains("verified news.example:")
+        }
     }
 
     /// What a successful verification leaves in the cache (the daemon reads only the cache).
@@ -246,8 +289,7 @@ import TestSupport
         try await TestSupport.waitUntil("the daemon reads the verified copy", context: desktop.busLog) {
             try await desktop.waypost("explain", "https://news.example/a").output.contains("the association of news.example")
         }
-        let gio = try await desktop.run("/usr/bin/gio", ["open", "https://news.example/a"])
-        #expect(gio.status == 0, "\(gio.errors)")
+        try await UniversalLinkTests().gioOpens(desktop, "https://news.example/a")
         #expect(desktop.received("org.example.News").count == 1)
 
         let list = try await desktop.waypost("links", "list")
@@ -293,8 +335,7 @@ import TestSupport
         let unclaimed = try await desktop.waypost("links", "verify", "other.example")
         #expect(unclaimed.status == 1)
         #expect(unclaimed.errors.contains("no installed app claims other.example"))
-        let gio = try await desktop.run("/usr/bin/gio", ["open", "https://paper.invalid/story"])
-        #expect(gio.status == 0, "\(gio.errors)")
+        try await UniversalLinkTests().gioOpens(desktop, "https://paper.invalid/story")
         try await waitUntil("the browser has the link", desktop.busLog) { desktop.plainLines("org.example.Browser") == ["https://paper.invalid/story"] }
         #expect(desktop.received("org.example.News").isEmpty)
     }

@@ -56,10 +56,15 @@ struct ActivitiesOverTheBusTests {
         let found = try await session.search(bus, ["math"])
         #expect(found.map(\.id) == saved.map(\.id))
 
+        // The plan ExplainActivity shows (one app lists the type, so its publisher changes nothing).
+        let plan = try await session.plan(activity: Self.show, published, with: bus)
         let outcome = try await session.dispatcher(
             bus, Contract.Dispatcher1.continueSavedActivity, try #require(found.first?.id), ["activation-token": Variant("token-1")])
         #expect(try Contract.RoutingOutcome(outcome.decode([String: Variant].self)).sceneID == "s1")
         let continued = try await app.next()
+        session.expectCarriedOut(
+            plan[0], DesktopSession.strings(try outcome.decode([String: Variant].self)),
+            received: ["event": continued.member, "scene": continued.scene], plan: plan)
         #expect(continued.member == "ContinueUserActivity")
         #expect(continued.scene == "s1")
         #expect(continued.type == Self.show)
@@ -67,8 +72,13 @@ struct ActivitiesOverTheBusTests {
         #expect(continued.platformData["activation-token"] == Variant("token-1"))
 
         // An opener's ContinueActivity carries every key too, unchanged.
-        _ = try await session.dispatcher(bus, Contract.Dispatcher1.continueActivity, Self.show, published, [String: Variant]())
-        #expect(try await app.next().activity == published)
+        var activity: [String: Variant] = [:]
+        try await session.continueAsPlanned(Self.show, published, with: bus) {
+            let continued = try await app.next()
+            activity = continued.activity
+            return ["event": continued.member, "scene": continued.scene]
+        }
+        #expect(activity == published)
     }
 
     @Test("strangers, other apps' scenes, unlisted types, unknown scenes and oversized or deep user info are named errors; nothing is saved")

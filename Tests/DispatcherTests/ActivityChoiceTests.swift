@@ -58,7 +58,10 @@ struct ActivityChoiceTests {
         #expect(activated.status != 0)
         #expect(activated.output.contains("io.waypost.Error.AppNotChosen"), "\(activated.output)")
         #expect(activated.output.contains("waypost activities choose"), "\(activated.output)")
-        // An opener's activity of the type, with no publisher, alike.
+        // An opener's activity of the type, with no publisher, alike; and ExplainActivity says so first.
+        #expect(await ActivitiesOverTheBusTests.errorName {
+            _ = try await session.plan(activity: Self.transfer, Self.transferActivity(3), with: opener)
+        } == "io.waypost.Error.AppNotChosen")
         #expect(await ActivitiesOverTheBusTests.errorName {
             _ = try await session.dispatcher(opener, Contract.Dispatcher1.continueActivity, Self.transfer, Self.transferActivity(3), [String: Variant]())
         } == "io.waypost.Error.AppNotChosen")

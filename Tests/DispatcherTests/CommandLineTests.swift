@@ -50,9 +50,16 @@ struct CommandLineTests {
 
         let explained = try await session.waypost(["explain", "contacts://show?id=someone"])
         #expect(explained.status == 0)
-        let json = try JSONSerialization.jsonObject(with: Data(explained.stdout.utf8)) as? [String: String]
-        #expect(json?["scene-id"] == "oscar")
-        #expect(json?["rule"] == "allowing")
+        let json = try JSONSerialization.jsonObject(with: Data(explained.stdout.utf8)) as? [String: Any]
+        #expect(json?["scene-id"] as? String == "oscar")
+        #expect(json?["rule"] as? String == "allowing")
+        // The whole plan: the scene, then (were it to refuse) a new scene of its declaration.
+        let steps = json?["steps"] as? [[String: String]]
+        #expect(steps?.map { $0["action"] } == ["deliver", "create"], "\(explained.stdout)")
+        #expect(steps?.first?["scene-id"] == "oscar" && steps?.last?["declaration-id"] == "contacts", "\(explained.stdout)")
+        let text = try await session.waypost(["explain", "--format", "text", "contacts://show?id=someone"])
+        #expect(text.stdout.contains("steps:\n  1. deliver org.example.Contacts scene oscar, rule allowing: "), "\(text.stdout)")
+        #expect(text.stdout.contains("\n  2. create org.example.Contacts new scene of contacts, rule default: "), "\(text.stdout)")
         #expect(session.received(app.id).isEmpty)
 
         let status = try await session.waypost(["status"])

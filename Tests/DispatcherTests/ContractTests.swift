@@ -27,7 +27,7 @@ struct ContractTests {
         #expect(Self.lines(Contract.Dispatcher1.members) == dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1"))
         #expect(Self.lines(Contract.Application1.members) == application.membersWithKeys(of: "io.waypost.Application1"))
         // Not vacuous: the files were read, keys and all.
-        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 27)
+        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 28)
         #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").contains {
             $0.hasPrefix("method RegisterApplication(") && $0.contains("[announces-ready b, single-scene b]")
         })
@@ -172,6 +172,17 @@ struct ContractTests {
         #expect(routed.variants["error"] == .string("io.waypost.Error.NoHandler"))
         #expect(try Contract.RoutingOutcome(routed.variants) == routed)
         #expect(throws: Contract.KeyError.self) { try Contract.RoutingOutcome(["error": "org.freedesktop.DBus.Error.Failed"]) }
+        // Explain's plan: every step with the delivered keys and a reason; a step's rule is checked too.
+        var first = Contract.RoutingOutcome(action: .deliver, appID: "org.example.App", sceneID: "s1", rule: .allowing, reason: "a")
+        let next = Contract.RoutingOutcome(action: .fallback, appID: "org.example.Browser", rule: .browser, reason: "b")
+        first.steps = [first, next]
+        check(first.variants, declared: Contract.Dispatcher1.explain.results[0].keys, "Explain's outcome")
+        for step in first.steps! { check(step.variants, declared: Contract.Dispatcher1.explain.results[0].keys, "a step") }
+        #expect(try Contract.RoutingOutcome(first.variants) == first)
+        #expect(throws: Contract.KeyError.unexpectedValue(key: "rule", value: "teleport", allowed: Contract.RoutingOutcome.Rule.allCases.map(\.rawValue))) {
+            try Contract.RoutingOutcome(["steps": Variant([["rule": Variant.string("teleport")]])])
+        }
+        #expect(throws: Contract.KeyError.self) { try Contract.RoutingOutcome(first.variants.merging(["steps": Variant([first.variants])]) { $1 }) }
 
         let process = Contract.ProcessStatus(
             appID: "org.example.App", owner: ":1.7", pid: 42, objectPath: "/org/example/App", singleScene: false,

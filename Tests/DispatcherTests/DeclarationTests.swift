@@ -18,12 +18,12 @@ struct DeclarationTests {
         // A sibling that declares what the first did joins it, and leaves without taking its scene.
         let second = try await session.start(app)
         try await session.control(app.id, pid: second, with: bus, "OpenScene", ["w2", "contacts"], modifiers: [(["kim"], [])])
-        #expect(try await session.open("contacts://show?id=kim", with: bus)["scene-id"] == "w2")
+        #expect(try await session.openAsPlanned("contacts://show?id=kim", with: bus)["scene-id"] == "w2")
         kill(second, SIGKILL)
         try await waitUntil("the second process's scene vanished") {
             try await session.status(with: bus).scenes.map { $0["scene-id"] } == ["w1"]
         }
-        #expect(try await session.open("contacts://show?id=kim", with: bus)["scene-id"] == "w1")
+        #expect(try await session.openAsPlanned("contacts://show?id=kim", with: bus)["scene-id"] == "w1")
 
         // A sibling that declares other scenes is refused, and the first one's scenes stay.
         var other = app.config
@@ -38,7 +38,7 @@ struct DeclarationTests {
         let stderr = try String(contentsOf: errors, encoding: .utf8)
         #expect(stderr.contains("io.waypost.Error.DeclarationMismatch"), "\(stderr)")
         #expect(try await session.status(with: bus).scenes.map { $0["scene-id"] } == ["w1"])
-        #expect(try await session.open("contacts://show?id=lee", with: bus)["scene-id"] == "w1")
+        #expect(try await session.openAsPlanned("contacts://show?id=lee", with: bus)["scene-id"] == "w1")
         #expect(session.received(app.id).filter { $0["pid"] as? Int == Int(first) }.count == 2)
     }
 }

@@ -8,8 +8,8 @@ import Testing
 import WaypostContract
 
 /// The plan computed once, from values that mirror the session, against what the daemon says and
-/// does: `Explain` reports its first step, and `Open` carries it out (after a refusal, the step of
-/// the plan made with the refusal known).
+/// does: `Explain` lists its steps (each made with the refusals before it known), and `Open`
+/// carries out the one after the refusals (`openAsPlanned`).
 @Suite("dispatcher: Explain reports the plan, Open carries it out", .serialized)
 struct PlanCarriedOutTests {
     /// The session's desktop as the planner reads it: one participating handler of `contacts`.
@@ -79,6 +79,39 @@ struct PlanCarriedOutTests {
         return DesktopSession.strings(try reply.decode([String: Variant].self))
     }
 
+    /// Every destination the plan tries, as `Explain` lists them: the first step, then the first step
+    /// of the plan made again with each destination before it refused (as the dispatcher does).
+    static func walk(_ event: PlannedEvent, _ snapshot: Snapshot) throws -> [Destination] {
+        var refused = Refusals()
+        var steps: [Destination] = []
+        while true {
+            let step = try Planner.plan(event, opener: .known(nil), snapshot, refused: refused).first
+            switch step.destination {
+            case .nothing: return steps
+            case .openScene(let app, let scene): refused.scenes[app, default: []].insert(scene)
+            case .newScene(let app, _), .launch(let app): refused.apps.insert(app)
+            case .entry(let app), .browser(let app): refused.apps.insert(app.id)
+            }
+            steps.append(step.destination)
+        }
+    }
+
+    /// A plan's destination as `Explain`'s steps carry it: action, app, and scene or declaration.
+    static func listed(_ destination: Destination) -> [String: String] {
+        switch destination {
+        case .openScene(let app, let scene): ["action": "deliver", "app-id": app, "scene-id": scene]
+        case .newScene(let app, let declaration): ["action": "create", "app-id": app, "declaration-id": declaration]
+        case .launch(let app): ["action": "launch", "app-id": app]
+        case .entry(let app), .browser(let app): ["action": "fallback", "app-id": app.id]
+        case .nothing: [:]
+        }
+    }
+
+    /// `Explain`'s steps without rule and reason, to compare with `listed`.
+    static func places(_ steps: [[String: String]]) -> [[String: String]] {
+        steps.map { $0.filter { ["action", "app-id", "scene-id", "declaration-id"].contains($0.key) } }
+    }
+
     @Test("a link for an app that is not running: the plan launches it; Explain says so; Open launches it")
     func launch() async throws {
         let session = try await DesktopSession()
@@ -89,11 +122,10 @@ struct PlanCarriedOutTests {
         let snapshot = Snapshot(installed: OneHandler(), running: Running(routers: [:]), ownership: Self.nobodyOwns)
         let plan = try Planner.plan(.link(uri, scheme: "contacts"), opener: .known(nil), snapshot)
         #expect(plan.first.destination == .launch(app: app.id))
-        let explained = try await explain(uri, bus)
-        #expect(explained["action"] == "launch")
-        #expect(explained["app-id"] == app.id)
-        #expect(explained["rule"] == plan.first.rule.rawValue)
-        let opened = try await session.open(uri, with: bus)
+        let steps = try await session.plan(uri, with: bus)
+        #expect(Self.places(steps) == [Self.listed(plan.first.destination)])
+        #expect(steps[0]["rule"] == plan.first.rule.rawValue)
+        let opened = try await session.openAsPlanned(uri, with: bus)
         #expect(opened["action"] == "launch")
         #expect(opened["app-id"] == app.id)
     }
@@ -114,19 +146,19 @@ struct PlanCarriedOutTests {
         let event = PlannedEvent.link(uri, scheme: "contacts")
         let plan = try Planner.plan(event, opener: .known(nil), snapshot)
         #expect(plan.first.destination == .openScene(app: app.id, scene: "w1"))
-        let explained = try await explain(uri, bus)
-        #expect(explained["action"] == "deliver")
-        #expect(explained["scene-id"] == "w1")
-        #expect(explained["rule"] == plan.first.rule.rawValue)
+        // Explain lists the fall-through too: the scene, then the new scene once the scene refused.
+        let steps = try await session.plan(uri, with: bus)
+        #expect(Self.places(steps) == (try Self.walk(event, snapshot)).map(Self.listed))
+        #expect(steps[0]["rule"] == plan.first.rule.rawValue)
 
         var refused = Refusals()
         refused.scenes[app.id] = ["w1"]
         let next = try Planner.plan(event, opener: .known(nil), snapshot, refused: refused)
         #expect(next.first.destination == .newScene(app: app.id, declaration: "contacts"))
-        let opened = try await session.open(uri, with: bus)
+        #expect(steps.count > 1 && steps[1]["rule"] == next.first.rule.rawValue, "\(steps)")
+        let opened = try await session.openAsPlanned(uri, with: bus, refusals: 1)
         #expect(opened["action"] == "create")
         #expect(opened["declaration-id"] == "contacts")
-        #expect(opened["rule"] == next.first.rule.rawValue)
         #expect(session.received(app.id).last?["event"] as? String == "CreateScene")
     }
 
@@ -147,7 +179,9 @@ struct PlanCarriedOutTests {
         let snapshot = Snapshot(installed: OnlyABrowser(), running: Running(routers: [:]), ownership: Self.nobodyOwns)
         let plan = try Planner.plan(.link(uri, scheme: "https"), opener: .known(nil), snapshot)
         #expect(plan.steps.map(\.destination) == [.browser(OnlyABrowser().browser)])
-        for outcome in [try await explain(uri, bus), try await session.open(uri, with: bus)] {
+        let steps = try await session.plan(uri, with: bus)
+        #expect(Self.places(steps) == (try Self.walk(.link(uri, scheme: "https"), snapshot)).map(Self.listed))
+        for outcome in [steps[0], try await session.openAsPlanned(uri, with: bus)] {
             #expect(outcome["action"] == "fallback")
             #expect(outcome["app-id"] == "org.example.Browser")
             #expect(outcome["rule"] == plan.first.rule.rawValue)
@@ -216,16 +250,19 @@ struct PlanCarriedOutTests {
         let plan = try Planner.plan(event, opener: .known(nil), snapshot)
         #expect(plan.steps.map(\.destination) == [.openScene(app: contacts.id, scene: "w1"), .launch(app: notes.id)])
         let explained = try await explain(uri, bus)
-        #expect(explained["scene-id"] == "w1")
-        #expect(explained["rule"] == plan.first.rule.rawValue)
         #expect(explained["reason"]?.contains("by the user rule") == true, "\(explained)")
+        // Explain lists every destination: the rule's scene, its new scene, then the scheme's own handler.
+        let steps = try await session.plan(uri, with: bus)
+        #expect(Self.places(steps) == (try Self.walk(event, snapshot)).map(Self.listed))
+        #expect(steps.map { $0["action"] } == ["deliver", "create", "launch"], "\(steps)")
+        #expect(steps[0]["rule"] == plan.first.rule.rawValue)
 
         var refused = Refusals()
         refused.scenes[contacts.id] = ["w1"]
         refused.apps = [contacts.id]
         let last = try Planner.plan(event, opener: .known(nil), snapshot, refused: refused)
         #expect(last.first.destination == .launch(app: notes.id))
-        let opened = try await session.open(uri, with: bus)
+        let opened = try await session.openAsPlanned(uri, with: bus, refusals: 2)
         #expect(opened["action"] == "launch")
         #expect(opened["app-id"] == notes.id)
     }

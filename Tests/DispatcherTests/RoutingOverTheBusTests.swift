@@ -28,11 +28,11 @@ struct RoutingOverTheBusTests {
         let second = try await session.start(app)
         try await session.control(app.id, pid: second, with: bus, "OpenScene", ["list", "contacts"], modifiers: [([], ["*"])])
 
-        let preferred = try await session.open("contacts://show?id=0f3a-ada", with: bus)
+        let preferred = try await session.openAsPlanned("contacts://show?id=0f3a-ada", with: bus)
         #expect(preferred["action"] == "deliver")
         #expect(preferred["scene-id"] == "ada")
         #expect(preferred["rule"] == "preferring")
-        let allowed = try await session.open("contacts://show?id=bob", with: bus)
+        let allowed = try await session.openAsPlanned("contacts://show?id=bob", with: bus)
         #expect(allowed["scene-id"] == "list")
         #expect(allowed["rule"] == "allowing")
 
@@ -49,16 +49,16 @@ struct RoutingOverTheBusTests {
         let app = try await session.installApp(Self.contactsApp(scenes: [("w1", "contacts", [([], ["*"])]), ("w2", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
-        #expect(try await session.open("contacts://show?id=carol", with: bus)["scene-id"] == "w2")
+        #expect(try await session.openAsPlanned("contacts://show?id=carol", with: bus)["scene-id"] == "w2")
         // w1's window selects Carol: it now prefers her and no longer allows anything.
         try await session.control(app.id, with: bus, "SetExternalEvents", ["w1"], modifiers: [(["carol"], [])])
-        #expect(try await session.open("contacts://show?id=carol", with: bus)["scene-id"] == "w1")
+        #expect(try await session.openAsPlanned("contacts://show?id=carol", with: bus)["scene-id"] == "w1")
         // The user focuses w1; search order changes, but w2 still is the only one allowing others.
         try await session.control(app.id, with: bus, "Focus", ["w1"])
-        #expect(try await session.open("contacts://show?id=dan", with: bus)["scene-id"] == "w2")
+        #expect(try await session.openAsPlanned("contacts://show?id=dan", with: bus)["scene-id"] == "w2")
         // w2 closes: nobody allows Dan, so a new scene is created.
         try await session.control(app.id, with: bus, "CloseScene", ["w2"])
-        let created = try await session.open("contacts://show?id=dan", with: bus)
+        let created = try await session.openAsPlanned("contacts://show?id=dan", with: bus)
         #expect(created["action"] == "create")
         #expect(created["rule"] == "default")
         #expect(session.received(app.id).map { $0["event"] as? String } == ["OpenURL", "OpenURL", "OpenURL", "CreateScene"])
@@ -75,7 +75,7 @@ struct RoutingOverTheBusTests {
         try await session.installApp(photos)
         try await session.start(photos)
         let bus = try await session.connect()
-        let outcome = try await session.open("myphotos://show?photoIdentifier=42", with: bus)
+        let outcome = try await session.openAsPlanned("myphotos://show?photoIdentifier=42", with: bus)
         #expect(outcome["action"] == "create")
         #expect(outcome["declaration-id"] == "Photo")
         #expect(outcome["rule"] == "matching")
@@ -93,7 +93,7 @@ struct RoutingOverTheBusTests {
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         let bus = try await session.connect()
-        let outcome = try await session.open("contacts://show?id=eve", with: bus, platformData: ["activation-token": .string("token-42")])
+        let outcome = try await session.openAsPlanned("contacts://show?id=eve", with: bus, platformData: ["activation-token": .string("token-42")])
         #expect(outcome["action"] == "launch")
         #expect(outcome["rule"] == "default")
         let received = session.received(app.id)
@@ -102,7 +102,7 @@ struct RoutingOverTheBusTests {
         #expect((received.first?["platform_data"] as? [String: Any])?["activation-token"] as? String == "token-42")
         #expect(try await session.status(with: bus).processes.count == 1)
         // A second link goes to the running process; no second launch.
-        _ = try await session.open("contacts://show?id=eve", with: bus)
+        try await session.openAsPlanned("contacts://show?id=eve", with: bus)
         #expect(try await session.status(with: bus).processes.count == 1)
         #expect(session.events(of: app.id).filter { $0["event"] as? String == "ready" }.count == 1)
     }
@@ -116,7 +116,7 @@ struct RoutingOverTheBusTests {
             declarations: [("contacts", ["kind": "window-group"])],
             scenes: [("restored", "contacts", [(["victor"], [])])]))
         let bus = try await session.connect()
-        let outcome = try await session.open("contacts://show?id=victor", with: bus)
+        let outcome = try await session.openAsPlanned("contacts://show?id=victor", with: bus)
         #expect(outcome["action"] == "launch")
         #expect(outcome["scene-id"] == "restored")
         #expect(outcome["rule"] == "preferring")
@@ -131,7 +131,8 @@ struct RoutingOverTheBusTests {
         try await session.start(app)
         let bus = try await session.connect()
         try await session.control(app.id, with: bus, "ForgetScene", ["w1"])
-        let outcome = try await session.open("contacts://show?id=frank", with: bus)
+        // The plan's w1 refuses (the app no longer has it): its next step, a new scene, gets it.
+        let outcome = try await session.openAsPlanned("contacts://show?id=frank", with: bus, refusals: 1)
         #expect(outcome["action"] == "create")
         #expect(session.received(app.id).map { $0["event"] as? String } == ["CreateScene"])
     }
@@ -148,10 +149,14 @@ struct RoutingOverTheBusTests {
         try await session.control(app.id, pid: victim, with: bus, "OpenScene", ["new", "contacts"], modifiers: [([], ["*"])])
         try await session.control(app.id, pid: victim, with: bus, "SetBehaviour", ["OpenURL=hang"])
 
+        let plan = try await session.plan("contacts://show?id=grace", with: bus)
+        #expect(plan.prefix(2).map { $0["scene-id"] } == ["new", "old"], "\(plan)")
         async let outcome = session.open("contacts://show?id=grace", with: bus)
         try await waitUntil("the victim holds the link") { session.received(app.id).contains { $0["pid"] as? Int == Int(victim) } }
         kill(victim, SIGKILL)
         let result = try await outcome
+        // The plan's first scene vanished with its process: the plan's next one took it.
+        session.expectCarriedOut(plan[1], result, uri: "contacts://show?id=grace", plan: plan)
         #expect(result["scene-id"] == "old")
         let delivered = session.received(app.id).filter { $0["pid"] as? Int == Int(survivor) }
         #expect(delivered.count == 1)
@@ -171,6 +176,8 @@ struct RoutingOverTheBusTests {
         let stuck = try await session.start(app)
         try await session.control(app.id, pid: stuck, with: bus, "OpenScene", ["stuck", "contacts"], modifiers: [(["heidi"], [])])
         try await session.control(app.id, pid: stuck, with: bus, "SetBehaviour", ["OpenURL=hang"])
+        let plan = try await session.plan("contacts://show?id=heidi", with: bus)
+        #expect(plan.first?["scene-id"] == "stuck", "\(plan)")
         do {
             let outcome = try await session.open("contacts://show?id=heidi", with: bus)
             Issue.record("reported delivered: \(outcome)")
@@ -194,7 +201,8 @@ struct RoutingOverTheBusTests {
         let refusing = try await session.start(app)
         try await session.control(app.id, pid: refusing, with: bus, "OpenScene", ["picky", "contacts"], modifiers: [(["ivan"], [])])
         try await session.control(app.id, pid: refusing, with: bus, "SetBehaviour", ["OpenURL=refuse"])
-        let outcome = try await session.open("contacts://show?id=ivan", with: bus)
+        // Explain shows both: the preferring scene first, the allowing one after it.
+        let outcome = try await session.openAsPlanned("contacts://show?id=ivan", with: bus, refusals: 1)
         #expect(outcome["scene-id"] == "calm")
         #expect(session.received(app.id).map { $0["scene"] as? String } == ["picky", "calm"])
     }
@@ -206,13 +214,11 @@ struct RoutingOverTheBusTests {
         let app = try await session.installApp(Self.contactsApp(scenes: [("ivan", "contacts", [(["IVAN-ID"], [])]), ("other", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
-        let reply = try await bus.call(
-            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
-            member: "ContinueActivity", "org.example.contact.show",
+        let outcome = try await session.continueAsPlanned(
+            "org.example.contact.show",
             ["target-content-identifier": Variant.string("ivan-id"), "title": .string("Ivan"),
              "user-info": Variant(["source": Variant.string("handoff")])],
-            [String: Variant]())
-        let outcome = DesktopSession.strings(try reply.decode([String: Variant].self))
+            with: bus)
         #expect(outcome["scene-id"] == "ivan")
         #expect(outcome["rule"] == "preferring")
         let received = try #require(session.received(app.id).first)
@@ -260,7 +266,7 @@ struct RoutingOverTheBusTests {
                 member: "Explain", "contacts://show?id=quinn")
             return (try? reply.map { DesktopSession.strings(try $0.decode([String: Variant].self))["app-id"] }) == app.id
         }
-        #expect(try await session.open("contacts://show?id=quinn", with: bus)["action"] == "launch")
+        #expect(try await session.openAsPlanned("contacts://show?id=quinn", with: bus)["action"] == "launch")
         #expect(session.received(app.id).count == 1)
     }
 
@@ -280,7 +286,7 @@ struct RoutingOverTheBusTests {
 
             """)
         let bus = try await session.connect()
-        let outcome = try await session.open("plain://hello/world", with: bus)
+        let outcome = try await session.openAsPlanned("plain://hello/world", with: bus)
         #expect(outcome["action"] == "fallback")
         #expect(outcome["app-id"] == "org.example.Plain")
         try await waitUntil("the plain handler ran") {

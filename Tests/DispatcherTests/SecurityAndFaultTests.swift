@@ -48,7 +48,7 @@ struct SecurityAndFaultTests {
         }
         #expect(stranger == "io.waypost.Error.NotRegistered")
         // The scene is untouched and still takes links.
-        #expect(try await session.open("contacts://show?id=kim", with: bus)["scene-id"] == "mine")
+        #expect(try await session.openAsPlanned("contacts://show?id=kim", with: bus)["scene-id"] == "mine")
     }
 
     @Test("malformed, oversized and unknown links get named errors; the daemon keeps serving")
@@ -89,7 +89,7 @@ struct SecurityAndFaultTests {
             }
             try await group.waitForAll()
         }
-        #expect(try await session.open("contacts://show?id=liz", with: bus)["scene-id"] == "any")
+        #expect(try await session.openAsPlanned("contacts://show?id=liz", with: bus)["scene-id"] == "any")
         #expect(session.received(app.id).count == 1)
     }
 
@@ -132,7 +132,7 @@ struct SecurityAndFaultTests {
         }
         #expect(try await bus.processID(of: Self.dispatcher) != first)
         #expect(try await session.status(with: bus).processes.count == 1)
-        #expect(try await session.open("contacts://show?id=MALLORY", with: bus)["scene-id"] == "keep")
+        #expect(try await session.openAsPlanned("contacts://show?id=MALLORY", with: bus)["scene-id"] == "keep")
     }
 
     @Test("the daemon exits when the bus goes away")

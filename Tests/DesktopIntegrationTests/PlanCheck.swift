@@ -1,0 +1,104 @@
+import DBus
+import Foundation
+import TestSupport
+import Testing
+
+// The one check the universal-link and opener cases go through: the plan is asked for once, from
+// `Explain` (`ExplainOpenedBy` with the opener), before the link is opened, by whichever opener the
+// case uses; the daemon's `Routed` signal then says what `Open` did, which must be the plan's step
+// after the `refusals` that refused: same app, scene or declaration, and rule; and that app must
+// have received the link there.
+extension ThrowawayDesktop {
+    /// The steps of the plan the daemon reports for `uri`, each as strings; the first is also the
+    /// outcome's own keys.
+    func plan(_ uri: String, opener: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: String]] {
+        let bus = try await Connection(address: address)
+        defer { bus.close() }
+        let reply = if let opener {
+            try await bus.call(
+                destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+                member: "ExplainOpenedBy", uri, opener)
+        } else {
+            try await bus.call(
+                destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+                member: "Explain", uri)
+        }
+        let outcome = try reply.decode([String: Variant].self)
+        guard let listed = try outcome["steps"]?.decode(as: [[String: Variant]].self), !listed.isEmpty else {
+            throw FixtureError("Explain listed no steps: \(outcome)")
+        }
+        let steps = listed.map(Self.strings)
+        #expect(Self.strings(outcome).filter { $0.key != "opener" } == steps[0], "the outcome's keys are the first step's",
+                sourceLocation: sourceLocation)
+        return steps
+    }
+
+    /// Asks for the plan of `uri` as `opener` opens it, runs `open`, and checks what `Open` did
+    /// against the plan (see above). Returns the `Routed` outcome.
+    @discardableResult
+    func openAsPlanned(
+        _ uri: String, opener: String? = nil, refusals: Int = 0, sourceLocation: SourceLocation = #_sourceLocation,
+        by open: () async throws -> Void
+    ) async throws -> [String: String] {
+        let steps = try await plan(uri, opener: opener, sourceLocation: sourceLocation)
+        try #require(steps.count > refusals, "no step after \(refusals) refusals: \(steps)", sourceLocation: sourceLocation)
+        let step = steps[refusals]
+        let bus = try await Connection(address: address)
+        defer { bus.close() }
+        let routed = try await bus.signals(matching: MatchRule(interface: "io.waypost.Dispatcher1", member: "Routed"))
+        _ = try await bus.call(
+            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
+            member: "MonitorRouted", ["full-uris": Variant.boolean(true)])
+        try await open()
+        // The signal is what the test waits for; the deadline is only a safety net that fails it.
+        let outcome = try await withThrowingTaskGroup(of: [String: String]?.self) { group in
+            group.addTask {
+                for try await signal in routed {
+                    let (event, fields) = try signal.decode(String.self, [String: Variant].self)
+                    if event == uri { return Self.strings(fields) }
+                }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let outcome = first else {
+                throw FixtureError("the daemon sent no Routed signal for \(uri)\n\(busLog)")
+            }
+            return outcome
+        }
+        let context = "plan \(steps), Open did \(outcome)"
+        #expect(outcome["error"] == nil, "\(context)", sourceLocation: sourceLocation)
+        #expect(outcome["action"] == step["action"] && outcome["app-id"] == step["app-id"], "\(context)", sourceLocation: sourceLocation)
+        guard let app = step["app-id"] else { return outcome }
+        let received = self.received(app).last { ($0["uri"] as? String ?? ($0["payload"] as? [String: Any])?["uri"] as? String) == uri }
+        switch step["action"] {
+        case "deliver":
+            #expect(outcome["scene-id"] == step["scene-id"] && outcome["rule"] == step["rule"], "\(context)", sourceLocation: sourceLocation)
+            #expect(received?["event"] as? String == "OpenURL" && received?["scene"] as? String == step["scene-id"],
+                    "\(app) logged \(String(describing: received))", sourceLocation: sourceLocation)
+        case "create":
+            #expect(outcome["declaration-id"] == step["declaration-id"] && outcome["rule"] == step["rule"], "\(context)",
+                    sourceLocation: sourceLocation)
+            #expect(received?["event"] as? String == "CreateScene" && received?["declaration"] as? String == step["declaration-id"],
+                    "\(app) logged \(String(describing: received))", sourceLocation: sourceLocation)
+        case "launch":
+            // Its scene and rule are chosen once the app declared its scenes.
+            #expect(received != nil && (outcome["scene-id"] == nil || received?["scene"] as? String == outcome["scene-id"]),
+                    "\(app) logged \(String(describing: received))", sourceLocation: sourceLocation)
+        default:
+            // An entry that does not take part (the browser among them), started with the link.
+            #expect(outcome["rule"] == step["rule"], "\(context)", sourceLocation: sourceLocation)
+            try await waitUntil("\(app) was started with \(uri)", busLog) { plainLines(app).contains(uri) }
+        }
+        return outcome
+    }
+
+    static func strings(_ map: [String: Variant]) -> [String: String] {
+        map.reduce(into: [:]) { result, entry in
+            if case .string(let value) = entry.value { result[entry.key] = value }
+        }
+    }
+}
