@@ -27,6 +27,8 @@ DEB_PACKAGES += chromium xvfb
 # The sample apps' real windows (GTK 4), tested and demonstrated under Xvfb with a window manager
 # (openbox), looked at with xdotool, xprop and wmctrl, photographed with ImageMagick's import.
 DEB_PACKAGES += libgtk-4-dev openbox xdotool x11-utils wmctrl imagemagick
+# Notifications' tests click and close them on a real server: dunst (dunstctl), under Xvfb.
+DEB_PACKAGES += dunst
 # bench-open reads each opener's peak memory from GNU time.
 DEB_PACKAGES += time
 # `check-install`'s tools: groff renders the manual pages, desktop-file-validate the entry.
