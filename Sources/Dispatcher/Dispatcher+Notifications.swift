@@ -51,6 +51,7 @@ extension Dispatcher {
         for id in ids {
             guard let old = notifications.forget(.init(app: app, id: id)) else { continue }
             if let serverID = old.serverID { notificationPoster.withdraw(serverID) }
+            logger.info("\(app) withdrew its notification \(id) (on the server: \(old.serverID.map { "\($0)" } ?? "not yet"))")
         }
     }
 

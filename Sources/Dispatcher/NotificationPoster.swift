@@ -71,7 +71,8 @@ public enum NotificationPostError: Error, Sendable, Hashable, CustomStringConver
 }
 
 /// Posts notifications to the desktop's notification server on the daemon's connection, and calls
-/// each one's handler when the user acts on it or it closes.
+/// each one's handler when the user acts on it (then it is closed: `.action`, then `.closed`) or it
+/// closes.
 ///
 /// Policy: a server sends its signals only to the connection that called `Notify`, so this must be
 /// the daemon's own, which outlives the apps. A signal is believed only from the connection that
@@ -208,14 +209,22 @@ public final class NotificationPoster: Sendable {
                 state.live[id]?.token = token
                 return nil
             case .action(let key):
-                state.live[id]?.token = nil
+                state.live[id] = nil
                 return (live.handler, .action(key, activationToken: live.token))
             case .closed(let reason):
                 state.live[id] = nil
                 return (live.handler, .closed(reason: reason))
             }
         }
-        if let (handler, event) = call { handler(event) }
+        guard let (handler, event) = call else { return }
+        handler(event)
+        // Acted on, it is done (as a tapped notification leaves Notification Center): a server
+        // that keeps it on screen (dunst after `dunstctl action`) is asked to close it.
+        if case .action = event {
+            try? connection.send(
+                destination: sender, path: Self.path, interface: Self.interface, member: "CloseNotification", id)
+            handler(.closed(reason: 2))
+        }
     }
 
     /// The server left (or changed hands): what it showed is gone with it.

@@ -123,7 +123,8 @@ struct NotificationTests {
         _ = try await session.open("mail://inbox", with: bus)
         let events = session.received(Self.mail.id).compactMap { $0["event"] as? String }
         #expect(events == ["ReceiveNotificationResponse", "OpenURL"], "\(events)")
-        // Mail withdraws its own: it leaves the screen.
+        // Acted on, it left the screen; Mail withdraws its own next one: it leaves the screen.
+        try await desk.waitUntilShown(0)
         #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n2", Self.content) == "")
         try await desk.waitUntilShown(1)
         #expect(try await Self.app(Self.mail.id, in: session, bus, "Withdraw", ["n2"]) == "")
@@ -231,7 +232,7 @@ struct NotificationTests {
 }
 
 /// dunst on a private session: its own Xvfb, a throwaway dunstrc (a click acts and closes, no
-/// stacking, and `dunstctl context` answered by a script that picks the line starting with `choosing`).
+/// stacking, no expiry, and `dunstctl context` answered by a script that picks the line starting with `choosing`).
 final class DunstDesk: Sendable {
     let session: DesktopSession
     private let xvfb: ChildProcess
@@ -256,6 +257,13 @@ final class DunstDesk: Sendable {
                 mouse_left_click = do_action, close_current
                 stack_duplicates = false
                 dmenu = \(menu.path)
+            # Nothing leaves the screen by itself: only a click, a dismissal or a withdrawal.
+            [urgency_low]
+                timeout = 0
+            [urgency_normal]
+                timeout = 0
+            [urgency_critical]
+                timeout = 0
 
             """.write(to: config, atomically: true, encoding: .utf8)
         let bus = try await session.connect()
