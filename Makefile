@@ -244,6 +244,12 @@ bench-associations: deps
 bench-activities: deps release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench
 
+# A notification click (the server's ActionInvoked) → the scene, beside ContinueActivity and
+# `waypost continue` of the same target to the same scene.
+.PHONY: bench-notify
+bench-notify: deps release
+	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release notify-bench
+
 # Instructions per publish beside AddScene in the daemon, the bus daemon and the app, under callgrind.
 # The bench is linked statically (its own scratch path): valgrind 3.19 stops in the shared Swift
 # runtime's libdispatch at start.

@@ -19,7 +19,7 @@ public enum NotificationEvent: Sendable, Hashable {
 }
 
 /// What a notification shows (`org.freedesktop.Notifications.Notify`'s arguments).
-public struct NotificationContent: Sendable, Hashable {
+public struct NotificationContent: Sendable {
     /// The name the server shows as the sender.
     public var appName: String
     /// The sender's desktop-file id without `.desktop` (the `desktop-entry` hint), nil for none.
@@ -39,16 +39,6 @@ public struct NotificationContent: Sendable, Hashable {
     ) {
         (self.appName, self.desktopEntry, self.icon, self.title, self.body) = (appName, desktopEntry, icon, title, body)
         (self.buttons, self.expireTimeout) = (buttons, expireTimeout)
-    }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        (a.appName, a.desktopEntry, a.icon, a.title, a.body, a.expireTimeout) == (b.appName, b.desktopEntry, b.icon, b.title, b.body, b.expireTimeout)
-            && a.buttons.map(\.key) == b.buttons.map(\.key) && a.buttons.map(\.label) == b.buttons.map(\.label)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(title)
-        hasher.combine(body)
     }
 }
 

@@ -4,7 +4,7 @@ import WaypostContract
 
 /// A notification an app posts (`UNNotificationContent`): what it shows, and what its response
 /// carries back to the scene the rules pick for `targetContentIdentifier`.
-public struct NotificationContent: Sendable, Hashable {
+public struct NotificationContent: Sendable, Equatable {
     public var title: String
     public var body: String
     /// An icon name of the theme, or an absolute path; empty for the app's.
@@ -25,7 +25,6 @@ public struct NotificationContent: Sendable, Hashable {
     }
 
     public static func == (a: Self, b: Self) -> Bool { a.variants == b.variants }
-    public func hash(into hasher: inout Hasher) { hasher.combine(title) }
 
     var variants: [String: Variant] {
         Contract.NotificationContent(
