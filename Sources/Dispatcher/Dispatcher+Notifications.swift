@@ -32,9 +32,10 @@ extension Dispatcher {
                 case .action(let action, let token):
                     let response = Contract.NotificationResponse(
                         notificationID: id, action: action, targetContentIdentifier: target, userInfo: userInfo)
-                    Task { await self.respond(app: app, response, activationToken: token) }
+                    // Started on the connection's thread, whose loop the dispatcher runs on.
+                    Task(executorPreference: self.connection.executor) { await self.respond(app: app, response, activationToken: token) }
                 case .closed:
-                    Task { await self.notificationClosed(key, serial: serial) }
+                    Task(executorPreference: self.connection.executor) { await self.notificationClosed(key, serial: serial) }
                 }
             }
         } catch {
@@ -62,12 +63,15 @@ extension Dispatcher {
     /// Carries out the plan for the user's response to `app`'s notification, once; reported as
     /// `Routed` and logged by the service (`reportsNotificationResponses`).
     func respond(app: String, _ response: Contract.NotificationResponse, activationToken: String?) async {
-        let report = notificationReporter
-        let route: @Sendable () async throws(DispatchError) -> Outcome = { () async throws(DispatchError) -> Outcome in
-            try await self.carryOutResponse(app: app, response, activationToken: activationToken)
+        // Nonsending closures: the response is carried out here, on the dispatcher's thread.
+        guard let report = notificationReporter else {
+            do { _ = try await carryOutResponse(app: app, response, activationToken: activationToken) } catch {
+                logger.info("notification \(response.notificationID) of \(app) reached no scene: \(error)")
+            }
+            return
         }
-        if let report { await report("notification:\(app)/\(response.notificationID)", route) } else {
-            do { _ = try await route() } catch { logger.info("notification \(response.notificationID) of \(app) reached no scene: \(error)") }
+        await report("notification:\(app)/\(response.notificationID)") { () async throws(DispatchError) -> Outcome in
+            try await self.carryOutResponse(app: app, response, activationToken: activationToken)
         }
     }
 
@@ -103,7 +107,7 @@ extension Dispatcher {
     /// Has each response to a notification carried out through `report` (the service's `Routed`
     /// and log), which calls the route it is given once.
     public func reportsNotificationResponses(
-        through report: @escaping @Sendable (String, @escaping @Sendable () async throws(DispatchError) -> Outcome) async -> Void
+        through report: nonisolated(nonsending) @escaping @Sendable (String, nonisolated(nonsending) () async throws(DispatchError) -> Outcome) async -> Void
     ) {
         notificationReporter = report
     }

@@ -56,7 +56,7 @@ public actor Dispatcher {
     public nonisolated let notificationPoster: NotificationPoster
     // Apps' live notifications, and who reports their responses (Dispatcher+Notifications.swift).
     var notifications = NotificationBook()
-    var notificationReporter: (@Sendable (String, @escaping @Sendable () async throws(DispatchError) -> Outcome) async -> Void)?
+    var notificationReporter: (nonisolated(nonsending) @Sendable (String, nonisolated(nonsending) () async throws(DispatchError) -> Outcome) async -> Void)?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()

@@ -162,7 +162,8 @@ public final class NotificationPoster: Sendable {
             state.withLock { $0.watching = false }
             throw error
         }
-        let task = Task { [weak self] in
+        // Read on the connection's own thread, where the daemon lives: a click costs no thread hop.
+        let task = Task(executorPreference: connection.executor) { [weak self] in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     do { for try await message in signals { self?.received(message) } } catch {}
@@ -209,8 +210,11 @@ public final class NotificationPoster: Sendable {
         guard let (handler, event) = call else { return }
         handler(event)
         // Acted on, it is done (as a tapped notification leaves Notification Center): a server
-        // that keeps it on screen (dunst after `dunstctl action`) is asked to close it.
-        if case .action = event {
+        // that keeps it on screen (dunst after `dunstctl action`) is asked to close it, after
+        // what the action started has run up to its first wait.
+        guard case .action = event else { return }
+        let connection = connection
+        Task(executorPreference: connection.executor) {
             try? connection.send(
                 destination: sender, path: Self.path, interface: Self.interface, member: "CloseNotification", id)
             handler(.closed(reason: 2))

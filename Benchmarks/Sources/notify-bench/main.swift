@@ -41,7 +41,7 @@ func appInterface() -> Interface {
 }
 
 /// The notification server's side: Notify answers a new id, as a real server does.
-func serverInterface() -> Interface {
+func notificationServer() -> Interface {
     Interface(serverInterface, methods: [
         Method("Notify", arguments: [
             Argument("app_name", "s"), Argument("replaces_id", "u"), Argument("app_icon", "s"), Argument("summary", "s"),
@@ -93,7 +93,7 @@ func main() async throws {
     defer { session.stop() }
 
     let server = try await Connection(address: session.bus.address)
-    try server.export(serverPath, interfaces: [serverInterface()])
+    try server.export(serverPath, interfaces: [notificationServer()])
     guard try await server.requestName(serverName, flags: [.doNotQueue]) == .primaryOwner else {
         throw BenchError("cannot own \(serverName)")
     }
