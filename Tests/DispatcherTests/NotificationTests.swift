@@ -1,3 +1,4 @@
+// One file over 300 lines: the notification tests and the dunst desk they alone use, read together.
 import DBus
 import Foundation
 import Glibc
@@ -131,7 +132,7 @@ struct NotificationTests {
         try await desk.waitUntilShown(0)
     }
 
-    @Test("a spec-1.2 server's activation token arrives in the scene's platform data")
+    @Test("a spec-1.2 server's activation token arrives in the scene's platform data; a neighbour's does not")
     func activationToken() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
@@ -152,6 +153,24 @@ struct NotificationTests {
         let delivered = try #require(session.received(Self.mail.id).last)
         #expect(delivered["scene"] as? String == "conv-42")
         #expect((delivered["platform_data"] as? [String: Any])?["activation-token"] as? String == "token-from-the-server")
+
+        // A neighbour's ActivationToken is no token: the next click, without one, carries none.
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n2", Self.content) == "")
+        let line = try #require(await server.nextLine())
+        let second = try #require(UInt32(line.split(separator: " ")[1]))
+        let forger = try await session.connect()
+        let daemon = try #require(try await bus.nameOwner(of: Contract.busName))
+        try forger.emit(
+            path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications", member: "ActivationToken",
+            second, "forged-token", destination: daemon)
+        _ = try await forger.nameOwner(of: Contract.busName)
+        _ = try await bus.call(
+            destination: owner, path: "/org/freedesktop/Notifications", interface: "io.waypost.test.NotificationServer",
+            member: "Invoke", second, "default", "")
+        #expect(try await Self.nextRouted(&routed) == "notification:org.example.Mail/n2")
+        let plain = try #require(session.received(Self.mail.id).last)
+        #expect((plain["response"] as? [String: Any])?["notification-id"] as? String == "n2")
+        #expect((plain["platform_data"] as? [String: Any])?["activation-token"] == nil, "\(plain)")
     }
 
     @Test("an app over its budget of live notifications gets BudgetExceeded, and the others stay")
