@@ -17,7 +17,8 @@ struct Explain: AsyncParsableCommand {
             next one only when that one refuses or vanishes). With --scenario, reads a JSON scenario (an app's scene declarations, its \
             open scenes in search order, and one event) and prints the decision: {"action", "scene" or \
             "declaration", "rule", "reason"}. Exits 0 for any decision, non-zero when the scenario is \
-            malformed or the dispatcher refuses the URI.
+            malformed or the dispatcher refuses the URI. For a click on an app's notification: \
+            waypost notify explain APP ID.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
