@@ -27,6 +27,8 @@ DEB_PACKAGES += chromium xvfb
 # The sample apps' real windows (GTK 4), tested and demonstrated under Xvfb with a window manager
 # (openbox), looked at with xdotool, xprop and wmctrl, photographed with ImageMagick's import.
 DEB_PACKAGES += libgtk-4-dev openbox xdotool x11-utils wmctrl imagemagick
+# Notifications' tests click and close them on a real server: dunst (dunstctl), under Xvfb.
+DEB_PACKAGES += dunst
 # bench-open reads each opener's peak memory from GNU time.
 DEB_PACKAGES += time
 # `check-install`'s tools: groff renders the manual pages, desktop-file-validate the entry.
@@ -241,6 +243,12 @@ bench-associations: deps
 # and what keeping them costs on disk and in the daemon.
 bench-activities: deps release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench
+
+# A notification click (the server's ActionInvoked) → the scene, beside ContinueActivity and
+# `waypost continue` of the same target to the same scene.
+.PHONY: bench-notify
+bench-notify: deps release
+	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release notify-bench
 
 # Instructions per publish beside AddScene in the daemon, the bus daemon and the app, under callgrind.
 # The bench is linked statically (its own scratch path): valgrind 3.19 stops in the shared Swift

@@ -46,6 +46,13 @@ let package = Package(
                 .product(name: "DBus", package: "Waypost"), .product(name: "Desktop", package: "Waypost"),
                 .product(name: "WaypostContract", package: "Waypost"), "BenchSupport",
             ]),
+        // A notification click → the app's scene, beside ContinueActivity and `waypost continue` of the same target.
+        .executableTarget(
+            name: "notify-bench",
+            dependencies: [
+                .product(name: "DBus", package: "Waypost"), .product(name: "WaypostContract", package: "Waypost"),
+                "BenchSupport",
+            ]),
         // gio open → Waypost → a running app, beside gio open straight to it and to an Exec= entry.
         .executableTarget(
             name: "open-bench",

@@ -103,14 +103,20 @@ extension Dispatcher {
         let platform = pending.platformData.variants
         let reply: Message
         let member: Contract.Member
-        switch pending.event {
-        case .url(let uri):
+        switch (pending.event, pending.notification) {
+        case (_, let response?):
+            member = Contract.Application1.receiveNotificationResponse
+            reply = try await connection.call(
+                destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
+                member: member.name, scene, response.variants, platform, timeout: configuration.deliveryTimeout,
+                whileAwaiting: whileAwaiting)
+        case (.url(let uri), nil):
             member = Contract.Application1.openURL
             reply = try await connection.call(
                 destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
                 member: Contract.Application1.openURL.name, scene, uri, platform, timeout: configuration.deliveryTimeout,
                 whileAwaiting: whileAwaiting)
-        case .activity(let activity):
+        case (.activity(let activity), nil):
             member = Contract.Application1.continueUserActivity
             reply = try await connection.call(
                 destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
@@ -121,9 +127,10 @@ extension Dispatcher {
     }
 
     private func createScene(_ declaration: String, for pending: PendingEvent, in process: AppProcess) async throws -> String {
-        let event: Contract.SceneEvent = switch pending.event {
-        case .url(let uri): .url(uri)
-        case .activity(let activity): .activity(type: activity.type, activity: pending.activity)
+        let event: Contract.SceneEvent = switch (pending.event, pending.notification) {
+        case (_, let response?): .notificationResponse(response)
+        case (.url(let uri), nil): .url(uri)
+        case (.activity(let activity), nil): .activity(type: activity.type, activity: pending.activity)
         }
         let reply = try await connection.call(
             destination: process.owner, path: process.objectPath,

@@ -17,7 +17,8 @@ struct Explain: AsyncParsableCommand {
             (steps): each destination Open tries when all before it refused or vanished. With --scenario, reads a JSON scenario (an app's scene declarations, its \
             open scenes in search order, and one event) and prints the decision: {"action", "scene" or \
             "declaration", "rule", "reason"}. Exits 0 for any decision, non-zero when the scenario is \
-            malformed or the dispatcher refuses the URI.
+            malformed or the dispatcher refuses the URI. For a click on an app's notification: \
+            waypost notify explain APP ID.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -69,6 +70,11 @@ struct Explain: AsyncParsableCommand {
         } else {
             try await BusClient.callDispatcher(connection, Contract.Dispatcher1.explain, uri, failing: "cannot explain \(uri)")
         }
+        try Self.printOutcome(reply, format: format)
+    }
+
+    /// An `Explain`-like reply, as `--format` asks.
+    static func printOutcome(_ reply: Message, format: Format) throws {
         let outcome = BusClient.outcome(try reply.decode([String: Variant].self))
         let steps = outcome.steps ?? []
         switch format {
