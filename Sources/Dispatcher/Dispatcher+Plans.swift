@@ -130,6 +130,11 @@ extension Dispatcher {
             // A known opener never leaves the plan waiting for one.
             throw .invalidURI(uri, reason: "\(error)")
         }
+        return try Self.explanation(of: plan, for: event)
+    }
+
+    /// What Explain reports of a plan: its first step.
+    static func explanation(of plan: Plan, for event: PlannedEvent) throws(DispatchError) -> Outcome {
         switch plan.first.destination {
         case .nothing(.noScene(let app, _)):
             // No action says "nowhere" on the contract: the app that gets it, and rule none.
@@ -155,6 +160,7 @@ extension Dispatcher {
         switch event {
         case .link(let uri, _): uri
         case .activity(let activity, _): "activity \(activity.type)"
+        case .shortcut(let activity, let app): "shortcut \(activity.type) of \(app)"
         }
     }
 
@@ -163,6 +169,7 @@ extension Dispatcher {
         switch event {
         case .link(let uri, _): uri
         case .activity(let activity, _): activity.type
+        case .shortcut(let activity, _): activity.type
         }
     }
 }

@@ -7,11 +7,15 @@ public enum PlannedEvent: Sendable {
     case link(String, scheme: String)
     /// A user activity; `publisher` is the app that published it (a saved activity's), nil when unknown.
     case activity(UserActivity, publishedBy: String?)
+    /// An app's shortcut (a desktop action or a dock menu item), delivered as a user activity whose
+    /// type is the shortcut's type; the app is fixed: the entry whose shortcut it is.
+    case shortcut(UserActivity, app: String)
 
     var routed: ExternalEvent {
         switch self {
         case .link(let uri, _): .url(uri)
         case .activity(let activity, _): .activity(activity)
+        case .shortcut(let activity, _): .activity(activity)
         }
     }
 }
@@ -44,6 +48,7 @@ public enum Planner {
             try planning.webLink(uri, scheme: scheme, opener: opener)
         case .link(let uri, let scheme): try planning.schemeLink(uri, scheme: scheme, opener: opener)
         case .activity(let activity, let publisher): planning.activity(activity.type, publishedBy: publisher)
+        case .shortcut(let activity, let app): planning.shortcut(activity.type, of: app)
         }
         return planning.finished
     }
@@ -229,5 +234,19 @@ private struct Planning {
         case .success(let app): reach(app, facts: [.continuer(app: app.id, activityType: type)])
         case .failure(let why): nowhere = why
         }
+    }
+
+    /// A shortcut: only the app whose shortcut it is, never another (nobody acts on what is not
+    /// theirs), and only when it takes part: a shortcut has no meaning to an entry that does not.
+    mutating func shortcut(_ type: String, of appID: String) {
+        guard let app = snapshot.installed.entry(id: appID) else {
+            nowhere = .noHandler("\(appID) is not an installed entry that can take it")
+            return
+        }
+        guard app.participates else {
+            nowhere = .noHandler("\(appID) does not take part in Waypost: its shortcut \(type) has nowhere to go")
+            return
+        }
+        reach(app, facts: [.shortcut(app: appID, type: type)])
     }
 }

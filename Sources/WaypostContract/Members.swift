@@ -95,6 +95,12 @@ extension Contract {
         public static let continueSavedActivity = Member.method(
             "ContinueSavedActivity", in: [.init("id", "s"), platformData],
             out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
+        public static let performShortcut = Member.method(
+            "PerformShortcut", in: [.init("app_id", "s"), .init("action", "s"), platformData],
+            out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
+        public static let explainShortcut = Member.method(
+            "ExplainShortcut", in: [.init("app_id", "s"), .init("action", "s")],
+            out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
         public static let forgetSavedActivities = Member.method(
             "ForgetSavedActivities", in: [.init("app_id", "s"), .init("persistent_identifiers", "as")])
         public static let explain = Member.method(
@@ -121,6 +127,7 @@ extension Contract {
             setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
             getCurrentActivity, monitorCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
             forgetSavedActivities, ownedDomains, ownedDomainsChanged,
+            performShortcut, explainShortcut,
         ]
         /// Every error of the contract comes from the dispatcher.
         public static let errors = Failure.allCases

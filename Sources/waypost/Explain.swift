@@ -69,7 +69,11 @@ struct Explain: AsyncParsableCommand {
         } else {
             try await BusClient.callDispatcher(connection, Contract.Dispatcher1.explain, uri, failing: "cannot explain \(uri)")
         }
-        let outcome = BusClient.outcome(try reply.decode([String: Variant].self))
+        Self.show(BusClient.outcome(try reply.decode([String: Variant].self)), format: format)
+    }
+
+    /// An explained outcome, as JSON or as aligned text.
+    static func show(_ outcome: Contract.RoutingOutcome, format: Format) {
         typealias Keys = Contract.RoutingOutcome.Keys
         let fields = [
             (Keys.action.name, outcome.action?.rawValue), (Keys.appID.name, outcome.appID), (Keys.sceneID.name, outcome.sceneID),
