@@ -52,6 +52,8 @@ public actor Dispatcher {
     private var changeRates: [String: ChangeRate] = [:]
     // The process behind each registered connection (Dispatcher+Identity.swift).
     var identities = RegisteredIdentities()
+    // Each app's dock quicklist (DockMenuService.swift).
+    var dockMenus = DockMenus()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -158,6 +160,7 @@ public actor Dispatcher {
             mergeIfDue(process.appID)
             logger.info("\(process.appID) (\(owner)) went away")
             currentActivityMayHaveChanged()
+            withdrawDockMenuIfGone(process.appID)
         }
     }
 

@@ -18,6 +18,14 @@ extension DispatcherService {
                 }
                 return try call.reply(outcome.contractOutcome(reason: false).variants)
             },
+            method(Members.setShortcutItems, .actsAsTheApp) { call in
+                let (raw) = try call.arguments([[String: Variant]].self)
+                let items = try raw.enumerated().map { index, item throws(DispatchError) in
+                    try Self.read("shortcut item \(index)") { () throws(Contract.KeyError) in try Contract.ShortcutItem(item) }
+                }
+                try await self.dispatcher.setShortcutItems(caller: call.sender.rawValue, items)
+                return try call.reply()
+            },
             method(Members.explainShortcut, .takesTurns) { call in
                 let (appID, action) = try call.arguments(String.self, String.self)
                 do {

@@ -98,6 +98,8 @@ extension Contract {
         public static let performShortcut = Member.method(
             "PerformShortcut", in: [.init("app_id", "s"), .init("action", "s"), platformData],
             out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
+        public static let setShortcutItems = Member.method(
+            "SetShortcutItems", in: [.init("items", "aa{sv}", keys: ShortcutItem.Keys.all)])
         public static let explainShortcut = Member.method(
             "ExplainShortcut", in: [.init("app_id", "s"), .init("action", "s")],
             out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
@@ -127,7 +129,7 @@ extension Contract {
             setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
             getCurrentActivity, monitorCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
             forgetSavedActivities, ownedDomains, ownedDomainsChanged,
-            performShortcut, explainShortcut,
+            performShortcut, explainShortcut, setShortcutItems,
         ]
         /// Every error of the contract comes from the dispatcher.
         public static let errors = Failure.allCases

@@ -3,9 +3,11 @@
 com.canonical.Unity.LauncherEntry.Update, reads the menu named by its "quicklist" with libdbusmenu's
 client (Dbusmenu.Client), and chooses items as a click does (handle_event "clicked").
 
+usage: dock_quicklist.py [LABEL…]
 Prints JSON lines: {"event": "update", "app", "quicklist"} for each Update, {"event": "layout",
-"app", "items": [{"label", "type"}]} whenever the menu's layout is read, {"event": "clicked"}.
-Reads commands on stdin: "click APP-URI LABEL". Prints "ready" once it listens."""
+"app", "items": [{"label", "type"}]} whenever a menu's layout is read, and {"event": "clicked",
+"label"} once it chose the item of each LABEL, as a user's click does, the first time a layout
+shows it. Prints "ready" once it listens."""
 import json
 import sys
 
@@ -16,6 +18,7 @@ gi.require_version("Gio", "2.0")
 from gi.repository import Dbusmenu, Gio, GLib  # noqa: E402
 
 clients = {}
+to_click = list(sys.argv[1:])
 
 
 def say(**record):
@@ -40,25 +43,18 @@ def on_update(connection, sender, path, interface, member, parameters):
     if not quicklist:
         return
     client = Dbusmenu.Client.new(sender, quicklist)
-    client.connect("layout-updated", lambda c: say(event="layout", app=app, items=items_of(c)))
+    client.connect("layout-updated", lambda c: on_layout(app, c))
     clients[app] = client
 
 
-def on_command(channel, condition):
-    line = sys.stdin.readline()
-    if not line:
-        loop.quit()
-        return False
-    verb, app, label = line.rstrip("\n").split(" ", 2)
-    client = clients.get(app)
-    found = [child for child in (client.get_root().get_children() if client and client.get_root() else [])
-             if child.property_get("label") == label]
-    if verb != "click" or not found:
-        say(event="error", reason=f"no item {label!r} in {app}'s quicklist")
-        return True
-    found[0].handle_event("clicked", GLib.Variant("i", 0), 0)
-    say(event="clicked", app=app, label=label)
-    return True
+def on_layout(app, client):
+    say(event="layout", app=app, items=items_of(client))
+    for child in client.get_root().get_children() if client.get_root() else []:
+        label = child.property_get("label")
+        if label in to_click:
+            to_click.remove(label)
+            child.handle_event("clicked", GLib.Variant("i", 0), 0)
+            say(event="clicked", app=app, label=label)
 
 
 bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
@@ -67,7 +63,6 @@ bus.signal_subscribe(None, "com.canonical.Unity.LauncherEntry", "Update", None, 
 # The bus handles one connection's messages in order: once this answers, the match rule is in place.
 bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
               None, None, Gio.DBusCallFlags.NONE, -1, None)
-GLib.io_add_watch(GLib.IOChannel.unix_new(sys.stdin.fileno()), GLib.IO_IN | GLib.IO_HUP, on_command)
 loop = GLib.MainLoop()
 print("ready", flush=True)
 loop.run()
