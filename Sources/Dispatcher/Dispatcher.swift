@@ -180,6 +180,7 @@ public actor Dispatcher {
         _ uri: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil, callerShowsPages: Bool = false,
         prepare: (@Sendable (Outcome) -> Void)? = nil
     ) async throws(DispatchError) -> Outcome {
+        if let saved = SavedActivityLink.id(in: uri) { return try await continueSavedActivity(id: saved, platformData: platformData) }
         let scheme = try URIGrammar.scheme(of: uri)
         let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData, prepare: prepare, opener: opener)
         return try await carryOut(pending, .link(uri, scheme: scheme), callerShowsPages: callerShowsPages)

@@ -51,6 +51,7 @@ extension Dispatcher {
             try? connection.emit(path: path, interface: Self.dbusmenu, member: "LayoutUpdated", dockMenus.revision, Int32(0))
         }
         announceQuicklist(of: appID, path)
+        Task { await registerRecentActivities(of: appID) }
     }
 
     /// The app's menu goes once none of its processes is registered: docks are told it is empty.

@@ -81,4 +81,63 @@ struct DockMenuTests {
         #expect(gone["event"] as? String == "update")
         #expect(gone["quicklist"] as? String == "")
     }
+
+    static let activityManager = "/usr/lib/x86_64-linux-gnu/libexec/kactivitymanagerd"
+
+    @Test("Plasma's activity manager (kactivitymanagerd) receives the recent activity with its title; its link continues it in the right scene")
+    func plasmaRecents() async throws {
+        let session = try await KitSession()
+        defer { session.close() }
+        let appID = LibraryOverTheBusTests.appID
+        try await session.installInProcessApp(appID, schemes: [], activityTypes: [Self.show])
+        let bus = try await session.connect()
+        var owners = try await bus.nameOwnerChanges(for: "org.kde.ActivityManager").makeAsyncIterator()
+        let scores = try await bus.signals(matching: MatchRule(
+            path: "/ActivityManager/Resources/Scoring", interface: "org.kde.ActivityManager.ResourcesScoring",
+            member: "ResourceScoreUpdated"))
+        var environment = session.environment
+        environment["QT_QPA_PLATFORM"] = "offscreen"
+        let manager = try await ChildProcess.start(
+            Self.activityManager, [], environment: environment, errors: session.root.appendingPathComponent("kamd.stderr"))
+        defer { manager.kill() }
+        while let change = try await owners.next(), change.newOwner == nil {}
+
+        let app = try Application(id: appID, declarations: [.windowGroup("contacts")])
+        let (received, inbox) = AsyncStream.makeStream(of: (scene: String, activity: ContinuedActivity).self)
+        for (id, preferring) in [("ivan", Set(["contact/ada"])), ("judy", ["judy"])] {
+            let scene = try app.openScene("contacts", id: id)
+            scene.handlesExternalEvents(preferring: preferring, allowing: ["*"])
+            scene.onContinueUserActivity(Self.show) { activity, _ in inbox.yield((id, activity)) }
+        }
+        app.scene(id: "ivan")!.userActivity(Self.show) { activity in
+            activity.title = "Ada Lovelace"
+            activity.targetContentIdentifier = "contact/ada"
+            activity.isEligibleForSearch = true
+        }
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
+        defer { app.stop() }
+        let saved = try #require(try await ActivitiesTests.saved(bus).first)
+        app.shortcutItems = [ShortcutItem(type: Self.show, title: "Judy", targetContentIdentifier: "judy")]
+        try await app.synchronize()
+
+        // The manager scores what it recorded: the app's recent activity, under its link.
+        let link = "x-waypost-activity:\(saved.id)"
+        var updates = scores.makeAsyncIterator()
+        while true {
+            let update = try #require(try await updates.next())
+            let (_, client, resource, _, _, _) = try update.decode(String.self, String.self, String.self, Double.self, UInt32.self, UInt32.self)
+            if client == appID && resource == link { break }
+        }
+        let database = session.root.appendingPathComponent("data/kactivitymanagerd/resources/database").path
+        let titles = try await runProgram(
+            "/usr/bin/sqlite3", [database, "SELECT title FROM ResourceInfo WHERE targettedResource = '\(link)'"], environment: session.environment)
+        #expect(titles.output == "Ada Lovelace\n", "\(titles.errors)")
+
+        // The task manager hands the link to the app's entry; the app gives it to Waypost, which continues it.
+        #expect(try await app.openLaunchURL(link) == "ivan")
+        var delivered = received.makeAsyncIterator()
+        let continued = try #require(await delivered.next())
+        #expect(continued.scene == "ivan")
+        #expect(continued.activity.title == "Ada Lovelace")
+    }
 }
