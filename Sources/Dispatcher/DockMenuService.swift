@@ -56,9 +56,17 @@ extension Dispatcher {
 
     /// The app's menu goes once none of its processes is registered: docks are told it is empty.
     func withdrawDockMenuIfGone(_ appID: String) {
-        guard dockMenus.entries[appID] != nil, !registry.processes.values.contains(where: { $0.appID == appID }),
-              let path = DockMenus.path(of: appID)
-        else { return }
+        guard !registry.processes.values.contains(where: { $0.appID == appID }) else { return }
+        withdrawDockMenu(of: appID)
+    }
+
+    /// The menus of apps whose desktop entry was removed go too (GIO reported a change).
+    public func withdrawDockMenusOfRemovedEntries() {
+        for appID in dockMenus.entries.keys where (try? directory.entry(id: appID)) == nil { withdrawDockMenu(of: appID) }
+    }
+
+    private func withdrawDockMenu(of appID: String) {
+        guard dockMenus.entries[appID] != nil, let path = DockMenus.path(of: appID) else { return }
         dockMenus.entries[appID] = nil
         dockMenus.items[appID] = nil
         connection.unexport(path)
