@@ -19,8 +19,16 @@ enum Budgets {
     /// `matching` condition bytes of all of an app's declarations together (routing reads them all
     /// for every event that no open scene takes).
     static let matchingBytesPerApp = 64 * 1024
-    /// Calls one connection may have in flight at the dispatcher; the next gets `Busy` at once.
-    static let callsInFlightPerConnection = 32
+    /// Calls of one member one connection may have in flight at the dispatcher, declared per member
+    /// in the export table; the next gets `Busy` at once, naming the member and this number. A
+    /// connection's calls in flight are bounded by the sum over the members (816).
+    enum CallsInFlight: Int, Sendable {
+        /// Events and the desktop search's questions: an opener or a shell sends several at once.
+        case many = 32
+        /// What an app says of itself and its scenes, and the queries of commands: each is answered
+        /// at once or after a turn; an app restoring its windows may pipeline a few.
+        case few = 16
+    }
 
     /// The condition bytes of a scene's modifiers as they arrived, after checking each condition
     /// and the scene's totals.

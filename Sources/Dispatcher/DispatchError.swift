@@ -32,8 +32,10 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case notYours(persistentIdentifier: String, app: String)
     /// The activity store failed (SQLite's reason).
     case storeFailed(String)
-    /// Refused at once, nothing delivered: the caller has `limit` calls in flight, or `app`'s queue is full.
+    /// Refused at once, nothing delivered: `app`'s queue is full, or its change rate has no room soon.
     case busy(String, limit: Int)
+    /// Refused at once, nothing done: `caller` has `limit` calls of `member` in flight (its budget).
+    case callsInFlight(member: String, caller: String, limit: Int)
     /// The change would take the app over a budget (docs/delivery.md); nothing changed.
     case budgetExceeded(what: String, app: String, amount: Int, limit: Int)
     /// Another live process of the app declared other scenes (`differing` is the first id that differs).
@@ -68,7 +70,7 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownActivity: .unknownActivity
         case .notYours: .notOwner
         case .storeFailed: .storeFailed
-        case .busy: .busy
+        case .busy, .callsInFlight: .busy
         case .budgetExceeded: .budgetExceeded
         case .declarationMismatch: .declarationMismatch
         case .invalidReply: .invalidReply
@@ -113,6 +115,8 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
             "the saved activity \(Self.abbreviated(identifier)) is another application's, not \(app)'s; nothing was deleted"
         case .storeFailed(let reason): "the activity store failed: \(reason)"
         case .busy(let what, let limit): "busy: \(what) (at most \(limit)); nothing was delivered, try again later"
+        case .callsInFlight(let member, let caller, let limit):
+            "busy: \(caller) has \(limit) calls of \(member) in flight, its most; nothing was done, try again later"
         case .budgetExceeded(let what, let app, let amount, let limit):
             "\(what) of \(app) would be \(amount), over its budget of \(limit); nothing changed"
         case .declarationMismatch(let app, let differing, let owner):

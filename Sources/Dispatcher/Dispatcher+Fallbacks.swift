@@ -33,12 +33,22 @@ extension Dispatcher {
                 throw .deliveryFailed(uri, attempts: ["\(entry.id) refused org.freedesktop.Application.Open: \(error)"])
             }
         }
+        return try await Self.start(entry.id, with: uri, platformData, directory: directory, launcher: launcher)
+    }
+
+    /// Starts the installed entry `id` with the URI on its command line.
+    /// - Returns: how it got the URI, for the reason.
+    /// - Throws: `launchFailed` naming the app: its entry is gone, or the launch failed (GIO's reason).
+    static func start(
+        _ id: String, with uri: String, _ platformData: LaunchPlatformData, directory: any ApplicationDirectory,
+        launcher: any ApplicationLauncher
+    ) async throws(DispatchError) -> String {
         let installed: ApplicationEntry
-        do { installed = try directory.entry(id: entry.id) } catch { throw .launchFailed(app: entry.id, reason: error.description) }
+        do { installed = try directory.entry(id: id) } catch { throw .launchFailed(app: id, reason: error.description) }
         do {
-            _ = try await launch(installed, uris: [uri], platformData: platformData)
+            _ = try await launch(installed, uris: [uri], platformData: platformData, with: launcher)
         } catch {
-            throw .launchFailed(app: entry.id, reason: error.description)
+            throw .launchFailed(app: id, reason: error.description)
         }
         return "it was started with the link"
     }

@@ -10,16 +10,21 @@ extension Dispatcher {
     /// - Throws: `programMismatch` naming what the entry runs and what the process runs.
     @discardableResult
     func checkIdentity(pid: UInt32, of entry: ApplicationEntry) throws(DispatchError) -> ProcessRecord {
+        try Self.identify(pid: pid, of: entry, in: processes)
+    }
+
+    /// `checkIdentity` over any `RunningProcesses`: the choice alone, unit-tested over values.
+    static func identify(pid: UInt32, of entry: ApplicationEntry, in processes: any RunningProcesses) throws(DispatchError) -> ProcessRecord {
         let process: ProcessRecord
-        switch RunningProgram.record(ofProcess: Int32(bitPattern: pid)) {
+        switch processes.record(ofProcess: Int32(bitPattern: pid)) {
         case .success(let record): process = record
         case .failure(let failure):
             throw .programMismatch(app: entry.id, expected: entry.executablePath ?? "?", running: "process \(pid) cannot be read (\(failure))")
         }
-        let signatures = (try? InstalledPrograms.signatures(of: entry)) ?? []
+        let signatures = processes.signatures(of: entry)
         guard InstalledPrograms.isProcess(process, of: entry.id, signatures) else {
             let expected = signatures.isEmpty ? "a program that is not installed" : signatures.map(\.description).joined(separator: " or ")
-            throw .programMismatch(app: entry.id, expected: expected, running: Self.describe(process))
+            throw .programMismatch(app: entry.id, expected: expected, running: describe(process))
         }
         return process
     }
@@ -73,7 +78,7 @@ extension Dispatcher {
         if let reason = identities.ended[caller] { throw .registrationEnded(caller: caller, reason: reason) }
         guard let registered = identities.current[caller] else { return }  // not registered: the call says so
         let pid = registered.handle.pid
-        guard !registered.handle.hasExited, let now = RegisteredIdentities.reread(pid, as: registered.record) else {
+        guard !registered.handle.hasExited, let now = RegisteredIdentities.reread(pid, as: registered.record, in: processes) else {
             let reason = "its process \(pid) exited"
             endRegistration(of: caller, reason: reason)
             throw .registrationEnded(caller: caller, reason: reason)

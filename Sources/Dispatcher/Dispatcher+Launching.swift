@@ -32,12 +32,17 @@ extension Dispatcher {
 
     private struct LaunchTimedOut: Error {}
 
-    /// `launcher.launch` on a thread outside the cooperative pool: GIO spawns synchronously, and for a
-    /// DBusActivatable entry first connects to the session bus synchronously.
     func launch(
         _ entry: ApplicationEntry, uris: [String], platformData: LaunchPlatformData
     ) async throws(LaunchError) -> [Int32] {
-        let launcher = launcher
+        try await Self.launch(entry, uris: uris, platformData: platformData, with: launcher)
+    }
+
+    /// `launcher.launch` on a thread outside the cooperative pool: GIO spawns synchronously, and for a
+    /// DBusActivatable entry first connects to the session bus synchronously.
+    static func launch(
+        _ entry: ApplicationEntry, uris: [String], platformData: LaunchPlatformData, with launcher: any ApplicationLauncher
+    ) async throws(LaunchError) -> [Int32] {
         let result: Result<[Int32], LaunchError> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: Result { () throws(LaunchError) in

@@ -33,6 +33,8 @@ public actor Dispatcher {
     let connection: Connection
     let directory: any ApplicationDirectory
     let launcher: any ApplicationLauncher
+    /// Which app a process is (RunningProcesses.swift).
+    let processes: any RunningProcesses
     let logger: Logger
     let contentTypes: (any ContentTypeResolving)?
     /// Who owns each web domain (universal links); replaced whole by the daemon when it changes.
@@ -61,19 +63,20 @@ public actor Dispatcher {
 
     public init(
         connection: Connection, directory: any ApplicationDirectory, launcher: any ApplicationLauncher,
-        contentTypes: (any ContentTypeResolving)?, webLinks: WebLinkTable = WebLinkTable(),
-        configuration: Configuration = .init(), logger: Logger
+        processes: any RunningProcesses = ProcessTable(), contentTypes: (any ContentTypeResolving)?,
+        webLinks: WebLinkTable = WebLinkTable(), configuration: Configuration = .init(), logger: Logger
     ) {
         self.connection = connection
         self.directory = directory
         self.launcher = launcher
+        self.processes = processes
         self.configuration = configuration
         self.logger = logger
         self.contentTypes = contentTypes
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
-        openers = OpenerLookup(connection: connection, directory: directory) { id in
+        openers = OpenerLookup(connection: connection, directory: directory, processes: processes) { id in
             id == ownID || ((try? directory.entry(id: id)).map { DesktopApps.handsLinksBack($0, ownID: ownID, ownProgram: ownProgram) } ?? false)
         }
     }
@@ -85,14 +88,7 @@ public actor Dispatcher {
     func register(
         caller: BusName, appID: String, objectPath: ObjectPath, singleScene: Bool, announcesReady: Bool = false
     ) async throws(DispatchError) {
-        try Registry.check(id: appID, what: "app id")
-        let entry: ApplicationEntry
-        do { entry = try directory.entry(id: appID) } catch {
-            throw .unknownApplication(appID, reason: error.description)
-        }
-        guard entry.participates else {
-            throw .unknownApplication(appID, reason: "its desktop entry \(entry.filePath) does not opt in with X-Waypost=true")
-        }
+        let entry = try Self.registrable(appID, in: directory)
         let pid: UInt32
         do { pid = try await connection.processID(of: caller) } catch {
             throw .invalidArgument(caller.rawValue, reason: "the bus does not tell this connection's process: \(error)")
@@ -103,6 +99,21 @@ public actor Dispatcher {
             announcesReady: announcesReady)
         hold(caller.rawValue, identified)
         logger.info("registered \(appID) as \(caller) (pid \(pid))")
+    }
+
+    /// The installed, participating entry `appID` names: what a process registering as it must run.
+    /// - Throws: `invalidArgument` for a malformed id; `unknownApplication` for no such entry or one
+    ///   that does not opt in.
+    static func registrable(_ appID: String, in directory: any ApplicationDirectory) throws(DispatchError) -> ApplicationEntry {
+        try Registry.check(id: appID, what: "app id")
+        let entry: ApplicationEntry
+        do { entry = try directory.entry(id: appID) } catch {
+            throw .unknownApplication(appID, reason: error.description)
+        }
+        guard entry.participates else {
+            throw .unknownApplication(appID, reason: "its desktop entry \(entry.filePath) does not opt in with X-Waypost=true")
+        }
+        return entry
     }
 
     /// - Throws: `budgetExceeded` over `Budgets`, checked before the declarations are built.

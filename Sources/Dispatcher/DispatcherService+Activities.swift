@@ -7,52 +7,52 @@ extension DispatcherService {
     var activityMethods: [Method] {
         typealias Members = Contract.Dispatcher1
         return [
-            method(Members.setCurrentActivity, .actsAsTheApp) { call in
+            method(Members.setCurrentActivity, .actsAsTheApp, inFlight: .few) { call in
                 let (scene, type, raw) = try call.arguments(String.self, String.self, [String: Variant].self)
                 let details = try Self.read("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(raw) }
                 try await self.dispatcher.setCurrentActivity(
                     caller: call.sender.rawValue, scene: scene, type: type, activity: raw, details: details)
                 return try call.reply()
             },
-            method(Members.clearCurrentActivity, .actsAsTheApp) { call in
+            method(Members.clearCurrentActivity, .actsAsTheApp, inFlight: .few) { call in
                 let (scene) = try call.arguments(String.self)
                 try await self.dispatcher.clearCurrentActivity(caller: call.sender.rawValue, scene: scene)
                 return try call.reply()
             },
-            method(Members.deleteSavedActivities, .actsAsTheApp) { call in
+            method(Members.deleteSavedActivities, .actsAsTheApp, inFlight: .few) { call in
                 let (identifiers) = try call.arguments([String].self)
                 try await self.dispatcher.deleteSavedActivities(caller: call.sender.rawValue, persistentIdentifiers: identifiers)
                 return try call.reply()
             },
-            method(Members.deleteAllSavedActivities, .actsAsTheApp) { call in
+            method(Members.deleteAllSavedActivities, .actsAsTheApp, inFlight: .few) { call in
                 try await self.dispatcher.deleteAllSavedActivities(caller: call.sender.rawValue)
                 return try call.reply()
             },
-            method(Members.getCurrentActivity, .takesTurns) { call in
+            method(Members.getCurrentActivity, .takesTurns, inFlight: .few) { call in
                 try call.reply(Contract.CurrentActivity.variants(await self.dispatcher.currentActivity))
             },
-            method(Members.monitorCurrentActivity, .takesTurns) { call in
+            method(Members.monitorCurrentActivity, .takesTurns, inFlight: .few) { call in
                 if await self.dispatcher.announceCurrentActivity(to: call.sender) { await self.forgetWhenGone(call.sender) }
                 return try call.reply()
             },
-            method(Members.searchActivities, .takesTurns) { call in
+            method(Members.searchActivities, .takesTurns, inFlight: .few) { call in
                 let (terms, limit) = try call.arguments([String].self, UInt32.self)
                 let results = try await self.dispatcher.searchActivities(terms, limit: limit)
                 return try call.reply(results.map(\.variants))
             },
-            method(Members.listSavedActivities, .takesTurns) { call in
+            method(Members.listSavedActivities, .takesTurns, inFlight: .few) { call in
                 let (appID) = try call.arguments(String.self)
                 let results = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID)
                 return try call.reply(results.map(\.variants))
             },
-            method(Members.continueSavedActivity, .delivers) { call in
+            method(Members.continueSavedActivity, .delivers, inFlight: .many) { call in
                 let (id, platform) = try call.arguments(String.self, [String: Variant].self)
                 let outcome = try await self.routed("saved-activity:\(id)") { () async throws(DispatchError) in
                     try await self.dispatcher.continueSavedActivity(id: id, platformData: LaunchPlatformData(platform))
                 }
                 return try call.reply(outcome.contractOutcome(reason: false).variants)
             },
-            method(Members.forgetSavedActivities, .takesTurns) { call in
+            method(Members.forgetSavedActivities, .takesTurns, inFlight: .few) { call in
                 let (appID, identifiers) = try call.arguments(String.self, [String].self)
                 try Registry.check(id: appID, what: "app id")
                 try await self.dispatcher.forgetSavedActivities(

@@ -22,11 +22,11 @@ extension DispatcherService {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.getInitialResultSet, .takesTurns) { call in
+                method(Members.getInitialResultSet, .takesTurns, inFlight: .many) { call in
                     let (terms) = try call.arguments([String].self)
                     return try call.reply(try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults))
                 },
-                method(Members.getSubsearchResultSet, .takesTurns) { call in
+                method(Members.getSubsearchResultSet, .takesTurns, inFlight: .many) { call in
                     let (previous, terms) = try call.arguments([String].self, [String].self)
                     try Dispatcher.checkResultIDs(previous.count, of: Members.getSubsearchResultSet.name.rawValue)
                     // A fresh search, as GNOME's own app search answers: the previous results were
@@ -34,7 +34,7 @@ extension DispatcherService {
                     // terms can only match a subset of what the shorter ones matched.
                     return try call.reply(try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults))
                 },
-                method(Members.getResultMetas, .takesTurns) { call in
+                method(Members.getResultMetas, .takesTurns, inFlight: .many) { call in
                     let (identifiers) = try call.arguments([String].self)
                     try Dispatcher.checkResultIDs(identifiers.count, of: Members.getResultMetas.name.rawValue)
                     let metas = await self.dispatcher.resultMetas(identifiers)
@@ -47,14 +47,14 @@ extension DispatcherService {
                         return fields
                     })
                 },
-                method(Members.activateResult, .delivers) { call in
+                method(Members.activateResult, .delivers, inFlight: .many) { call in
                     let (identifier, _, timestamp) = try call.arguments(String.self, [String].self, UInt32.self)
                     // GNOME Shell gives a timestamp, no token: the startup id convention carries it.
                     let platform = LaunchPlatformData(activationToken: nil, desktopStartupID: "waypost-search_TIME\(timestamp)")
                     try await self.continueFromSearch(identifier, platform, caller: call.sender)
                     return try call.reply()
                 },
-                method(Members.launchSearch, .delivers) { call in
+                method(Members.launchSearch, .delivers, inFlight: .many) { call in
                     // No window of our own shows more results.
                     try call.reply()
                 },
@@ -66,8 +66,8 @@ extension DispatcherService {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.actions, .takesTurns) { call in try call.reply([Structure<String, String, String>]()) },
-                method(Members.match, .takesTurns) { call in
+                method(Members.actions, .takesTurns, inFlight: .few) { call in try call.reply([Structure<String, String, String>]()) },
+                method(Members.match, .takesTurns, inFlight: .many) { call in
                     let (query) = try call.arguments(String.self)
                     let results = try await self.dispatcher.searchActivities([query], limit: Self.desktopResults)
                     let metas = await self.dispatcher.resultMetas(results.map(\.id))
@@ -79,7 +79,7 @@ extension DispatcherService {
                     }
                     return try call.reply(matches)
                 },
-                method(Members.run, .delivers) { call in
+                method(Members.run, .delivers, inFlight: .many) { call in
                     let (matchID, _) = try call.arguments(String.self, String.self)
                     let token = self.runnerToken.withLock { token in
                         defer { token = nil }
@@ -88,9 +88,9 @@ extension DispatcherService {
                     try await self.continueFromSearch(matchID, LaunchPlatformData(activationToken: token, desktopStartupID: nil), caller: call.sender)
                     return try call.reply()
                 },
-                method(Members.teardown, .takesTurns) { call in try call.reply() },
-                method(Members.config, .takesTurns) { call in try call.reply([String: Variant]()) },
-                method(Members.setActivationToken, .takesTurns) { call in
+                method(Members.teardown, .takesTurns, inFlight: .few) { call in try call.reply() },
+                method(Members.config, .takesTurns, inFlight: .few) { call in try call.reply([String: Variant]()) },
+                method(Members.setActivationToken, .takesTurns, inFlight: .few) { call in
                     let (token) = try call.arguments(String.self)
                     self.runnerToken.withLock { $0 = token }
                     return try call.reply()

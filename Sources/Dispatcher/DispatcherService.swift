@@ -21,8 +21,6 @@ public final class DispatcherService: Sendable {
     private let monitors = Mutex<[BusName: Contract.MonitorOptions]>([:])
     /// Connections watched for leaving the bus: one subscription each, however often they register.
     private let watched = Mutex<Set<BusName>>([])
-    /// Calls each connection has in flight here, bounded by `Budgets.callsInFlightPerConnection`.
-    let callsInFlight = Mutex<[BusName: Int]>([:])
     /// Calls answered so far: the daemon trims its heap once this stops moving (waypost/Daemon.swift).
     public var callsAnswered: UInt64 { answered.load(ordering: .relaxed) }
     let answered = Atomic<UInt64>(0)
@@ -79,7 +77,7 @@ public final class DispatcherService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.registerApplication, .takesTurns) { call in
+                method(Members.registerApplication, .takesTurns, inFlight: .few) { call in
                     let (appID, path, raw) = try call.arguments(String.self, ObjectPath.self, [String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.RegistrationOptions(raw) }
                     try await self.dispatcher.register(
@@ -88,7 +86,7 @@ public final class DispatcherService: Sendable {
                     await self.forgetWhenGone(call.sender)
                     return try call.reply()
                 },
-                method(Members.declareScenes, .actsAsTheApp) { call in
+                method(Members.declareScenes, .actsAsTheApp, inFlight: .few) { call in
                     let (raw) = try call.arguments([Structure<String, [String: Variant]>].self)
                     let declarations = try raw.map { entry throws(DispatchError) in
                         try Self.decode("declaration \"\(entry.fields.0)\"") { () throws(Contract.KeyError) in
@@ -98,32 +96,32 @@ public final class DispatcherService: Sendable {
                     try await self.dispatcher.declare(caller: call.sender.rawValue, declarations)
                     return try call.reply()
                 },
-                method(Members.ready, .actsAsTheApp) { call in
+                method(Members.ready, .actsAsTheApp, inFlight: .few) { call in
                     try await self.dispatcher.ready(caller: call.sender.rawValue)
                     return try call.reply()
                 },
-                method(Members.addScene, .actsAsTheApp) { call in
+                method(Members.addScene, .actsAsTheApp, inFlight: .few) { call in
                     let (scene, declaration) = try call.arguments(String.self, String.self)
                     try await self.dispatcher.addScene(caller: call.sender.rawValue, scene: scene, declaration: declaration)
                     return try call.reply()
                 },
-                method(Members.removeScene, .actsAsTheApp) { call in
+                method(Members.removeScene, .actsAsTheApp, inFlight: .few) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.removeScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                method(Members.activateScene, .actsAsTheApp) { call in
+                method(Members.activateScene, .actsAsTheApp, inFlight: .few) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.activateScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                method(Members.setExternalEvents, .actsAsTheApp) { call in
+                method(Members.setExternalEvents, .actsAsTheApp, inFlight: .few) { call in
                     let (scene, raw) = try call.arguments(String.self, [Structure<[String], [String]>].self)
                     let modifiers = raw.map(Contract.Modifier.init)
                     try await self.dispatcher.setModifiers(caller: call.sender.rawValue, scene: scene, modifiers)
                     return try call.reply()
                 },
-                method(Members.open, .delivers) { call in
+                method(Members.open, .delivers, inFlight: .many) { call in
                     let (uri, platform) = try call.arguments(String.self, [String: Variant].self)
                     let answer = PreparedAnswer(call)
                     let opener = self.opener(of: call.sender, platform)
@@ -135,7 +133,7 @@ public final class DispatcherService: Sendable {
                     }
                     return try answer.reply(to: outcome)
                 },
-                method(Members.continueActivity, .delivers) { call in
+                method(Members.continueActivity, .delivers, inFlight: .many) { call in
                     let (type, activity, platform) = try call.arguments(String.self, [String: Variant].self, [String: Variant].self)
                     let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
                     let userActivity = UserActivity(type: type, details)
@@ -146,13 +144,13 @@ public final class DispatcherService: Sendable {
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).variants)
                 },
-                method(Members.explain, .takesTurns) { call in
+                method(Members.explain, .takesTurns, inFlight: .many) { call in
                     let (uri) = try call.arguments(String.self)
                     do {
                         return try call.reply(try await self.dispatcher.explain(uri).contractOutcome(reason: true).variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method(Members.explainOpenedBy, .takesTurns) { call in
+                method(Members.explainOpenedBy, .takesTurns, inFlight: .many) { call in
                     let (uri, opener) = try call.arguments(String.self, String.self)
                     do {
                         var outcome = try await self.dispatcher.explain(uri, opener: .app(id: opener, process: "given")).contractOutcome(reason: true)
@@ -160,18 +158,18 @@ public final class DispatcherService: Sendable {
                         return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method(Members.monitorRouted, .takesTurns) { call in
+                method(Members.monitorRouted, .takesTurns, inFlight: .few) { call in
                     let (raw) = try call.arguments([String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.MonitorOptions(raw) }
                     let added = self.monitors.withLock { $0.updateValue(options, forKey: call.sender) == nil }
                     if added { await self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
-                method(Members.ownedDomains, .takesTurns) { call in
+                method(Members.ownedDomains, .takesTurns, inFlight: .few) { call in
                     if let read = self.userRulesReader.withLock({ $0 }) { await read() }
                     return try call.reply(self.dispatcher.webLinks.ownedDomains)
                 },
-                method(Members.status, .takesTurns) { call in
+                method(Members.status, .takesTurns, inFlight: .few) { call in
                     let (processes, scenes) = await self.dispatcher.status
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
@@ -189,11 +187,11 @@ public final class DispatcherService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.activate, .takesTurns) { call in
+                method(Members.activate, .takesTurns, inFlight: .few) { call in
                     // Nothing to show: the dispatcher has no window. Activation only starts it.
                     try call.reply()
                 },
-                method(Members.open, .delivers) { call in
+                method(Members.open, .delivers, inFlight: .many) { call in
                     let (uris, platform) = try call.arguments([String].self, [String: Variant].self)
                     var failures: [(full: String, redacted: String)] = []
                     let opener = self.opener(of: call.sender, platform)
@@ -216,7 +214,7 @@ public final class DispatcherService: Sendable {
                     }
                     return try call.reply()
                 },
-                method(Members.activateAction, .takesTurns) { call in
+                method(Members.activateAction, .takesTurns, inFlight: .few) { call in
                     let (action, _, _) = try call.arguments(String.self, [Variant].self, [String: Variant].self)
                     throw BusError(.notSupported, "the dispatcher has no action \"\(action)\"")
                 },
@@ -235,23 +233,28 @@ public final class DispatcherService: Sendable {
             [String: Variant](), Int32(-1))
     }
 
-    /// The member as the contract declares it, served as `policy` says, answered by `handler`; a
-    /// `DispatchError` reaches the caller under its contract name. A connection with
-    /// `Budgets.callsInFlightPerConnection` calls in flight gets `Busy` at once, before anything is
-    /// routed or delivered; a call acting as the registered app is refused, and the registration
-    /// ended, once its process changed.
+    /// The member as the contract declares it, served as `serving` says, answered by `handler`; a
+    /// `DispatchError` reaches the caller under its contract name. A connection with `inFlight` calls
+    /// of this member in flight gets `Busy` (naming the member) at once, before anything is routed
+    /// or delivered; a call acting as the registered app is refused, and the registration ended,
+    /// once its process changed.
     func method(
-        _ member: Contract.Member, _ policy: MemberPolicy,
+        _ member: Contract.Member, _ serving: MemberPolicy.Serving, inFlight: Budgets.CallsInFlight,
         _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
-        member.exported { call in
+        let policy = MemberPolicy(serving: serving, callsInFlight: inFlight)
+        let calls = MemberCalls(member, limit: policy.callsInFlight)
+        return member.exported { call in
             do {
-                try self.enter(call.sender)
-                defer { self.leave(call.sender) }
-                if policy == .delivers { return try await handler(call) }
+                try calls.enter(call.sender)
+                defer {
+                    calls.leave(call.sender)
+                    self.answered.add(1, ordering: .relaxed)
+                }
+                if policy.serving == .delivers { return try await handler(call) }
                 await self.turns.take(call.sender)
                 defer { self.turns.give(call.sender) }
-                if policy == .actsAsTheApp { try await self.dispatcher.recheckIdentity(of: call.sender.rawValue) }
+                if policy.serving == .actsAsTheApp { try await self.dispatcher.recheckIdentity(of: call.sender.rawValue) }
                 return try await handler(call)
             } catch let error as DispatchError {
                 // The only URI a method's error can name is its first argument's (Explain's).

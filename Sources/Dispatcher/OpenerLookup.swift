@@ -23,8 +23,9 @@ public final class OpenerLookup: Sendable {
     private let callers = Mutex<[BusName: Known]>([:])
     static let cacheLimit = 512
 
-    /// Processes read by earlier walks, kept while they live and run the same program.
-    let processes = KnownProcesses()
+    /// Which app each process is; the real one keeps processes read by earlier walks while they
+    /// live and run the same program (`KnownProcesses`).
+    let processes: any RunningProcesses
 
     enum Known {
         /// Asked of the bus as the connection appeared; nil when the bus did not say (it left).
@@ -44,9 +45,13 @@ public final class OpenerLookup: Sendable {
         var walkAhead: Task<Opener, Never>?
     }
 
-    init(connection: Connection, directory: any ApplicationDirectory, passesLinksOn: @escaping @Sendable (String) -> Bool) {
+    init(
+        connection: Connection, directory: any ApplicationDirectory, processes: any RunningProcesses,
+        passesLinksOn: @escaping @Sendable (String) -> Bool
+    ) {
         self.connection = connection
         self.directory = directory
+        self.processes = processes
         self.passesLinksOn = passesLinksOn
     }
 
@@ -161,12 +166,21 @@ public final class OpenerLookup: Sendable {
     /// The walk itself, for a pid already known: each process read as far as identifying it against
     /// the installed programs needs (`KnownProcesses`).
     func opener(of caller: Caller, askedAt: UInt64, portalAppID: String?) -> Opener {
-        let programs = directory.installedPrograms()
-        return OpenerSearch.opener(
-            caller: Int32(bitPattern: caller.pid), askedAt: min(askedAt, caller.connectedBy), programs: programs,
-            portalAppID: portalAppID, ignoring: passesLinksOn,
-            read: { self.processes.record(ofProcess: $0, against: programs) },
-            currentParent: { self.processes.currentParent(of: $0) })
+        Self.opener(
+            ofProcess: caller.pid, askedAt: min(askedAt, caller.connectedBy), portalAppID: portalAppID,
+            programs: directory.installedPrograms(), processes: processes, passesLinksOn: passesLinksOn)
+    }
+
+    /// The walk from process `pid` to the first app over any `RunningProcesses`: the choice alone,
+    /// unit-tested over values.
+    static func opener(
+        ofProcess pid: UInt32, askedAt: UInt64, portalAppID: String?, programs: InstalledPrograms,
+        processes: any RunningProcesses, passesLinksOn: (String) -> Bool
+    ) -> Opener {
+        OpenerSearch.opener(
+            caller: Int32(bitPattern: pid), askedAt: askedAt, programs: programs, portalAppID: portalAppID,
+            ignoring: passesLinksOn, read: { processes.record(ofProcess: $0, against: programs) },
+            currentParent: { processes.currentParent(of: $0) })
     }
 
     /// A connection left the bus: what is known of it, and of its process, is no longer needed (a

@@ -37,15 +37,15 @@ struct RegisteredIdentities: Sendable {
     /// Process `pid` read again as far as telling whether it runs what `registered` ran needs: a
     /// sandboxed app stays its sandbox's whatever it execs (its record as it was), a program is its
     /// `/proc/PID/exe` (one `readlink`), a script needs its arguments. Nil when it is gone.
-    static func reread(_ pid: Int32, as registered: ProcessRecord) -> ProcessRecord? {
+    static func reread(_ pid: Int32, as registered: ProcessRecord, in processes: any RunningProcesses) -> ProcessRecord? {
         if registered.sandbox != nil { return registered }
         if registered.script == nil {
-            guard let executable = try? RunningProgram.executable(ofProcess: pid) else { return nil }
+            guard let executable = try? processes.executable(ofProcess: pid) else { return nil }
             return ProcessRecord(
                 pid: pid, parent: registered.parent, name: registered.name, startTime: registered.startTime,
                 executable: executable, arguments: [])
         }
-        return try? RunningProgram.record(ofProcess: pid).get()
+        return try? processes.record(ofProcess: pid).get()
     }
 
     /// Whether process `now` still runs what `registered` ran: the same program (a program replaced

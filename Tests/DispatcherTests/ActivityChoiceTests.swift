@@ -4,14 +4,14 @@ import TestSupport
 import Testing
 import WaypostContract
 
-/// Who continues an activity that several installed apps list, on a private bus with real desktop
-/// entries: the publisher, from GNOME Shell's and KRunner's calls alike; without one that can, the
-/// user's choice, and with no choice nobody.
+/// The user's choice of who continues an activity that several installed apps list, made with the
+/// command and read by the daemon from mimeapps.list, on a private bus with real desktop entries.
+/// Who continues which activity is the planner's choice, unit-tested over values (PlannerTests,
+/// ContinuerTests); this checks what crosses the bus and the files.
 @Suite("who continues an activity several apps list", .serialized)
 struct ActivityChoiceTests {
     static let transfer = "org.bank.transfer"
     static let gnome = "org.gnome.Shell.SearchProvider2"
-    static let krunner = "org.kde.krunner1"
 
     static func transferActivity(_ n: Int) -> [String: Variant] {
         ActivitiesOverTheBusTests.activity(
@@ -25,38 +25,6 @@ struct ActivityChoiceTests {
         ] + arguments)
     }
 
-    @Test("another app listing the bank's activity type, first by id, never receives the bank's search result: GNOME and KRunner continue it in the bank")
-    func publisherContinues() async throws {
-        let session = try await DesktopSession()
-        defer { session.close() }
-        let bank = try await InProcessApp(session, id: "org.bank.App", name: "Bank", activityTypes: [Self.transfer])
-        let evil = try await InProcessApp(session, id: "aaa.evil.App", name: "Evil", activityTypes: [Self.transfer])
-        try await bank.openScene("b1")
-        try await evil.openScene("e1")
-        try await bank.publish("b1", Self.transfer, Self.transferActivity(1))
-
-        let gnomePath = Contract.SearchProvider2.objectPath
-        let found = try await Self.shellCall(session, gnomePath, "\(Self.gnome).GetInitialResultSet", ["['transfer']"])
-        let ids = SearchProviderTests.quoted(found.output)
-        #expect(ids.count == 1, "\(found.output)")
-        let activated = try await Self.shellCall(session, gnomePath, "\(Self.gnome).ActivateResult", [try #require(ids.first), "['transfer']", "7"])
-        #expect(activated.status == 0, "\(activated.output)")
-        #expect(evil.delivered == 0, "GNOME Shell's result went to aaa.evil.App")
-        try #require(bank.delivered == 1)
-        let continued = try await bank.next()
-        #expect(continued.scene == "b1")
-        #expect(continued.activity["user-info"] == Self.transferActivity(1)["user-info"])
-
-        let krunnerPath = Contract.KRunner1.objectPath
-        let matches = try await Self.shellCall(session, krunnerPath, "\(Self.krunner).Match", ["transfer"])
-        let match = try #require(SearchProviderTests.quoted(matches.output).first)
-        let ran = try await Self.shellCall(session, krunnerPath, "\(Self.krunner).Run", [match, ""])
-        #expect(ran.status == 0, "\(ran.output)")
-        #expect(evil.delivered == 0, "KRunner's match went to aaa.evil.App")
-        try #require(bank.delivered == 2)
-        #expect(try await bank.next().activity == Self.transferActivity(1))
-    }
-
     @Test("when the publisher no longer lists the type and two apps do, nobody gets it (AppNotChosen) until the user chooses one with `waypost activities choose`")
     func userChooses() async throws {
         let session = try await DesktopSession()
@@ -68,6 +36,13 @@ struct ActivityChoiceTests {
         try await bank.publish("b1", Self.transfer, Self.transferActivity(2))
         let opener = try await session.connect()
         let saved = try #require(try await session.search(opener, ["transfer"]).first?.id)
+        // While its entry lists the type, the saved activity carries its publisher to the planner:
+        // the bank continues it, though aaa.evil.App comes first by id.
+        let continued = try await session.dispatcher(opener, Contract.Dispatcher1.continueSavedActivity, saved, [String: Variant]())
+            .decode([String: Variant].self)
+        #expect(try Contract.RoutingOutcome(continued).appID == "org.bank.App")
+        #expect(try await bank.next().scene == "b1")
+        #expect(evil.delivered == 0 && other.delivered == 0)
 
         // The bank's entry goes; GIO tells the daemon through its monitors, which nothing announces.
         try FileManager.default.removeItem(at: session.root.appendingPathComponent("data/applications/org.bank.App.desktop"))

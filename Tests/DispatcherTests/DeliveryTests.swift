@@ -34,26 +34,41 @@ struct DeliveryTests {
         #expect(app.received == ["CreateScene wrong://new"])
     }
 
-    @Test("a connection with 32 calls in flight gets Busy at once for the next, and nothing of it is delivered")
+    @Test("a connection with 32 Opens in flight gets Busy naming Open at once for the next, nothing of it delivered; its other members are served meanwhile")
     func busyConnection() async throws {
-        let session = try await DesktopSession(deliveryTimeout: 2)
+        let session = try await DesktopSession(deliveryTimeout: 60)
         defer { session.close() }
         let app = try await CountingApp(session, id: "org.example.Slow", behaviour: .hang)
         defer { app.release() }
         try await app.openScene("a")
         let bus = try await session.connect()
-        let outcomes = await withTaskGroup(of: (String, String?).self) { group in
-            for index in 0..<40 {
-                group.addTask {
-                    let uri = "slow://\(index)"
-                    return (uri, await Self.failure { _ = try await session.open(uri, with: bus) }?.name.rawValue)
+        let flood = Task {
+            await withTaskGroup(of: (String, String?).self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let uri = "slow://\(index)"
+                        return (uri, await Self.failure { _ = try await session.open(uri, with: bus) }?.name.rawValue)
+                    }
                 }
+                return await group.reduce(into: [String: String]()) { $0[$1.0] = $1.1 ?? "delivered" }
             }
-            return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
         }
+        // The app holds what reached it, unanswered: 32 Opens are in flight until it is released.
+        try await waitUntil("the hung app holds 32 links", context: session.busLog) { app.count == 32 }
+        let more = await Self.failure { _ = try await session.open("slow://more", with: bus) }
+        #expect(more?.name.rawValue == "io.waypost.Error.Busy")
+        #expect(more?.message.contains("has 32 calls of Open in flight") == true, "\(more.map { "\($0)" } ?? "answered")")
+        // The flood of one member starves none of the others on the same connection.
+        let (processes, scenes) = try await session.status(with: bus)
+        #expect(processes.map { $0["app-id"] } == ["org.example.Slow"])
+        #expect(scenes.map { $0["scene-id"] } == ["a"])
+        #expect(app.count == 32)
+
+        app.release()
+        let outcomes = await flood.value
         let busy = Set(outcomes.filter { $0.value == "io.waypost.Error.Busy" }.keys)
         #expect(busy.count == 40 - 32, "\(outcomes)")
-        #expect(outcomes.values.filter { $0 == "io.waypost.Error.Timeout" }.count == 32)
+        #expect(outcomes.values.filter { $0 == "delivered" }.count == 32, "\(outcomes)")
         #expect(app.received.count == 32)
         #expect(app.received.allSatisfy { !busy.contains(String($0.dropFirst("OpenURL ".count))) })
     }

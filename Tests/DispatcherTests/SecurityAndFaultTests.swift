@@ -51,33 +51,6 @@ struct SecurityAndFaultTests {
         #expect(try await session.open("contacts://show?id=kim", with: bus)["scene-id"] == "mine")
     }
 
-    @Test("registration needs an installed, opted-in entry whose program the caller runs")
-    func registrationChecks() async throws {
-        let session = try await DesktopSession()
-        defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
-        try await session.writeEntry(id: "org.example.Shy", """
-            [Desktop Entry]
-            Type=Application
-            Name=Shy
-            Exec=/bin/true
-            MimeType=x-scheme-handler/shy;
-
-            """)
-        let bus = try await session.connect()
-        func register(_ id: String) async -> String? {
-            await Self.errorName {
-                _ = try await bus.call(destination: Self.dispatcher, path: Self.path, interface: Self.interface,
-                                       member: "RegisterApplication", id, ObjectPath("/app"), [String: Variant]())
-            }
-        }
-        #expect(await register("org.example.Nobody") == "io.waypost.Error.UnknownApplication")
-        #expect(await register("org.example.Shy") == "io.waypost.Error.UnknownApplication")
-        // This test process is not the Python program the Contacts entry runs.
-        #expect(await register(app.id) == "io.waypost.Error.ProgramMismatch")
-        #expect(await register("") == "io.waypost.Error.InvalidArgument")
-    }
-
     @Test("malformed, oversized and unknown links get named errors; the daemon keeps serving")
     func badLinks() async throws {
         let session = try await DesktopSession()

@@ -168,4 +168,23 @@ struct PlannerTests {
         let chosen = try Planner.plan(.activity(activity, publishedBy: "org.example.Gone"), opener: .known(nil), snapshot(desk))
         #expect(chosen.first.destination == .launch(app: Self.contacts.id))
     }
+
+    @Test("another app listing the bank's activity type, first by id and running, never continues the bank's saved activity")
+    func publisherOverFirstByID() throws {
+        let bank = InstalledApp(id: "org.bank.App", participates: true)
+        let evil = InstalledApp(id: "aaa.evil.App", participates: true)
+        var desk = Desk()
+        desk.activityApps["org.bank.transfer"] = [evil, bank]
+        let window = { (scene: String) in
+            try SceneRouter(declarations: [.windowGroup("main")], openScenes: [OpenScene(id: scene, declaration: "main", modifiers: [EventPreference(allowing: ["*"])])])
+        }
+        let running = Running(routers: [bank.id: try window("b1"), evil.id: try window("e1")])
+        let transfer = PlannedEvent.activity(UserActivity(type: "org.bank.transfer"), publishedBy: bank.id)
+        let plan = try Planner.plan(transfer, opener: .known(nil), snapshot(desk, running))
+        #expect(plan.first.destination == .openScene(app: bank.id, scene: "b1"))
+        #expect(!plan.steps.contains { "\($0.destination)".contains(evil.id) }, "\(plan.steps)")
+        // The user's choice of another app does not take the publisher's own activity from it.
+        desk.chosen["org.bank.transfer"] = evil.id
+        #expect(try Planner.plan(transfer, opener: .known(nil), snapshot(desk, running)).first.destination == .openScene(app: bank.id, scene: "b1"))
+    }
 }

@@ -1,0 +1,82 @@
+import Desktop
+@testable import Dispatcher
+import Synchronization
+import Testing
+
+/// The desktop's answers remembered until it changes, over a directory that counts the questions.
+@Suite("the desktop's answers, remembered")
+struct CachedDirectoryTests {
+    /// `DesktopAppsTests.Directory`, counting what it is asked; `during` runs inside each `entry(id:)`.
+    final class Counting: ApplicationDirectory {
+        let base: DesktopAppsTests.Directory
+        let asked = Mutex<[String: Int]>([:])
+        let during = Mutex<(@Sendable () -> Void)?>(nil)
+
+        init(_ base: DesktopAppsTests.Directory) { self.base = base }
+
+        func count(_ question: String) { asked.withLock { $0[question, default: 0] += 1 } }
+        func times(_ question: String) -> Int { asked.withLock { $0[question, default: 0] } }
+
+        func handlers(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
+            count("handlers \(scheme)")
+            return try base.handlers(forScheme: scheme)
+        }
+        func entries(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
+            count("entries \(scheme)")
+            return try base.entries(forScheme: scheme)
+        }
+        func participatingEntries() -> [ApplicationEntry] { base.participatingEntries() }
+        func applications(forActivityType activityType: String) -> [ApplicationEntry] { base.applications(forActivityType: activityType) }
+        func chosenApplicationID(forActivityType activityType: String) -> String? {
+            count("chosen \(activityType)")
+            return base.chosenApplicationID(forActivityType: activityType)
+        }
+        func entry(id: String) throws(CatalogError) -> ApplicationEntry {
+            count("entry \(id)")
+            during.withLock { $0 }?()
+            return try base.entry(id: id)
+        }
+        func fallbackHandler(forScheme scheme: String, excluding excludedID: String?) throws(CatalogError) -> ApplicationEntry? {
+            try base.fallbackHandler(forScheme: scheme, excluding: excludedID)
+        }
+        func previousDefault(forType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
+            base.previousDefault(forType: contentType, excluding: excludedID)
+        }
+        func installedPrograms() -> InstalledPrograms { base.installedPrograms() }
+        func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
+            base.fallbackHandler(forContentType: contentType, excluding: excludedID)
+        }
+    }
+
+    static let zoom = DesktopAppsTests.entry("zoom", participates: true, schemes: ["zoommtg"])
+
+    @Test("an answer is asked once until the desktop changes; a failure is asked again every time")
+    func remembered() throws {
+        let base = Counting(DesktopAppsTests.Directory(installed: [Self.zoom]))
+        let cache = CachedDirectory(base)
+        for _ in 0..<3 { #expect(try cache.handlers(forScheme: "zoommtg").map(\.id) == ["zoom"]) }
+        #expect(base.times("handlers zoommtg") == 1)
+        cache.invalidate()
+        #expect(try cache.handlers(forScheme: "zoommtg").map(\.id) == ["zoom"])
+        #expect(base.times("handlers zoommtg") == 2)
+        for _ in 0..<2 { #expect(throws: CatalogError.self) { try cache.entries(forScheme: "1nvalid") } }
+        #expect(base.times("entries 1nvalid") == 2)
+        for _ in 0..<2 { #expect(throws: CatalogError.notInstalled(applicationID: "gone")) { try cache.entry(id: "gone") } }
+        #expect(base.times("entry gone") == 2)
+        // The user's choice among continuers holds for the next activity: never remembered.
+        for _ in 0..<2 { _ = cache.chosenApplicationID(forActivityType: "org.example.show") }
+        #expect(base.times("chosen org.example.show") == 2)
+    }
+
+    @Test("an answer asked while the desktop changed is not kept: the next question asks again")
+    func changedWhileAsked() throws {
+        let base = Counting(DesktopAppsTests.Directory(installed: [Self.zoom]))
+        let cache = CachedDirectory(base)
+        base.during.withLock { $0 = { cache.invalidate() } }
+        #expect(try cache.entry(id: "zoom").id == "zoom")
+        base.during.withLock { $0 = nil }
+        #expect(try cache.entry(id: "zoom").id == "zoom")
+        #expect(try cache.entry(id: "zoom").id == "zoom")
+        #expect(base.times("entry zoom") == 2)
+    }
+}

@@ -1,0 +1,92 @@
+import DBus
+@testable import Dispatcher
+import Foundation
+import Testing
+import WaypostContract
+
+/// Each member the daemon serves declares, beside it in the export table, how it is served and its
+/// budget of calls in flight; each member counts its own.
+@Suite("policy at the member")
+struct MemberPolicyTests {
+    static let sources = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/Dispatcher")
+    static let contracts = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("dbus")
+
+    /// `method(Members.open, .delivers, inFlight: .many)` in the export table, by interface (the
+    /// `typealias Members = Contract.X` above it): member constant → its declaration.
+    static func declarations() throws -> [String: [String: [String]]] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { $0.hasPrefix("DispatcherService") }
+        var found: [String: [String: [String]]] = [:]
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            var interface: String?
+            for line in text.split(separator: "\n") {
+                if let alias = line.firstMatch(of: /typealias Members = Contract\.(\w+)/) { interface = String(alias.1) }
+                for declared in line.matches(of: /method\(Members\.(\w+), \.(\w+), inFlight: \.(\w+)\)/) {
+                    found[interface ?? "?", default: [:]][String(declared.1), default: []].append("\(declared.2) \(declared.3)")
+                }
+            }
+        }
+        return found
+    }
+
+    /// The methods an introspection file declares, as their constants in `WaypostContract` are named.
+    static func methods(_ file: String, _ interface: String) throws -> Set<String> {
+        let table = try InterfaceTable(xml: Data(contentsOf: contracts.appendingPathComponent(file)))
+        return Set(table.members(of: interface).compactMap { line in
+            guard let name = line.firstMatch(of: /^method (\w+)\(/)?.1 else { return nil }
+            return name.prefix(1).lowercased() + name.dropFirst()
+        })
+    }
+
+    @Test("every method of dbus/*.xml the daemon serves declares its serving and budget, once, and no member is exported without")
+    func everyMemberDeclares() throws {
+        let declared = try Self.declarations()
+        let served: [(contract: String, methods: Set<String>)] = [
+            ("Dispatcher1", try Self.methods("io.waypost.Dispatcher1.xml", Contract.Dispatcher1.interface.rawValue)),
+            ("SearchProvider2", try Self.methods("org.gnome.Shell.SearchProvider2.xml", Contract.SearchProvider2.interface.rawValue)),
+            ("KRunner1", try Self.methods("org.kde.krunner1.xml", Contract.KRunner1.interface.rawValue)),
+            // What GIO openers call on a DBusActivatable entry (the daemon's export is checked on a bus).
+            ("FreedesktopApplication", ["activate", "activateAction", "open"]),
+        ]
+        // Not vacuous: the files were read.
+        #expect(served[0].methods.count > 15 && served[0].methods.contains("registerApplication"))
+        for (contract, methods) in served {
+            let members = declared[contract] ?? [:]
+            #expect(Set(members.keys) == methods, "\(contract): declared \(members.keys.sorted()), served \(methods.sorted())")
+            for (member, declarations) in members {
+                #expect(declarations.count == 1, "\(contract).\(member): \(declarations)")
+            }
+        }
+        #expect(Set(declared.keys) == Set(served.map(\.contract)), "\(declared.keys.sorted())")
+        // The only way to export a member is `method`, whose policy and budget have no default.
+        let exports = try FileManager.default.contentsOfDirectory(atPath: Self.sources.path).reduce(0) { count, file in
+            let text = try String(contentsOf: Self.sources.appendingPathComponent(file), encoding: .utf8)
+            return count + text.matches(of: /\.exported\s*\{/).count
+        }
+        #expect(exports == 1)
+        // Events and the shells' questions may come by the dozen; what an app says of itself, a few.
+        #expect(declared["Dispatcher1"]?["open"] == ["delivers many"])
+        #expect(declared["SearchProvider2"]?["activateResult"] == ["delivers many"])
+        #expect(declared["Dispatcher1"]?["registerApplication"] == ["takesTurns few"])
+        #expect(declared["Dispatcher1"]?["addScene"] == ["actsAsTheApp few"])
+    }
+
+    @Test("each member counts its own calls in flight per connection: over its budget Busy names it and the limit, others go on")
+    func budgets() throws {
+        let open = MemberCalls(Contract.Dispatcher1.open, limit: .many)
+        let addScene = MemberCalls(Contract.Dispatcher1.addScene, limit: .few)
+        let caller: BusName = ":1.7", other: BusName = ":1.8"
+        for _ in 0..<Budgets.CallsInFlight.many.rawValue { try open.enter(caller) }
+        #expect(throws: DispatchError.callsInFlight(member: "Open", caller: ":1.7", limit: 32)) { try open.enter(caller) }
+        #expect(DispatchError.callsInFlight(member: "Open", caller: ":1.7", limit: 32).failure.errorName.rawValue == "io.waypost.Error.Busy")
+        // Another member of the same connection, and the same member of another connection, go on.
+        try addScene.enter(caller)
+        try open.enter(other)
+        open.leave(caller)
+        try open.enter(caller)
+        for _ in 1..<Budgets.CallsInFlight.few.rawValue { try addScene.enter(caller) }
+        #expect(throws: DispatchError.callsInFlight(member: "AddScene", caller: ":1.7", limit: 16)) { try addScene.enter(caller) }
+    }
+}
