@@ -10,13 +10,13 @@ import WaypostContract
 // com.canonical.dbusmenu menu the daemon serves and announces with
 // com.canonical.Unity.LauncherEntry.Update, as Ubuntu Dock, Dash to Dock and Plank read it.
 extension Dispatcher {
-    static let dbusmenu: InterfaceName = "com.canonical.dbusmenu"
-    static let launcherEntry: InterfaceName = "com.canonical.Unity.LauncherEntry"
-
     /// Replaces the caller's app's shortcut items and publishes its quicklist.
     /// - Throws: `notRegistered`; `budgetExceeded` over `ShortcutLimits.items`; `invalidArgument` for
     ///   an empty or oversized field; `userInfoTooLarge`. Nothing changes when it throws.
-    func setShortcutItems(caller: String, _ items: [Contract.ShortcutItem]) throws(DispatchError) {
+    /// - Parameter export: serves the menu at the path given (the service's `dockMenuInterface`).
+    func setShortcutItems(
+        caller: String, _ items: [Contract.ShortcutItem], export: (_ appID: String, ObjectPath) throws -> Void
+    ) throws(DispatchError) {
         let appID = try registry.registered(caller).appID
         guard items.count <= ShortcutLimits.items else {
             throw .budgetExceeded(what: "shortcut items", app: appID, amount: items.count, limit: ShortcutLimits.items)
@@ -34,21 +34,23 @@ extension Dispatcher {
             }
         }
         dockMenus.items[appID] = items
-        publishDockMenu(of: appID)
+        publishDockMenu(of: appID, export: export)
     }
 
     /// Serves the app's menu (once) and tells docks where it is; tells them it changed when it was served.
-    func publishDockMenu(of appID: String) {
+    private func publishDockMenu(of appID: String, export: (String, ObjectPath) throws -> Void) {
         guard let path = DockMenus.path(of: appID) else { return }
         if dockMenus.entries[appID] == nil {
-            dockMenus.entries[appID] = [:]
-            do { try connection.export(path, interfaces: [dockMenuInterface(appID)], executor: connection.executor) } catch {
+            do { try export(appID, path) } catch {
                 logger.error("cannot serve the quicklist of \(appID): \(error)")
                 return
             }
+            dockMenus.entries[appID] = [:]
         } else {
             dockMenus.revision &+= 1
-            try? connection.emit(path: path, interface: Self.dbusmenu, member: "LayoutUpdated", dockMenus.revision, Int32(0))
+            try? connection.emit(
+                path: path, interface: Contract.DBusMenu.interface, member: Contract.DBusMenu.layoutUpdated.name,
+                dockMenus.revision, Int32(0))
         }
         announceQuicklist(of: appID, path)
         Task { await registerRecentActivities(of: appID) }
@@ -75,7 +77,8 @@ extension Dispatcher {
 
     private func announceQuicklist(of appID: String, _ path: ObjectPath?) {
         try? connection.emit(
-            path: DockMenus.path(of: appID) ?? Contract.objectPath, interface: Self.launcherEntry, member: "Update",
+            path: DockMenus.path(of: appID) ?? Contract.objectPath, interface: Contract.LauncherEntry.interface,
+            member: Contract.LauncherEntry.update.name,
             "application://\(appID).desktop", ["quicklist": Variant(path?.rawValue ?? "")])
     }
 
@@ -115,5 +118,11 @@ extension Dispatcher {
         } catch {
             logger.info("the quicklist item \(id) of \(appID) went nowhere: \(error)")
         }
+    }
+
+    /// An item's properties as the last layout read gave them; the root's for 0; nil for an unknown id.
+    func dockMenuProperties(of appID: String, _ id: Int32) -> [String: Variant]? {
+        if id == 0 { return ["children-display": Variant("submenu")] }
+        return dockMenus.entries[appID]?[id].map(DockMenus.properties)
     }
 }
