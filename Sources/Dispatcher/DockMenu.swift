@@ -23,6 +23,8 @@ struct DockMenus: Sendable {
     var items: [String: [Contract.ShortcutItem]] = [:]
     var entries: [String: [Int32: DockMenuEntry]] = [:]
     var revision: UInt32 = 1
+    /// Apps whose recent activities are to be registered with Plasma's activity manager shortly.
+    var recentsDue: Set<String> = []
 
     /// Where the app's menu is served: its id with `.` as `/` and `-` as `_`, as the spec derives paths.
     static func path(of appID: String) -> ObjectPath? {

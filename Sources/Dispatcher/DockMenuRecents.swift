@@ -12,6 +12,17 @@ extension Dispatcher {
     /// The URI a saved activity is registered under; `Open` continues it as `ContinueSavedActivity`.
     static func savedActivityURI(_ id: String) -> String { "\(SavedActivityLink.scheme):\(id)" }
 
+    /// The app saved an activity: Plasma's recent items hear of it a second later, once for every
+    /// save made until then, so that an app saving a thousand a second costs the bus a few calls.
+    func recentActivitiesChanged(of appID: String) {
+        guard dockMenus.recentsDue.insert(appID).inserted else { return }
+        Task {
+            try? await Task.sleep(for: .seconds(1))
+            dockMenus.recentsDue.remove(appID)
+            await registerRecentActivities(of: appID)
+        }
+    }
+
     /// Registers the app's most recently used saved activities (oldest first, so the newest is the
     /// most recent there too) with their titles; nothing when the activity manager is not on the
     /// bus (it is never started for this). Fire and forget: the manager's answer changes nothing here.
