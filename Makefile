@@ -31,6 +31,10 @@ DEB_PACKAGES += libgtk-4-dev openbox xdotool x11-utils wmctrl imagemagick
 DEB_PACKAGES += dunst
 # bench-open reads each opener's peak memory from GNU time.
 DEB_PACKAGES += time
+# Dock quicklists are read in the tests as Dash to Dock reads them: libdbusmenu's client through python3-gi.
+DEB_PACKAGES += gir1.2-dbusmenu-glib-0.4
+# Plasma's recent resources: a real kactivitymanagerd on the tests' bus, its database read with sqlite3.
+DEB_PACKAGES += kactivitymanagerd sqlite3
 # `check-install`'s tools: groff renders the manual pages, desktop-file-validate the entry.
 CHECK_INSTALL_PACKAGES := groff-base desktop-file-utils
 DEB_PACKAGES += groff-base

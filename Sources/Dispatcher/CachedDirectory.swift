@@ -73,6 +73,11 @@ public final class CachedDirectory: ApplicationDirectory {
     }
 
     /// Built once per change of the installed entries (it reads each program's `#!` line).
+    /// Read each time (a shortcut is chosen by a person, rarely): the action's keys are the file's.
+    public func shortcut(appID: String, action: String) throws(ShortcutLookupError) -> DesktopShortcut {
+        try base.shortcut(appID: appID, action: action)
+    }
+
     public func installedPrograms() -> InstalledPrograms {
         remembered(\.programs, "") { base.installedPrograms() }
     }

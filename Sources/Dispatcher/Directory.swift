@@ -25,6 +25,8 @@ public protocol ApplicationDirectory: Sendable {
     func installedPrograms() -> InstalledPrograms
     /// The handler GIO picks for a file type, never `excludedID`.
     func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry?
+    /// The static shortcut (a `[Desktop Action]` with Waypost keys) of the app's own installed entry.
+    func shortcut(appID: String, action: String) throws(ShortcutLookupError) -> DesktopShortcut
 }
 
 /// Starts applications from their desktop entries.

@@ -45,6 +45,8 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Several installed apps list the activity type, its publisher (if any) is not one of them,
     /// and the user chose none of them: it was sent nowhere.
     case appNotChosen(activityType: String, candidates: [String], publisher: String?)
+    /// The app's installed entry has no such shortcut (or it cannot be read, or its user info is not a JSON object).
+    case unknownShortcut(app: String, action: String, reason: String)
 
     /// The contract's name for this failure, `io.waypost.Error.<Name>` on the bus.
     public var failure: Contract.Failure {
@@ -73,6 +75,7 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .declarationMismatch: .declarationMismatch
         case .invalidReply: .invalidReply
         case .appNotChosen: .appNotChosen
+        case .unknownShortcut: .unknownShortcut
         }
     }
 
@@ -126,6 +129,8 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(candidates.joined(separator: ", ")) can all continue \(Self.abbreviated(type))"
                 + (publisher.map { ", \($0), which published it, cannot" } ?? "")
                 + "; it was sent to none of them: choose one with `waypost activities choose \(type) APP`"
+        case .unknownShortcut(let app, let action, let reason):
+            "no shortcut \(Self.abbreviated(action)) of \(app): \(reason)"
         }
     }
 

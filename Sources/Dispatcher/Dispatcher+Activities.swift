@@ -94,6 +94,7 @@ extension Dispatcher {
             }
             throw .storeFailed(error.description)
         }
+        recentActivitiesChanged(of: appID)
         if full { await store.committed() }
     }
 

@@ -87,21 +87,11 @@ extension Dispatcher {
 
     /// Where a click on `app`'s live notification `id` would go now, delivering nothing.
     /// - Throws: `noHandler` when the app has no live notification `id`.
-    func explainNotification(app: String, id: String) throws(DispatchError) -> Outcome {
+    func explainNotification(app: String, id: String) throws(DispatchError) -> [Outcome] {
         guard let posted = notifications.posted[.init(app: app, id: id)] else {
             throw .noHandler("notification \(id) of \(app)", reason: "\(app) has no live notification with that id")
         }
-        let event = PlannedEvent.notificationResponse(app: app, targetContentIdentifier: posted.targetContentIdentifier)
-        let plan: Plan
-        do { plan = try Planner.plan(event, opener: .known(nil), snapshot) } catch {
-            throw .noHandler("notification \(id) of \(app)", reason: "\(error)")
-        }
-        switch plan.first.destination {
-        case .nothing(.noScene(let app, _)):
-            return Outcome(action: .deliver, appID: app, rule: plan.first.rule.rawValue, step: plan.first)
-        case .nothing(let nowhere): throw Self.error(nowhere, for: event)
-        default: return Outcome(plan.first, launched: false)
-        }
+        return try explain(.notificationResponse(app: app, targetContentIdentifier: posted.targetContentIdentifier), opener: nil)
     }
 
     /// Has each response to a notification carried out through `report` (the service's `Routed`

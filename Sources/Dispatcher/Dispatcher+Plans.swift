@@ -137,7 +137,8 @@ extension Dispatcher {
         return try explain(.activity(activity, publishedBy: nil), opener: nil)
     }
 
-    private func explain(_ event: PlannedEvent, opener: Opener?) throws(DispatchError) -> [Outcome] {
+    /// Every destination of `event`'s plan, as `explain(_:opener:)` lists a link's.
+    func explain(_ event: PlannedEvent, opener: Opener?) throws(DispatchError) -> [Outcome] {
         let snapshot = self.snapshot
         var refused = Refusals()
         var steps: [Outcome] = []
@@ -185,6 +186,7 @@ extension Dispatcher {
         case .link(let uri, _): uri
         case .activity(let activity, _): "activity \(activity.type)"
         case .notificationResponse(let app, _): "a notification of \(app)"
+        case .shortcut(let activity, let app): "shortcut \(activity.type) of \(app)"
         }
     }
 
@@ -194,6 +196,7 @@ extension Dispatcher {
         case .link(let uri, _): uri
         case .activity(let activity, _): activity.type
         case .notificationResponse(let app, _): "a notification of \(app)"
+        case .shortcut(let activity, _): activity.type
         }
     }
 }

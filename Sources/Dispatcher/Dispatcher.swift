@@ -59,6 +59,8 @@ public actor Dispatcher {
     // Apps' live notifications, and who reports their responses (Dispatcher+Notifications.swift).
     var notifications = NotificationBook()
     var notificationReporter: (nonisolated(nonsending) @Sendable (String, nonisolated(nonsending) () async throws(DispatchError) -> Outcome) async -> Void)?
+    // Each app's dock quicklist (DockMenuService.swift).
+    var dockMenus = DockMenus()
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -175,6 +177,7 @@ public actor Dispatcher {
             mergeIfDue(process.appID)
             logger.info("\(process.appID) (\(owner)) went away")
             currentActivityMayHaveChanged()
+            withdrawDockMenuIfGone(process.appID)
         }
     }
 
@@ -194,6 +197,7 @@ public actor Dispatcher {
         _ uri: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil, callerShowsPages: Bool = false,
         prepare: (@Sendable (Outcome) -> Void)? = nil
     ) async throws(DispatchError) -> Outcome {
+        if let saved = SavedActivityLink.id(in: uri) { return try await continueSavedActivity(id: saved, platformData: platformData) }
         let scheme = try URIGrammar.scheme(of: uri)
         let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData, prepare: prepare, opener: opener)
         return try await carryOut(pending, .link(uri, scheme: scheme), callerShowsPages: callerShowsPages)

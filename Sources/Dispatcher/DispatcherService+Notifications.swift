@@ -20,7 +20,7 @@ extension DispatcherService {
             },
             method(Members.explainNotification, .takesTurns, inFlight: .many) { call in
                 let (app, id) = try call.arguments(String.self, String.self)
-                return try call.reply(try await self.dispatcher.explainNotification(app: app, id: id).contractOutcome(reason: true).variants)
+                return try call.reply(Outcome.explained(try await self.dispatcher.explainNotification(app: app, id: id)).variants)
             },
         ]
     }

@@ -181,7 +181,7 @@ public final class DispatcherService: Sendable {
                     let (processes, scenes) = await self.dispatcher.status
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
-            ] + activityMethods + notificationMethods,
+            ] + activityMethods + notificationMethods + shortcutMethods,
             signals: [
                 Members.routed.signalDeclaration, Members.currentActivityChanged.signalDeclaration,
                 Members.ownedDomainsChanged.signalDeclaration,

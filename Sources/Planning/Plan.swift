@@ -87,6 +87,8 @@ public enum Fact: Sendable, Equatable {
     case continuer(app: String, activityType: String)
     /// The app that posted the notification the user acted on.
     case poster(app: String)
+    /// A shortcut of this app's, which only it gets.
+    case shortcut(app: String, type: String)
     /// The owner opened its own link: it goes to the browser.
     case selfLoop(app: String)
     /// An app named by a rule or an association is not installed (or would hand the link back).
@@ -116,6 +118,7 @@ extension Fact: CustomStringConvertible {
         case .documentHandler(let app): "\(app) opens this file type"
         case .continuer(let app, let type): "\(app) continues activities of type \(type)"
         case .poster(let app): "\(app) posted the notification"
+        case .shortcut(let app, let type): "shortcut \(type) is \(app)'s own"
         case .selfLoop(let app): "\(app) opened it itself, so it goes to the browser (no loop back into the app)"
         case .notInstalled(let app): "\(app) is not an installed entry that can take it"
         case .refused(let app): "\(app) could not take it"

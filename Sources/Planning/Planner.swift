@@ -10,6 +10,9 @@ public enum PlannedEvent: Sendable {
     /// The user acted on a notification `app` posted: its target picks among that app's scenes, as
     /// an activity's does (no other app gets it).
     case notificationResponse(app: String, targetContentIdentifier: String?)
+    /// An app's shortcut (a desktop action or a dock menu item), delivered as a user activity whose
+    /// type is the shortcut's type; the app is fixed: the entry whose shortcut it is.
+    case shortcut(UserActivity, app: String)
 
     var routed: ExternalEvent {
         switch self {
@@ -17,6 +20,7 @@ public enum PlannedEvent: Sendable {
         case .activity(let activity, _): .activity(activity)
         case .notificationResponse(_, let target):
             .activity(UserActivity(type: Planner.notificationResponseType, targetContentIdentifier: target))
+        case .shortcut(let activity, _): .activity(activity)
         }
     }
 }
@@ -49,7 +53,8 @@ public enum Planner {
             try planning.webLink(uri, scheme: scheme, opener: opener)
         case .link(let uri, let scheme): try planning.schemeLink(uri, scheme: scheme, opener: opener)
         case .activity(let activity, let publisher): planning.activity(activity.type, publishedBy: publisher)
-        case .notificationResponse(let app, _): planning.notificationResponse(poster: app)
+        case .notificationResponse(let app, _): planning.ownEvent(of: app, because: .poster(app: app))
+        case .shortcut(let activity, let app): planning.ownEvent(of: app, because: .shortcut(app: app, type: activity.type))
         }
         return planning.finished
     }
@@ -240,12 +245,18 @@ private struct Planning {
         }
     }
 
-    /// A notification response: the app that posted the notification, by the rules among its scenes.
-    mutating func notificationResponse(poster app: String) {
-        guard let entry = snapshot.installed.entry(id: app), entry.participates else {
-            nowhere = .noHandler("\(app), which posted the notification, is no longer an installed app that takes part in Waypost")
+    /// An event only one app may get (the response to a notification it posted, its own shortcut):
+    /// that app, by the rules among its scenes, never another; nowhere when it is not installed or
+    /// does not take part (the event means nothing to an entry that does not).
+    mutating func ownEvent(of appID: String, because fact: Fact) {
+        guard let app = snapshot.installed.entry(id: appID) else {
+            nowhere = .noHandler("\(appID) is not an installed entry that can take it")
             return
         }
-        reach(entry, facts: [.poster(app: app)])
+        guard app.participates else {
+            nowhere = .noHandler("\(appID) does not take part in Waypost: \(fact), but it has no scene to take it")
+            return
+        }
+        reach(app, facts: [fact])
     }
 }

@@ -36,6 +36,7 @@ public enum Contract {
         case declarationMismatch = "DeclarationMismatch"
         case invalidReply = "InvalidReply"
         case appNotChosen = "AppNotChosen"
+        case unknownShortcut = "UnknownShortcut"
 
         /// The failure an error name stands for; nil for a name outside the contract.
         public init?(_ name: ErrorName) {

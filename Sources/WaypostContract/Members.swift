@@ -95,6 +95,14 @@ extension Contract {
         public static let continueSavedActivity = Member.method(
             "ContinueSavedActivity", in: [.init("id", "s"), platformData],
             out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
+        public static let performShortcut = Member.method(
+            "PerformShortcut", in: [.init("app_id", "s"), .init("action", "s"), platformData],
+            out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
+        public static let setShortcutItems = Member.method(
+            "SetShortcutItems", in: [.init("items", "aa{sv}", keys: ShortcutItem.Keys.all)])
+        public static let explainShortcut = Member.method(
+            "ExplainShortcut", in: [.init("app_id", "s"), .init("action", "s")],
+            out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
         public static let forgetSavedActivities = Member.method(
             "ForgetSavedActivities", in: [.init("app_id", "s"), .init("persistent_identifiers", "as")])
         public static let explain = Member.method(
@@ -134,6 +142,7 @@ extension Contract {
             getCurrentActivity, monitorCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
             forgetSavedActivities, ownedDomains, ownedDomainsChanged,
             postNotification, withdrawNotifications, explainNotification,
+            performShortcut, explainShortcut, setShortcutItems,
         ]
         /// Every error of the contract comes from the dispatcher.
         public static let errors = Failure.allCases

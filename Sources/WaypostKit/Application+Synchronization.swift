@@ -85,6 +85,13 @@ extension Application {
                 }
                 state.withLock { $0.acknowledge(step) }
             }
+            if let items = state.withLock({ $0.shortcutItems != $0.sentShortcutItems ? $0.shortcutItems : nil }) {
+                do { try await call(Contract.Dispatcher1.setShortcutItems, items.map(\.variants)) } catch where !Self.isGone(error) {
+                    // Over a budget, say: reported, and not sent again until the items change.
+                    refusal = error
+                }
+                state.withLock { $0.sentShortcutItems = items }
+            }
             // The scenes opened so far are known: a link held for this launch may take one of them.
             if state.withLock({ $0.needsReadyAnnouncement }) {
                 try await call(Contract.Dispatcher1.ready)
@@ -128,6 +135,7 @@ extension Application {
             state.needsRegistration = false
             state.needsReadyAnnouncement = true
             state.sent = [:]
+            state.sentShortcutItems = []
         }
         let options = Contract.RegistrationOptions(singleScene: isSingleScene, announcesReady: true)
         try await call(Contract.Dispatcher1.registerApplication, id, Self.objectPath, options.variants)

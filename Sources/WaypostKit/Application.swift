@@ -76,6 +76,7 @@ public final class Application: Sendable {
         let changes: AsyncThrowingStream<NameOwnerChange, any Error>
         do {
             try connection.export(Self.objectPath, interfaces: [applicationInterface])
+            await serveDesktopActivation(on: connection)
             changes = try await connection.nameOwnerChanges(for: Contract.busName)
         } catch {
             connection.close()

@@ -1,5 +1,6 @@
 import DBus
 import ExternalEvents
+import WaypostContract
 
 typealias URLHandler = @Sendable (String, EventContext) async throws -> Void
 typealias ActivityHandler = @Sendable (ContinuedActivity, EventContext) async throws -> Void
@@ -94,6 +95,9 @@ struct ApplicationState: Sendable {
     var calls: [String: Int] = [:]
     /// Tests hold synchronization to make the dispatcher's view stale on purpose.
     var held = false
+    /// The app's dynamic shortcut items, and those the registered instance has (Application+ShortcutItems.swift).
+    var shortcutItems: [Contract.ShortcutItem] = []
+    var sentShortcutItems: [Contract.ShortcutItem] = []
 
     mutating func tick() -> UInt64 {
         clock += 1

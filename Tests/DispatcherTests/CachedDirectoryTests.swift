@@ -46,6 +46,10 @@ struct CachedDirectoryTests {
         func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
             base.fallbackHandler(forContentType: contentType, excluding: excludedID)
         }
+        func shortcut(appID: String, action: String) throws(ShortcutLookupError) -> DesktopShortcut {
+            count("shortcut \(appID) \(action)")
+            return try base.shortcut(appID: appID, action: action)
+        }
     }
 
     static let zoom = DesktopAppsTests.entry("zoom", participates: true, schemes: ["zoommtg"])

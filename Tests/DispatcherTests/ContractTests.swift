@@ -27,7 +27,7 @@ struct ContractTests {
         #expect(Self.lines(Contract.Dispatcher1.members) == dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1"))
         #expect(Self.lines(Contract.Application1.members) == application.membersWithKeys(of: "io.waypost.Application1"))
         // Not vacuous: the files were read, keys and all.
-        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 31)
+        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 34)
         #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").contains {
             $0.hasPrefix("method RegisterApplication(") && $0.contains("[announces-ready b, single-scene b]")
         })
@@ -39,7 +39,7 @@ struct ContractTests {
         let application = try Self.contract("io.waypost.Application1.xml")
         #expect(dispatcher.errors(of: "io.waypost.Dispatcher1") == Contract.Dispatcher1.errors.map(\.errorName.rawValue).sorted())
         #expect(application.errors(of: "io.waypost.Application1") == Contract.Application1.errors.map(\.errorName.rawValue).sorted())
-        #expect(dispatcher.errors(of: "io.waypost.Dispatcher1").count == 22)
+        #expect(dispatcher.errors(of: "io.waypost.Dispatcher1").count == 23)
         for failure in Contract.Failure.allCases { #expect(Contract.Failure(failure.errorName) == failure) }
         #expect(Contract.Failure("org.freedesktop.DBus.Error.Failed") == nil)
     }

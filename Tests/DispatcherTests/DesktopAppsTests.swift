@@ -41,6 +41,10 @@ struct DesktopAppsTests {
         func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
             desktopChoice[contentType].flatMap { id in id == excludedID ? nil : try? entry(id: id) }
         }
+        /// No actions: the planner's choosers never read them.
+        func shortcut(appID: String, action: String) throws(ShortcutLookupError) -> DesktopShortcut {
+            throw .unlisted(action: action, app: appID, listed: [])
+        }
     }
 
     static let own = "io.waypost.Dispatcher"

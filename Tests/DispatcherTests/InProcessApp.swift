@@ -28,8 +28,9 @@ final class InProcessApp: Sendable {
 
     static let program = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
 
-    /// Installs the entry, connects, serves, registers and declares one window group, "main".
-    init(_ session: DesktopSession, id: String, name: String? = nil, activityTypes: [String]) async throws {
+    /// Installs the entry (with `entryGroups`, more key-file text after its group), connects, serves,
+    /// registers and declares one window group, "main".
+    init(_ session: DesktopSession, id: String, name: String? = nil, activityTypes: [String], entryGroups: String = "") async throws {
         self.id = id
         try await session.writeEntry(id: id, """
             [Desktop Entry]
@@ -40,7 +41,7 @@ final class InProcessApp: Sendable {
             X-Waypost=true
             X-Waypost-Activity-Types=\(activityTypes.joined(separator: ";"));
 
-            """)
+            """ + entryGroups)
         bus = try await session.connect()
         (received, deliver) = AsyncStream.makeStream(of: Received.self)
         let deliver = deliver

@@ -49,6 +49,8 @@ struct MemberPolicyTests {
             ("KRunner1", try Self.methods("org.kde.krunner1.xml", Contract.KRunner1.interface.rawValue)),
             // What GIO openers call on a DBusActivatable entry (the daemon's export is checked on a bus).
             ("FreedesktopApplication", ["activate", "activateAction", "open"]),
+            // Each app's dock quicklist, as libdbusmenu's client calls it (served on a bus in DockMenuTests).
+            ("DBusMenu", Set(Contract.DBusMenu.methods.map { $0.name.rawValue.prefix(1).lowercased() + $0.name.rawValue.dropFirst() })),
         ]
         // Not vacuous: the files were read.
         #expect(served[0].methods.count > 15 && served[0].methods.contains("registerApplication"))

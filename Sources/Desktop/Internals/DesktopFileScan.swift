@@ -41,7 +41,7 @@ private func collectDesktopFiles(
 }
 
 /// Whether `path` is a regular file, following links. `g_file_test` (`stat`).
-private func isRegularFile(_ path: String) -> Bool { gio.g_file_test(path, G_FILE_TEST_IS_REGULAR) != 0 }
+func isRegularFile(_ path: String) -> Bool { gio.g_file_test(path, G_FILE_TEST_IS_REGULAR) != 0 }
 
 /// Whether the file GIO would load for `desktopFileID` is a regular file, or there is none: the
 /// first data directory holding a file for the id (`a-b.desktop` is `a-b.desktop` or

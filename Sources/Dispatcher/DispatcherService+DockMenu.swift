@@ -1,0 +1,79 @@
+import DBus
+import WaypostContract
+
+// com.canonical.dbusmenu as libdbusmenu's client (Dash to Dock, Ubuntu Dock, Plank) calls it, one
+// object per app's quicklist: the layout, the items' properties, AboutToShow, and events, of which
+// "clicked" chooses an item (DockMenuService.swift).
+extension DispatcherService {
+    func dockMenuInterface(_ appID: String) -> Interface {
+        typealias Members = Contract.DBusMenu
+        typealias Layout = Structure<Int32, [String: Variant], [Variant]>
+        return Interface(
+            Members.interface,
+            methods: [
+                method(Members.getLayout, .takesTurns, inFlight: .few) { call in
+                    let (parent, _, _) = try call.arguments(Int32.self, Int32.self, [String].self)
+                    let (revision, root) = await self.dispatcher.dockMenuLayout(of: appID)
+                    guard parent == 0 else {
+                        // Items have no submenus: an item's layout is itself, without children.
+                        let properties = await self.dispatcher.dockMenuProperties(of: appID, parent) ?? [:]
+                        return try call.reply(revision, Layout((parent, properties, [])))
+                    }
+                    return try call.reply(revision, root)
+                },
+                method(Members.getGroupProperties, .takesTurns, inFlight: .few) { call in
+                    let (ids, _) = try call.arguments([Int32].self, [String].self)
+                    var found: [Structure<Int32, [String: Variant]>] = []
+                    for id in ids.prefix(ShortcutLimits.items + ShortcutLimits.recentActivities + 2) {
+                        if let properties = await self.dispatcher.dockMenuProperties(of: appID, id) {
+                            found.append(Structure((id, properties)))
+                        }
+                    }
+                    return try call.reply(found)
+                },
+                method(Members.getProperty, .takesTurns, inFlight: .few) { call in
+                    let (id, name) = try call.arguments(Int32.self, String.self)
+                    guard let value = await self.dispatcher.dockMenuProperties(of: appID, id)?[name] else {
+                        throw BusError(.invalidArgs, "item \(id) of \(appID)'s quicklist has no property \(name)")
+                    }
+                    return try call.reply(value)
+                },
+                method(Members.event, .takesTurns, inFlight: .few) { call in
+                    let (id, event, _, _) = try call.arguments(Int32.self, String.self, Variant.self, UInt32.self)
+                    // Answered at once: the dock does not wait for the app, nor the app for the dock.
+                    if event == "clicked" { Task { await self.dispatcher.chooseDockMenuItem(of: appID, id: id) } }
+                    return try call.reply()
+                },
+                method(Members.eventGroup, .takesTurns, inFlight: .few) { call in
+                    let (events) = try call.arguments([Structure<Int32, String, Variant, UInt32>].self)
+                    // libdbusmenu sends the clicks made since its last call as one group; at most
+                    // one per item is taken (a menu has no more items than that).
+                    let clicks = events.filter { $0.fields.1 == "clicked" }.prefix(ShortcutLimits.items + ShortcutLimits.recentActivities)
+                    for click in clicks {
+                        let id = click.fields.0
+                        Task { await self.dispatcher.chooseDockMenuItem(of: appID, id: id) }
+                    }
+                    return try call.reply([Int32]())
+                },
+                method(Members.aboutToShow, .takesTurns, inFlight: .few) { call in
+                    _ = try call.arguments(Int32.self)
+                    // The layout is made afresh on every GetLayout, with the recent activities of now.
+                    return try call.reply(false)
+                },
+                method(Members.aboutToShowGroup, .takesTurns, inFlight: .few) { call in
+                    _ = try call.arguments([Int32].self)
+                    return try call.reply([Int32](), [Int32]())
+                },
+            ],
+            signals: [
+                Members.itemsPropertiesUpdated.signalDeclaration, Members.layoutUpdated.signalDeclaration,
+                Members.itemActivationRequested.signalDeclaration,
+            ],
+            properties: [
+                Property("Version", "u") { .uint32(3) },
+                Property("TextDirection", "s") { .string("ltr") },
+                Property("Status", "s") { .string("normal") },
+                Property("IconThemePath", "as") { Variant([String]()) },
+            ])
+    }
+}

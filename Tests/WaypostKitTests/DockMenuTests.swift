@@ -1,0 +1,142 @@
+import DBus
+import Foundation
+import TestSupport
+import Testing
+import WaypostContract
+@testable import WaypostKit
+
+/// Dynamic shortcut items and recent activities in the dock, read by a real dbusmenu client
+/// (libdbusmenu-glib through python3-gi, as Dash to Dock reads quicklists).
+@Suite("WaypostKit: shortcut items in the dock's quicklist", .serialized)
+struct DockMenuTests {
+    static let show = "io.waypost.test.contact.show"
+    static let compose = "io.waypost.test.contact.compose"
+    static let dock = KitSession.packageRoot.appendingPathComponent("Tests/Apps/dock_quicklist.py").path
+
+    /// The dock's next JSON line.
+    static func next(_ dock: ChildProcess) async throws -> [String: Any] {
+        guard let line = await dock.nextLine() else { throw TestFailure("the dock ended") }
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+    }
+
+    @Test("the dock reads the items and the recent activity; a click on each reaches the scene the rules pick; the menu goes with the app")
+    func quicklist() async throws {
+        let session = try await KitSession()
+        defer { session.close() }
+        let appID = LibraryOverTheBusTests.appID
+        try await session.installInProcessApp(appID, schemes: [], activityTypes: [Self.show])
+        let dock = try await ChildProcess.start(
+            "/usr/bin/python3", [Self.dock, "Judy", "Ada Lovelace"], environment: session.environment,
+            errors: session.root.appendingPathComponent("dock.stderr"))
+        defer { dock.kill() }
+        #expect(await dock.nextLine() == "ready")
+
+        let app = try Application(id: appID, declarations: [.windowGroup("contacts")])
+        let (received, inbox) = AsyncStream.makeStream(of: (scene: String, activity: ContinuedActivity).self)
+        for (id, preferring) in [("ivan", Set(["contact/ada"])), ("judy", ["judy"])] {
+            let scene = try app.openScene("contacts", id: id)
+            scene.handlesExternalEvents(preferring: preferring, allowing: ["*"])
+            scene.onContinueUserActivity(Self.show) { activity, _ in inbox.yield((id, activity)) }
+        }
+        app.scene(id: "ivan")!.userActivity(Self.show) { activity in
+            activity.title = "Ada Lovelace"
+            activity.targetContentIdentifier = "contact/ada"
+            activity.isEligibleForSearch = true
+            activity.persistentIdentifier = "ada"
+        }
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
+        defer { app.stop() }
+        let bus = try await session.connect()
+        #expect(try await ActivitiesTests.saved(bus).map(\.activityType) == [Self.show])
+
+        app.shortcutItems = [
+            ShortcutItem(type: Self.show, title: "Judy", icon: "contact-new", targetContentIdentifier: "judy", userInfo: ["contact": 7]),
+            ShortcutItem(type: Self.compose, title: "New contact"),
+        ]
+        try await app.synchronize()
+        let update = try await Self.next(dock)
+        #expect(update["event"] as? String == "update")
+        #expect(update["app"] as? String == "application://\(appID).desktop")
+        #expect((update["quicklist"] as? String)?.hasPrefix("/io/waypost/Dispatcher/quicklist/") == true)
+        let layout = try await Self.next(dock)
+        #expect(layout["event"] as? String == "layout")
+        let items = try #require(layout["items"] as? [[String: String]])
+        #expect(items.map { $0["label"] ?? "" } == ["Judy", "New contact", "", "Ada Lovelace"])
+        #expect(items.map { $0["type"] ?? "" } == ["standard", "standard", "separator", "standard"])
+        #expect(try await Self.next(dock)["label"] as? String == "Judy")
+        #expect(try await Self.next(dock)["label"] as? String == "Ada Lovelace")
+
+        var delivered: [String: (scene: String, activity: ContinuedActivity)] = [:]
+        var inboxIterator = received.makeAsyncIterator()
+        while delivered.count < 2, let next = await inboxIterator.next() { delivered[next.activity.title ?? ""] = next }
+        #expect(delivered["Judy"]?.scene == "judy")
+        #expect(delivered["Ada Lovelace"]?.scene == "ivan")
+        let judy = try #require(delivered["Judy"]?.activity)
+        #expect(judy.type == Self.show && judy.targetContentIdentifier == "judy" && judy.userInfo == ["contact": 7])
+        #expect(delivered["Ada Lovelace"]?.activity.targetContentIdentifier == "contact/ada")
+
+        // The app's last process leaves: docks are told the menu is gone.
+        app.stop()
+        let gone = try await Self.next(dock)
+        #expect(gone["event"] as? String == "update")
+        #expect(gone["quicklist"] as? String == "")
+    }
+
+    static let activityManager = "/usr/lib/x86_64-linux-gnu/libexec/kactivitymanagerd"
+
+    @Test("Plasma's activity manager (kactivitymanagerd) receives a saved activity with its title; its link continues it in the right scene")
+    func plasmaRecents() async throws {
+        let session = try await KitSession()
+        defer { session.close() }
+        let appID = LibraryOverTheBusTests.appID
+        try await session.installInProcessApp(appID, schemes: [], activityTypes: [Self.show])
+        let bus = try await session.connect()
+        var owners = try await bus.nameOwnerChanges(for: "org.kde.ActivityManager").makeAsyncIterator()
+        let scores = try await bus.signals(matching: MatchRule(
+            path: "/ActivityManager/Resources/Scoring", interface: "org.kde.ActivityManager.ResourcesScoring",
+            member: "ResourceScoreUpdated"))
+        var environment = session.environment
+        environment["QT_QPA_PLATFORM"] = "offscreen"
+        let manager = try await ChildProcess.start(
+            Self.activityManager, [], environment: environment, errors: session.root.appendingPathComponent("kamd.stderr"))
+        defer { manager.kill() }
+        while let change = try await owners.next(), change.newOwner == nil {}
+
+        let app = try Application(id: appID, declarations: [.windowGroup("contacts")])
+        let (received, inbox) = AsyncStream.makeStream(of: (scene: String, activity: ContinuedActivity).self)
+        for (id, preferring) in [("ivan", Set(["contact/ada"])), ("judy", ["judy"])] {
+            let scene = try app.openScene("contacts", id: id)
+            scene.handlesExternalEvents(preferring: preferring, allowing: ["*"])
+            scene.onContinueUserActivity(Self.show) { activity, _ in inbox.yield((id, activity)) }
+        }
+        app.scene(id: "ivan")!.userActivity(Self.show) { activity in
+            activity.title = "Ada Lovelace"
+            activity.targetContentIdentifier = "contact/ada"
+            activity.isEligibleForSearch = true
+        }
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
+        defer { app.stop() }
+        // No shortcut items: saving the activity is enough.
+        let saved = try #require(try await ActivitiesTests.saved(bus).first)
+
+        // The manager scores what it recorded: the app's recent activity, under its link.
+        let link = "x-waypost-activity:\(saved.id)"
+        var updates = scores.makeAsyncIterator()
+        while true {
+            let update = try #require(try await updates.next())
+            let (_, client, resource, _, _, _) = try update.decode(String.self, String.self, String.self, Double.self, UInt32.self, UInt32.self)
+            if client == appID && resource == link { break }
+        }
+        let database = session.root.appendingPathComponent("data/kactivitymanagerd/resources/database").path
+        let titles = try await runProgram(
+            "/usr/bin/sqlite3", [database, "SELECT title FROM ResourceInfo WHERE targettedResource = '\(link)'"], environment: session.environment)
+        #expect(titles.output == "Ada Lovelace\n", "\(titles.errors)")
+
+        // The task manager hands the link to the app's entry; the app gives it to Waypost, which continues it.
+        #expect(try await app.openLaunchURL(link) == "ivan")
+        var delivered = received.makeAsyncIterator()
+        let continued = try #require(await delivered.next())
+        #expect(continued.scene == "ivan")
+        #expect(continued.activity.title == "Ada Lovelace")
+    }
+}
