@@ -101,7 +101,12 @@ struct Daemon: AsyncParsableCommand {
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         service.readsUserRules { await associations.readUserRulesAgain() }
         Self.trimMemory { service.callsAnswered &+ UInt64(store?.accesses ?? 0) }
-        do { try await service.start() } catch {
+        let handoff = HandoffService(
+            service: service, trustFile: xdg.configHome + "/waypost/handoff-trusted-devices", now: { Int64(time(nil)) })
+        do {
+            try await handoff.start()
+            try await service.start()
+        } catch {
             printError("waypost daemon: \(error)")
             throw ExitCode(69)
         }

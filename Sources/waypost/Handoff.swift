@@ -1,0 +1,249 @@
+import ArgumentParser
+import DBus
+import ExternalEvents
+import Glibc
+import Handoff
+import WaypostContract
+
+/// `waypost handoff …`: continue an activity on another device, over KDE Connect.
+struct HandoffCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "handoff",
+        abstract: "Hand the current activity to another device over KDE Connect, and take offers from them.",
+        discussion: """
+            A device running Waypost receives a waypost-handoff: URL and OFFERS the activity: nothing \
+            continues until the user accepts (waypost handoff accept ID, the desktop search's top \
+            result) or trusts that device (waypost handoff trust). Offers last 5 minutes. A device \
+            without Waypost (a phone) receives the activity's webpage URL. See docs/handoff.md.
+            """,
+        subcommands: [Devices.self, Send.self, List.self, Accept.self, Trust.self])
+}
+
+/// KDE Connect's daemon on the session bus (kdeconnectd 22.12's names).
+enum KDEConnect {
+    static let name: BusName = "org.kde.kdeconnect"
+    static let daemonPath: ObjectPath = "/modules/kdeconnect"
+
+    struct Device {
+        var id: String
+        var name: String
+        var type: String
+        /// Phones and tablets run no Waypost: they get the webpage URL (Android's App Links take it there).
+        var takesWebpageOnly: Bool { type == "phone" || type == "tablet" }
+    }
+
+    /// The paired devices, reachable ones only when `reachable`.
+    static func devices(_ connection: Connection, reachable: Bool) async throws -> [Device] {
+        let ids: [String]
+        do {
+            ids = try await connection.call(
+                destination: name, path: daemonPath, interface: "org.kde.kdeconnect.daemon", member: "devices", reachable, true,
+                timeout: .seconds(10)
+            ).decode([String].self)
+        } catch {
+            printError("waypost: KDE Connect does not answer on the session bus (is kdeconnectd running?): \(BusClient.message(error))")
+            throw ExitCode(69)
+        }
+        var devices: [Device] = []
+        for id in ids {
+            devices.append(Device(id: id, name: await property(connection, id, "name") ?? id, type: await property(connection, id, "type") ?? "unknown"))
+        }
+        return devices
+    }
+
+    static func property(_ connection: Connection, _ id: String, _ property: String) async -> String? {
+        guard let path = try? ObjectPath(daemonPath.rawValue + "/devices/" + id),
+            let value = try? await connection.call(
+                destination: name, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                "org.kde.kdeconnect.device", property, timeout: .seconds(5)
+            ).decode(Variant.self),
+            case .string(let text) = value
+        else { return nil }
+        return text
+    }
+
+    /// The device `given` names (id or name), or the only reachable one.
+    static func device(_ given: String?, among devices: [Device]) throws -> Device {
+        if let given {
+            if let device = devices.first(where: { $0.id == given || $0.name == given }) { return device }
+            printError("waypost: no paired, reachable device \(given): \(list(devices))")
+            throw ExitCode(1)
+        }
+        guard devices.count == 1, let only = devices.first else {
+            printError(devices.isEmpty
+                ? "waypost: no paired device is reachable through KDE Connect"
+                : "waypost: several devices are reachable; choose one with --device: \(list(devices))")
+            throw ExitCode(1)
+        }
+        return only
+    }
+
+    static func list(_ devices: [Device]) -> String {
+        devices.isEmpty ? "none is reachable" : devices.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
+    }
+
+    /// Shares `url` with the device; a re-announcement briefly removes its share object
+    /// (`UnknownObject`), so that is retried for about two seconds.
+    static func share(_ connection: Connection, _ url: String, to device: Device) async throws {
+        let path = try ObjectPath(daemonPath.rawValue + "/devices/" + device.id + "/share")
+        for attempt in 0..<20 {
+            do {
+                _ = try await connection.call(
+                    destination: name, path: path, interface: "org.kde.kdeconnect.device.share", member: "shareUrl", url,
+                    timeout: .seconds(10))
+                return
+            } catch let error as BusError where error.name.rawValue == "org.freedesktop.DBus.Error.UnknownObject" && attempt < 19 {
+                try await Task.sleep(for: .milliseconds(100))
+            } catch {
+                printError("waypost: KDE Connect could not share with \(device.name): \(BusClient.message(error))")
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+extension HandoffCommand {
+    struct Devices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the paired, reachable devices, and whether each runs Waypost as far as known.")
+
+        func run() async throws {
+            let connection = try await BusClient.connect()
+            for device in try await KDEConnect.devices(connection, reachable: true) {
+                let waypost = device.takesWebpageOnly ? "no: gets webpage URLs" : "unknown: gets Waypost handoffs"
+                print("\(device.id)\t\(device.name)\t\(device.type)\t\(waypost)")
+            }
+        }
+    }
+
+    struct Send: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send the current activity (of the most recently active eligible scene) to a device.",
+            discussion: """
+                To a phone or tablet, only the activity's webpage URL goes. Over KDE Connect a share has \
+                no acknowledgement: the device is checked reachable first, and that is all that can be known.
+                """)
+
+        @Option(help: "The device's KDE Connect id or name (default: the only reachable one).")
+        var device: String?
+
+        @Option(help: "Only this app's current activity (refused when another app's scene is the most recent).")
+        var app: String?
+
+        @Flag(help: "Send only the webpage URL, as to a device without Waypost.")
+        var webpageOnly = false
+
+        func run() async throws {
+            let connection = try await BusClient.connect()
+            let reply = try await BusClient.callDispatcher(
+                connection, Contract.Dispatcher1.getCurrentActivity, failing: "cannot read the current activity")
+            let fields = try reply.decode([String: Variant].self)
+            let current = try BusClient.decode("current activity") { () throws(Contract.KeyError) in
+                try Contract.CurrentActivity.decode(fields)
+            }
+            guard let current else {
+                printError("waypost: no scene has a current activity eligible for Handoff")
+                throw ExitCode(1)
+            }
+            if let app, current.appID != app {
+                printError("waypost: \(app) has no current activity eligible for Handoff (the most recent is \(current.appID)'s)")
+                throw ExitCode(1)
+            }
+            let details = try BusClient.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(current.activity) }
+            let target = try KDEConnect.device(device, among: try await KDEConnect.devices(connection, reachable: true))
+            let url: String
+            if webpageOnly || target.takesWebpageOnly {
+                guard let webpage = details.webpageURL else {
+                    printError("waypost: \(target.name) runs no Waypost, and \(current.activityType) has no webpage URL to send it")
+                    throw ExitCode(1)
+                }
+                url = webpage
+            } else {
+                let selfName = (try? await connection.call(
+                    destination: KDEConnect.name, path: KDEConnect.daemonPath, interface: "org.kde.kdeconnect.daemon",
+                    member: "announcedName", timeout: .seconds(5)
+                ).decode(String.self)) ?? "another device"
+                let payload = HandoffPayload(
+                    activityType: current.activityType, title: details.title,
+                    targetContentIdentifier: details.targetContentIdentifier, webpageURL: details.webpageURL,
+                    userInfo: details.userInfo.mapValues(UserInfoValue.init), sendingDevice: selfName, sentAt: Int64(time(nil)))
+                do { url = try payload.url() } catch {
+                    printError("waypost: cannot hand \(current.activityType) over: \(error)")
+                    throw ExitCode(1)
+                }
+            }
+            try await KDEConnect.share(connection, url, to: target)
+            print("sent \(current.activityType) to \(target.name)\(url.hasPrefix(HandoffPayload.scheme) ? "" : " as its webpage URL")")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the offers other devices made here.")
+
+        func run() async throws {
+            let connection = try await BusClient.connect()
+            let reply = try await HandoffCommand.call(connection, Contract.Handoff1.listOffers, failing: "cannot list offers")
+            let list = try reply.decode([[String: Variant]].self)
+            let offers = try BusClient.decode("offers") { () throws(Contract.KeyError) in
+                var offers: [Contract.HandoffOffer] = []
+                for fields in list { offers.append(try Contract.HandoffOffer(fields)) }
+                return offers
+            }
+            let now = Int64(time(nil))
+            for offer in offers {
+                print("\(offer.id)\t\(offer.summary)\t\(offer.activityType)\texpires in \(max(0, offer.expires - now)) s")
+            }
+        }
+    }
+
+    struct Accept: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Continue an offer here, as its activity's rules say.")
+
+        @ArgumentParser.Argument(help: "The offer's id (waypost handoff list).")
+        var id: String
+
+        func run() async throws {
+            let connection = try await BusClient.connect()
+            let reply = try await HandoffCommand.call(
+                connection, Contract.Handoff1.accept, id, Continue.platformData, timeout: BusClient.routingTimeout,
+                failing: "cannot continue offer \(id)")
+            print(BusClient.outcome(try reply.decode([String: Variant].self)).line(for: "offer \(id)"))
+        }
+    }
+
+    struct Trust: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Let a paired device's handoffs continue without asking (--revoke: ask again).",
+            discussion: "Only offers KDE Connect delivered from that device; a local one always asks.")
+
+        @ArgumentParser.Argument(help: "The device's KDE Connect id or name.")
+        var device: String
+
+        @Flag(help: "Ask again for this device's handoffs.")
+        var revoke = false
+
+        func run() async throws {
+            let connection = try await BusClient.connect()
+            let target = try KDEConnect.device(device, among: try await KDEConnect.devices(connection, reachable: false))
+            _ = try await HandoffCommand.call(
+                connection, Contract.Handoff1.trustDevice, target.id, !revoke, failing: "cannot change trust in \(target.name)")
+            print(revoke ? "\(target.name)'s handoffs will be offered" : "\(target.name)'s handoffs continue without asking")
+        }
+    }
+
+    /// Calls one of `io.waypost.Handoff1`'s methods on the checked dispatcher.
+    static func call<each Argument: BusValue>(
+        _ connection: Connection, _ member: Contract.Member, _ arguments: repeat each Argument,
+        timeout: Duration = .seconds(25), failing what: String
+    ) async throws -> Message {
+        let owner = try await BusClient.dispatcher(connection, failing: what)
+        do {
+            return try await connection.call(
+                destination: owner, path: Contract.handoffObjectPath, interface: Contract.Handoff1.interface,
+                member: member.name, repeat each arguments, timeout: timeout)
+        } catch {
+            printError("waypost: \(what): \(BusClient.message(error))")
+            throw ExitCode(1)
+        }
+    }
+}
