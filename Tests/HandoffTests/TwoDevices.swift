@@ -52,13 +52,14 @@ final class Device: Sendable {
     /// Installs `sample_app.py` as a participating app continuing `activityTypes`.
     func installApp(
         _ id: String, activityTypes: [String], scenes: [(id: String, modifiers: [([String], [String])])] = [],
-        behaviour: [String: String] = [:]
+        behaviour: [String: String] = [:], publish: (scene: String, type: String, activity: [String: Any])? = nil
     ) async throws {
-        let config: [String: Any] = [
+        var config: [String: Any] = [
             "app_id": id, "log": log(of: id).path, "behaviour": behaviour,
             "declarations": [["main", ["kind": "window-group"]]],
             "scenes": scenes.map { ["id": $0.id, "declaration": "main", "modifiers": $0.modifiers.map { [$0.0, $0.1] }] },
         ]
+        if let publish { config["publish"] = [publish.scene, publish.type, publish.activity] }
         try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys]).write(to: configFile(of: id))
         try await writeEntry(id, """
             [Desktop Entry]

@@ -6,8 +6,9 @@ Each JSON file is one device's environment (its private session bus, XDG home, D
 Xvfb) and a "name" for it. For each device this makes a network namespace (named after this
 process's pid), starts Debian's kdeconnectd in it on that device's bus with `-platform xcb`, and
 then pairs the two over D-Bus alone: A asks (requestPair), B accepts (acceptPairing), both until
-`isTrusted`. Only A learns of B (customDevices, with the 255.255.255.255/32 route for the replies):
-two announcing at once can leave one without the other's device object (a 22.12 race).
+`isTrusted`. B starts first, then A, whose announcement at start-up (broadcast to 255.255.255.255,
+routed on the veth) B hears and answers: one link. Two announcing at once, or a second link (A also
+given B's address in customDevices), can leave a 22.12 peer unpaired or without the other's object.
 
 Prints one JSON line {"a": {"id", "name", "address"}, "b": {...}} once paired, then runs until
 SIGTERM (or stdin's end), and always removes its namespaces. Stale namespaces of a killed run (its
@@ -53,6 +54,7 @@ class Device:
         self.address = SUBNET.format(os.getpid() % 250) + str(octet)
         self.process = None
         self.bus = None
+        self.self_id = None
 
     def start(self):
         kdeconfig = os.path.join(self.env["XDG_CONFIG_HOME"], "kdeconnect")
@@ -107,27 +109,40 @@ def main():
 
         state = {"b_id": None, "a_id": None}
 
-        # Both daemons up: wait for each to own its name (NameOwnerChanged), B first, then A.
+        # Both daemons up: wait for each to own its name (NameOwnerChanged), B first, then A. kdeconnectd
+        # takes its name before it exports /modules/kdeconnect (no signal says when): asked again
+        # every 20 ms until it answers, within the bound.
         def owned(device, then):
+            def answers():
+                try:
+                    device.self_id = str(device.daemon().selfId())
+                except dbus.DBusException as error:
+                    if error.get_dbus_name() != "org.freedesktop.DBus.Error.UnknownObject":
+                        fail(f"{device.name}'s kdeconnectd: {error}")
+                        return False
+                    return True
+                then()
+                return False
+
             def changed(name):
                 if name:
                     watch.cancel()
-                    then()
+                    if answers():
+                        GLib.timeout_add(20, answers)
             watch = device.bus.watch_name_owner("org.kde.kdeconnect", changed)
 
         def b_ready():
-            state["b_self"] = str(b.daemon().selfId())
+            state["b_self"] = b.self_id
             a.start()
             owned(a, a_ready)
 
         def a_ready():
-            state["a_self"] = str(a.daemon().selfId())
+            state["a_self"] = a.self_id
             a.bus.add_signal_receiver(a_sees_device, "deviceAdded", "org.kde.kdeconnect.daemon", path="/modules/kdeconnect")
             a.bus.add_signal_receiver(lambda *_: check_a(), "deviceVisibilityChanged", "org.kde.kdeconnect.daemon", path="/modules/kdeconnect")
             b.bus.add_signal_receiver(b_pairing_requests, "pairingRequestsChanged", "org.kde.kdeconnect.daemon", path="/modules/kdeconnect")
-            # A learns of B by address alone: B never announces to A unasked.
-            dbus.Interface(a.bus.get_object("org.kde.kdeconnect", "/modules/kdeconnect"), "org.freedesktop.DBus.Properties").Set(
-                "org.kde.kdeconnect.daemon", "customDevices", dbus.Array([b.address], signature="s"))
+            # A announced itself as it started (B was up, A's announcement alone is heard), and B connects
+            # back: one link. Adding customDevices as well made a second, and 22.12 then loses the pairing.
             check_a()
 
         def a_sees_device(*_):
@@ -145,13 +160,12 @@ def main():
             if state.get("accepted"):
                 return
             device = b.device(state["a_self"])
-            if bool(device.Get("org.kde.kdeconnect.device", "isPairRequestedByPeer", dbus_interface="org.freedesktop.DBus.Properties")) if False else True:
-                try:
-                    trust_watch(b, state["a_self"])
-                    device.acceptPairing(dbus_interface="org.kde.kdeconnect.device")
-                    state["accepted"] = True
-                except dbus.DBusException:
-                    pass
+            try:
+                trust_watch(b, state["a_self"])
+                device.acceptPairing(dbus_interface="org.kde.kdeconnect.device")
+                state["accepted"] = True
+            except dbus.DBusException:
+                pass  # not A's request yet: the next pairingRequestsChanged
 
         trusted = set()
 
