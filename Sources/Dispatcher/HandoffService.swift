@@ -15,7 +15,7 @@ import WaypostContract
 public final class HandoffService: Sendable {
     static let kdeConnect: BusName = "org.kde.kdeconnect"
     let service: DispatcherService
-    let book = Mutex(OfferBook())
+    let book: Mutex<OfferBook>
     let trusted: Mutex<Set<String>>
     /// `$XDG_CONFIG_HOME/waypost/handoff-trusted-devices`: one KDE Connect device id a line.
     let trustFile: String?
@@ -27,8 +27,9 @@ public final class HandoffService: Sendable {
 
     public init(
         service: DispatcherService, trustFile: String?, presenter: any OfferPresenter = ListedOffersOnly(),
-        now: @escaping @Sendable () -> Int64
+        offerLifetime: Int64 = OfferBook.lifetime, now: @escaping @Sendable () -> Int64
     ) {
+        book = Mutex(OfferBook(lifetime: offerLifetime))
         self.service = service
         self.trustFile = trustFile
         self.presenter = presenter

@@ -21,7 +21,7 @@ public struct HandoffOffer: Sendable, Hashable {
     public var origin: OfferOrigin
     /// Unix seconds on this desktop's clock.
     public var receivedAt: Int64
-    public var expiresAt: Int64 { receivedAt + OfferBook.lifetime }
+    public var expiresAt: Int64
 
     /// What the notification says: "Continue ‘TITLE’ from DEVICE".
     public var summary: String {
@@ -32,13 +32,13 @@ public struct HandoffOffer: Sendable, Hashable {
 /// Why an offer could not be accepted.
 public enum OfferError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknown(id: String)
-    /// It was offered at `receivedAt` and lasted `OfferBook.lifetime` seconds.
-    case expired(id: String, receivedAt: Int64)
+    /// It was offered at `receivedAt` and expired at `expiredAt`.
+    case expired(id: String, receivedAt: Int64, expiredAt: Int64)
 
     public var description: String {
         switch self {
         case .unknown(let id): "no handoff offer \(id) (accepted already, or never made)"
-        case .expired(let id, _): "the handoff offer \(id) expired (offers last \(OfferBook.lifetime / 60) minutes)"
+        case .expired(let id, let received, let expired): "the handoff offer \(id) expired (offers last \(expired - received) seconds)"
         }
     }
 }
@@ -49,8 +49,9 @@ public enum OfferError: Error, Sendable, Hashable, CustomStringConvertible {
 /// A share (`shareReceived`) and the URL's arrival through `xdg-open` come in either order within
 /// `matchWindow`: whichever comes second makes the offer the device's.
 public struct OfferBook: Sendable {
-    /// How long an offer waits for the user: 5 minutes.
+    /// How long an offer waits for the user by default: 5 minutes.
     public static let lifetime: Int64 = 300
+    public let lifetime: Int64
     /// A share and an opened URL this close together are one handoff.
     public static let matchWindow: Int64 = 10
     /// Offers held at once; the oldest goes first.
@@ -60,7 +61,7 @@ public struct OfferBook: Sendable {
     private var shares: [(url: String, device: OfferOrigin, at: Int64)] = []
     private var nextID = 1
 
-    public init() {}
+    public init(lifetime: Int64 = OfferBook.lifetime) { self.lifetime = lifetime }
 
     /// Records an offer for `url`, the device's when KDE Connect reported sharing it.
     public mutating func offer(_ payload: HandoffPayload, url: String, now: Int64) -> HandoffOffer {
@@ -70,7 +71,7 @@ public struct OfferBook: Sendable {
         if let index = shares.firstIndex(where: { $0.url == key }) {
             origin = shares.remove(at: index).device
         }
-        let offer = HandoffOffer(id: String(nextID), payload: payload, origin: origin, receivedAt: now)
+        let offer = HandoffOffer(id: String(nextID), payload: payload, origin: origin, receivedAt: now, expiresAt: now + lifetime)
         nextID += 1
         offers.append(offer)
         unverifiedURLs[offer.id] = key
@@ -107,13 +108,13 @@ public struct OfferBook: Sendable {
         guard let index = offers.firstIndex(where: { $0.id == id }) else { throw .unknown(id: id) }
         let offer = offers.remove(at: index)
         unverifiedURLs[id] = nil
-        if now >= offer.expiresAt { throw .expired(id: id, receivedAt: offer.receivedAt) }
+        if now >= offer.expiresAt { throw .expired(id: id, receivedAt: offer.receivedAt, expiredAt: offer.expiresAt) }
         return offer
     }
 
     private mutating func expire(now: Int64) {
         // Kept a while past expiry, so that accepting one late says it expired.
-        offers.removeAll { now >= $0.expiresAt + Self.lifetime }
+        offers.removeAll { now >= $0.expiresAt + lifetime }
         shares.removeAll { now - $0.at > Self.matchWindow }
         unverifiedURLs = unverifiedURLs.filter { id, _ in offers.contains { $0.id == id } }
     }

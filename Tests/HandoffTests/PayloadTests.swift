@@ -98,7 +98,7 @@ import Testing
         let offer = book.offer(Self.payload, url: try Self.payload.url(), now: 100)
         #expect(book.current(now: 100 + OfferBook.lifetime - 1).count == 1)
         #expect(book.current(now: 100 + OfferBook.lifetime).isEmpty)
-        #expect(throws: OfferError.expired(id: offer.id, receivedAt: 100)) { try book.take(offer.id, now: 100 + OfferBook.lifetime) }
+        #expect(throws: OfferError.expired(id: offer.id, receivedAt: 100, expiredAt: 100 + OfferBook.lifetime)) { try book.take(offer.id, now: 100 + OfferBook.lifetime) }
         #expect(throws: OfferError.unknown(id: offer.id)) { try book.take(offer.id, now: 100 + OfferBook.lifetime) }
     }
 

@@ -72,13 +72,17 @@ final class Device: Sendable {
             """)
     }
 
-    /// The browser stand-in: the default for http and https, logging each link it is given.
+    /// The browser stand-in: the default for http and https, logging each link it is given. A script
+    /// of its own: `xdg-open` splits an `Exec=` line more crudely than GIO and breaks `sh -c '…'`.
     func installBrowser() async throws {
+        let script = root.appendingPathComponent("browser.sh")
+        try "#!/bin/sh\necho \"$1\" >> \(log(of: "browser").path)\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
         try await writeEntry("browser", """
             [Desktop Entry]
             Type=Application
             Name=Browser
-            Exec=/bin/sh -c 'echo "$1" >> \(log(of: "browser").path)' sh %u
+            Exec=\(script.path) %u
             MimeType=x-scheme-handler/http;x-scheme-handler/https;
 
             """)
@@ -139,6 +143,8 @@ final class TwoDevices: Sendable {
     let b: Device
     let aID: String
     let bID: String
+    /// The network namespace B's kdeconnectd runs in.
+    let bNamespace: String
     private let pairing: ChildProcess
 
     /// Root (network namespaces, veth) and Debian's kdeconnect. Under CI=true a missing one is a failure.
@@ -170,16 +176,32 @@ final class TwoDevices: Sendable {
                 environment: ["PATH": "/usr/sbin:/usr/bin:/bin"], errors: a.root.appendingPathComponent("logs/pairing.log"))
             guard let line = await pairing.nextLine(),
                 let paired = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: [String: String]],
-                let aID = paired["a"]?["id"], let bID = paired["b"]?["id"]
+                let aID = paired["a"]?["id"], let bID = paired["b"]?["id"], let bNamespace = paired["b"]?["netns"]
             else {
                 throw TestFailure("the two kdeconnectd did not pair: \((try? String(contentsOf: a.root.appendingPathComponent("logs/pairing.log"), encoding: .utf8)) ?? "")")
             }
-            (self.aID, self.bID) = (aID, bID)
+            (self.aID, self.bID, self.bNamespace) = (aID, bID, bNamespace)
         } catch {
             a.close()
             b.close()
             throw error
         }
+    }
+
+    /// Kills B's kdeconnectd (every process in its namespace), as when B goes away.
+    func stopB() async throws {
+        let pids = try await runProgram("/usr/sbin/ip", ["netns", "pids", bNamespace], environment: ["PATH": "/usr/sbin:/usr/bin:/bin"])
+        for pid in pids.output.split(separator: "\n") { kill(pid_t(pid) ?? 0, SIGKILL) }
+    }
+
+    /// Runs `body` with two paired devices, and tears them down whatever it throws.
+    static func with(_ body: (TwoDevices) async throws -> Void) async throws {
+        let two = try await TwoDevices()
+        do { try await body(two) } catch {
+            await two.close()
+            throw error
+        }
+        await two.close()
     }
 
     /// Stops the pairing fixture (it kills both kdeconnectd and removes the namespaces), then both devices.
@@ -188,5 +210,14 @@ final class TwoDevices: Sendable {
         _ = try? await pairing.status()
         a.close()
         b.close()
+    }
+}
+
+extension Device {
+    /// Has the D-Bus activated daemon start with `arguments` added (after `waypost install --user`).
+    func daemonArguments(_ arguments: String) throws {
+        let file = root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try text.replacingOccurrences(of: " daemon\n", with: " daemon \(arguments)\n").write(to: file, atomically: true, encoding: .utf8)
     }
 }
