@@ -27,6 +27,8 @@ DEB_PACKAGES += chromium xvfb
 # The sample apps' real windows (GTK 4), tested and demonstrated under Xvfb with a window manager
 # (openbox), looked at with xdotool, xprop and wmctrl, photographed with ImageMagick's import.
 DEB_PACKAGES += libgtk-4-dev openbox xdotool x11-utils wmctrl imagemagick
+# Handoff's tests and benchmark: two of Debian's kdeconnectd (KDE Connect 22.12) in network namespaces.
+DEB_PACKAGES += kdeconnect
 # bench-open reads each opener's peak memory from GNU time.
 DEB_PACKAGES += time
 # `check-install`'s tools: groff renders the manual pages, desktop-file-validate the entry.
@@ -188,7 +190,7 @@ demo: deps build
 FUZZ_SECONDS ?= 600
 FUZZ_TIMEOUT ?= 10
 FUZZ_RSS_MB ?= 2048
-FUZZERS := uri-grammar conditions scenario associations message-reader
+FUZZERS := uri-grammar conditions scenario associations message-reader handoff-payload
 .PHONY: fuzz
 fuzz: deps
 	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing

@@ -167,6 +167,14 @@ public final class HandoffService: Sendable {
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).variants)
                 },
+                service.method(Members.send, .delivers) { call in
+                    let (device, app, webpageOnly) = try call.arguments(String.self, String.self, Bool.self)
+                    let sent: (device: String, url: String)
+                    do throws(DispatchError) {
+                        sent = try await self.send(to: device, app: app.isEmpty ? nil : app, webpageOnly: webpageOnly)
+                    } catch { throw error.busError }
+                    return try call.reply(sent.device, sent.url)
+                },
                 service.method(Members.trustDevice, .takesTurns) { call in
                     let (device, trust) = try call.arguments(String.self, Bool.self)
                     do throws(DispatchError) { try self.setTrusted(device, trust) } catch { throw error.busError }

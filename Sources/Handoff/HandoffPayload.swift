@@ -262,7 +262,7 @@ extension JSONEncoder {
     /// Sorted keys: the same payload is the same URL.
     static var sorted: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 }

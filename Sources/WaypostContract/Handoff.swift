@@ -13,9 +13,12 @@ extension Contract {
         public static let accept = Member.method(
             "Accept", in: [.init("offer_id", "s"), .init("platform_data", "a{sv}", keys: PlatformData.Keys.all)], out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
         public static let trustDevice = Member.method("TrustDevice", in: [.init("device_id", "s"), .init("trusted", "b")])
+        public static let send = Member.method(
+            "Send", in: [.init("device", "s"), .init("app_id", "s"), .init("webpage_only", "b")],
+            out: [.init("device_name", "s"), .init("url", "s")])
         public static let offersChanged = Member.signal("OffersChanged", [])
 
-        public static let all = [listOffers, accept, trustDevice, offersChanged]
+        public static let all = [listOffers, accept, trustDevice, send, offersChanged]
     }
 
     /// One offer as `ListOffers` returns it.

@@ -81,25 +81,6 @@ enum KDEConnect {
     static func list(_ devices: [Device]) -> String {
         devices.isEmpty ? "none is reachable" : devices.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
     }
-
-    /// Shares `url` with the device; a re-announcement briefly removes its share object
-    /// (`UnknownObject`), so that is retried for about two seconds.
-    static func share(_ connection: Connection, _ url: String, to device: Device) async throws {
-        let path = try ObjectPath(daemonPath.rawValue + "/devices/" + device.id + "/share")
-        for attempt in 0..<20 {
-            do {
-                _ = try await connection.call(
-                    destination: name, path: path, interface: "org.kde.kdeconnect.device.share", member: "shareUrl", url,
-                    timeout: .seconds(10))
-                return
-            } catch let error as BusError where error.name.rawValue == "org.freedesktop.DBus.Error.UnknownObject" && attempt < 19 {
-                try await Task.sleep(for: .milliseconds(100))
-            } catch {
-                printError("waypost: KDE Connect could not share with \(device.name): \(BusClient.message(error))")
-                throw ExitCode(1)
-            }
-        }
-    }
 }
 
 extension HandoffCommand {
@@ -127,7 +108,7 @@ extension HandoffCommand {
         @Option(help: "The device's KDE Connect id or name (default: the only reachable one).")
         var device: String?
 
-        @Option(help: "Only this app's current activity (refused when another app's scene is the most recent).")
+        @Option(help: "The current activity of this app's most recently active scene instead.")
         var app: String?
 
         @Flag(help: "Send only the webpage URL, as to a device without Waypost.")
@@ -135,45 +116,10 @@ extension HandoffCommand {
 
         func run() async throws {
             let connection = try await BusClient.connect()
-            let reply = try await BusClient.callDispatcher(
-                connection, Contract.Dispatcher1.getCurrentActivity, failing: "cannot read the current activity")
-            let fields = try reply.decode([String: Variant].self)
-            let current = try BusClient.decode("current activity") { () throws(Contract.KeyError) in
-                try Contract.CurrentActivity.decode(fields)
-            }
-            guard let current else {
-                printError("waypost: no scene has a current activity eligible for Handoff")
-                throw ExitCode(1)
-            }
-            if let app, current.appID != app {
-                printError("waypost: \(app) has no current activity eligible for Handoff (the most recent is \(current.appID)'s)")
-                throw ExitCode(1)
-            }
-            let details = try BusClient.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(current.activity) }
-            let target = try KDEConnect.device(device, among: try await KDEConnect.devices(connection, reachable: true))
-            let url: String
-            if webpageOnly || target.takesWebpageOnly {
-                guard let webpage = details.webpageURL else {
-                    printError("waypost: \(target.name) runs no Waypost, and \(current.activityType) has no webpage URL to send it")
-                    throw ExitCode(1)
-                }
-                url = webpage
-            } else {
-                let selfName = (try? await connection.call(
-                    destination: KDEConnect.name, path: KDEConnect.daemonPath, interface: "org.kde.kdeconnect.daemon",
-                    member: "announcedName", timeout: .seconds(5)
-                ).decode(String.self)) ?? "another device"
-                let payload = HandoffPayload(
-                    activityType: current.activityType, title: details.title,
-                    targetContentIdentifier: details.targetContentIdentifier, webpageURL: details.webpageURL,
-                    userInfo: details.userInfo.mapValues(UserInfoValue.init), sendingDevice: selfName, sentAt: Int64(time(nil)))
-                do { url = try payload.url() } catch {
-                    printError("waypost: cannot hand \(current.activityType) over: \(error)")
-                    throw ExitCode(1)
-                }
-            }
-            try await KDEConnect.share(connection, url, to: target)
-            print("sent \(current.activityType) to \(target.name)\(url.hasPrefix(HandoffPayload.scheme) ? "" : " as its webpage URL")")
+            let reply = try await HandoffCommand.call(
+                connection, Contract.Handoff1.send, device ?? "", app ?? "", webpageOnly, failing: "cannot hand the activity over")
+            let (name, url) = try reply.decode(String.self, String.self)
+            print("sent \(url.hasPrefix(HandoffPayload.scheme) ? "the activity" : "its webpage URL \(url)") to \(name)")
         }
     }
 

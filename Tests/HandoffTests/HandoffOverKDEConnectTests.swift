@@ -60,7 +60,7 @@ struct HandoffOverKDEConnectTests {
             #expect(devices.output.contains("\(two.bID)\tBeta\t"), "\(devices)")
             let sent = try await two.a.waypost("handoff", "send", "--device", "Beta")
             #expect(sent.status == 0, "\(sent)")
-            #expect(sent.output.contains("sent \(Self.edit) to Beta"))
+            #expect(sent.output.contains("sent the activity to Beta"), "\(sent)")
 
             let offers = try await Self.offers(on: two.b)
             #expect(offers.first?[1] == "Continue ‘Shopping list’ from Alpha", "\(offers)")
@@ -135,7 +135,7 @@ struct HandoffOverKDEConnectTests {
             try await two.b.installBrowser()
             let sent = try await two.a.waypost("handoff", "send", "--device", "Beta", "--webpage-only")
             #expect(sent.status == 0, "\(sent)")
-            #expect(sent.output.contains("as its webpage URL"))
+            #expect(sent.output.contains("sent its webpage URL https://notes.example/n/42 to Beta"), "\(sent)")
             try await waitUntil("Beta's browser opens the page") { two.b.lines(of: "browser") == ["https://notes.example/n/42"] }
         }
     }
