@@ -203,3 +203,29 @@ extension DispatcherService {
         return try await handoff.receive(uri, platformData: platformData)
     }
 }
+
+// Open offers lead the desktops' searches (DispatcherService+Search.swift) while they last: the
+// result ids are "handoff:ID", which no saved activity's (a number) can be.
+extension DispatcherService {
+    static let handoffResultPrefix = "handoff:"
+
+    /// The open offers as search results, newest first.
+    func handoffResults() -> [ResultMeta] {
+        guard let handoff = handoff.withLock({ $0 }) else { return [] }
+        return handoff.book.withLock { $0.current(now: handoff.now()) }.reversed().map { offer in
+            ResultMeta(
+                id: Self.handoffResultPrefix + offer.id, name: offer.summary, appName: "Handoff",
+                icon: "emblem-shared")
+        }
+    }
+
+    /// Accepts the offer a search result names; false when the id is no offer's.
+    func acceptFromSearch(_ id: String, _ platform: LaunchPlatformData) async throws -> Bool {
+        guard id.hasPrefix(Self.handoffResultPrefix), let handoff = handoff.withLock({ $0 }) else { return false }
+        let offer = String(id.dropFirst(Self.handoffResultPrefix.count))
+        _ = try await routed("handoff:\(offer)") { () async throws(DispatchError) in
+            try await handoff.accept(offer, platformData: platform)
+        }
+        return true
+    }
+}

@@ -167,6 +167,27 @@ struct HandoffOverKDEConnectTests {
         }
     }
 
+    @Test("an open offer leads GNOME Shell's search results, and activating it continues it in B's scene")
+    func offerLeadsTheSearch() async throws {
+        try await TwoDevices.with { two in
+            try await Self.publishing(two)
+            try await two.b.installApp("org.example.Notes", activityTypes: [Self.edit], scenes: Self.scenes)
+            try await two.b.start("org.example.Notes")
+            try await Self.send(two)
+            let offer = try #require(try await Self.offers(on: two.b).first?.first)
+            let provider = ("io.waypost.Dispatcher", "/io/waypost/Dispatcher/SearchProvider", "org.gnome.Shell.SearchProvider2")
+            let results = try await two.b.busCall(provider.0, provider.1, provider.2 + ".GetInitialResultSet", "array:string:milk")
+            #expect(results.output.contains("string \"handoff:\(offer)\""), "\(results)")
+            let metas = try await two.b.busCall(provider.0, provider.1, provider.2 + ".GetResultMetas", "array:string:handoff:\(offer)")
+            #expect(metas.output.contains("Continue ‘Shopping list’ from Alpha"), "\(metas)")
+            let activated = try await two.b.busCall(
+                provider.0, provider.1, provider.2 + ".ActivateResult", "string:handoff:\(offer)", "array:string:milk", "uint32:7")
+            #expect(activated.status == 0, "\(activated)")
+            #expect(two.b.received("org.example.Notes").map { $0["scene"] as? String } == ["note-42"])
+            #expect(try await two.b.waypost("handoff", "list").output.isEmpty)
+        }
+    }
+
     @Test("a malformed payload is refused and logged, nothing is offered, and B keeps serving")
     func malformedPayload() async throws {
         try await TwoDevices.with { two in
