@@ -241,6 +241,11 @@ bench-associations: deps
 	cd Benchmarks && $(SWIFT) run -c release association-bench
 # User activities: a publish beside AddScene, the desktop's search over 100,000 saved activities,
 # and what keeping them costs on disk and in the daemon.
+# A handoff between two kdeconnectd in network namespaces (root): send → offer, accept beside a local continue.
+.PHONY: bench-handoff
+bench-handoff: deps release
+	WAYPOST="$(CURDIR)/.build/release/waypost" /usr/bin/python3 Benchmarks/handoff-bench.py
+
 bench-activities: deps release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench
 
