@@ -167,6 +167,29 @@ struct HandoffOverKDEConnectTests {
         }
     }
 
+    @Test("the offer is a notification, \"Continue ‘TITLE’ from DEVICE\"; its Continue action continues it in B's scene")
+    func offerNotified() async throws {
+        try await TwoDevices.with { two in
+            try await Self.publishing(two)
+            try await two.b.installApp("org.example.Notes", activityTypes: [Self.edit], scenes: Self.scenes)
+            try await two.b.start("org.example.Notes")
+            try await two.b.startDunst(choosing: "#Continue")
+            try await Self.send(two)
+            _ = try await Self.offers(on: two.b)
+            try await waitUntil("dunst shows the offer", context: two.b.busLog) { try await two.b.notificationsShown() == 1 }
+            #expect(two.b.received("org.example.Notes").isEmpty)
+            let clicked = try await two.b.run("/usr/bin/dunstctl", ["action", "0"])
+            #expect(clicked.status == 0, "\(clicked)")
+            try await waitUntil("B's scene has the activity", context: two.b.busLog) { two.b.received("org.example.Notes").count == 1 }
+            #expect(two.b.received("org.example.Notes").first?["scene"] as? String == "note-42")
+            try await waitUntil("the notification is gone") { try await two.b.notificationsShown() == 0 }
+            // What dunst showed, from its history once it closed.
+            let history = try await two.b.run("/usr/bin/dunstctl", ["history"])
+            #expect(history.output.contains("Continue ‘Shopping list’ from Alpha"), "\(history)")
+            #expect(try await two.b.waypost("handoff", "list").output.isEmpty)
+        }
+    }
+
     @Test("an open offer leads GNOME Shell's search results, and activating it continues it in B's scene")
     func offerLeadsTheSearch() async throws {
         try await TwoDevices.with { two in

@@ -49,6 +49,8 @@ final class Device: Sendable {
         xvfb.send(SIGTERM)
     }
 
+    func spawnedDunst(_ process: ChildProcess) { spawned.add(process) }
+
     /// Installs `sample_app.py` as a participating app continuing `activityTypes`.
     func installApp(
         _ id: String, activityTypes: [String], scenes: [(id: String, modifiers: [([String], [String])])] = [],
@@ -219,5 +221,42 @@ extension Device {
         let file = root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service")
         let text = try String(contentsOf: file, encoding: .utf8)
         try text.replacingOccurrences(of: " daemon\n", with: " daemon \(arguments)\n").write(to: file, atomically: true, encoding: .utf8)
+    }
+}
+
+extension Device {
+    /// Starts Debian's dunst on this device's display and bus: a throwaway dunstrc where nothing
+    /// expires by itself, and `dunstctl action` picks the action whose line starts with `choosing`
+    /// (its dmenu is a script). Returns once dunst owns org.freedesktop.Notifications.
+    func startDunst(choosing: String) async throws {
+        let menu = root.appendingPathComponent("dmenu.sh")
+        try "#!/bin/sh\ngrep -m1 -F -- '\(choosing)'\n".write(to: menu, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: menu.path)
+        let config = root.appendingPathComponent("dunstrc")
+        try """
+            [global]
+                mouse_left_click = do_action, close_current
+                stack_duplicates = false
+                dmenu = \(menu.path)
+            [urgency_low]
+                timeout = 0
+            [urgency_normal]
+                timeout = 0
+            [urgency_critical]
+                timeout = 0
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let dunst = try await ChildProcess.start(
+            "/usr/bin/dunst", ["-config", config.path], environment: environment, errors: root.appendingPathComponent("logs/dunst.stderr"))
+        spawnedDunst(dunst)
+        try await waitUntil("dunst owns org.freedesktop.Notifications", context: busLog) {
+            try await run("/usr/bin/dbus-send", ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                 "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"]).output.contains("boolean true")
+        }
+    }
+
+    /// What dunst shows, by `dunstctl count displayed` (dunst announces nothing when one appears).
+    func notificationsShown() async throws -> Int {
+        Int(try await run("/usr/bin/dunstctl", ["count", "displayed"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 }
