@@ -29,6 +29,8 @@ DEB_PACKAGES += chromium xvfb
 DEB_PACKAGES += libgtk-4-dev openbox xdotool x11-utils wmctrl imagemagick
 # Handoff's tests and benchmark: two of Debian's kdeconnectd (KDE Connect 22.12) in network namespaces.
 DEB_PACKAGES += kdeconnect
+# Notifications' tests click and close them on a real server: dunst (dunstctl), under Xvfb.
+DEB_PACKAGES += dunst
 # bench-open reads each opener's peak memory from GNU time.
 DEB_PACKAGES += time
 # `check-install`'s tools: groff renders the manual pages, desktop-file-validate the entry.

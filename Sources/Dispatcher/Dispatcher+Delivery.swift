@@ -104,6 +104,12 @@ extension Dispatcher {
         let reply: Message
         let member: Contract.Member
         switch pending.event {
+        case _ where pending.notification != nil:
+            member = Contract.Application1.receiveNotificationResponse
+            reply = try await connection.call(
+                destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
+                member: member.name, scene, pending.notification!.variants, platform, timeout: configuration.deliveryTimeout,
+                whileAwaiting: whileAwaiting)
         case .url(let uri):
             member = Contract.Application1.openURL
             reply = try await connection.call(
@@ -122,6 +128,7 @@ extension Dispatcher {
 
     private func createScene(_ declaration: String, for pending: PendingEvent, in process: AppProcess) async throws -> String {
         let event: Contract.SceneEvent = switch pending.event {
+        case _ where pending.notification != nil: .notificationResponse(pending.notification!)
         case .url(let uri): .url(uri)
         case .activity(let activity): .activity(type: activity.type, activity: pending.activity)
         }

@@ -155,6 +155,7 @@ extension Dispatcher {
         switch event {
         case .link(let uri, _): uri
         case .activity(let activity, _): "activity \(activity.type)"
+        case .notificationResponse(let app, _): "a notification of \(app)"
         }
     }
 
@@ -163,6 +164,7 @@ extension Dispatcher {
         switch event {
         case .link(let uri, _): uri
         case .activity(let activity, _): activity.type
+        case .notificationResponse(let app, _): "a notification of \(app)"
         }
     }
 }

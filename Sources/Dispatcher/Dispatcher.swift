@@ -52,6 +52,11 @@ public actor Dispatcher {
     private var changeRates: [String: ChangeRate] = [:]
     // The process behind each registered connection (Dispatcher+Identity.swift).
     var identities = RegisteredIdentities()
+    /// The desktop's notification server, as the daemon posts to it (NotificationPoster.swift).
+    public nonisolated let notificationPoster: NotificationPoster
+    // Apps' live notifications, and who reports their responses (Dispatcher+Notifications.swift).
+    var notifications = NotificationBook()
+    var notificationReporter: (@Sendable (String, @escaping @Sendable () async throws(DispatchError) -> Outcome) async -> Void)?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -70,6 +75,7 @@ public actor Dispatcher {
         self.contentTypes = contentTypes
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
+        notificationPoster = NotificationPoster(connection: connection)
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
         openers = OpenerLookup(connection: connection, directory: directory) { id in
             id == ownID || ((try? directory.entry(id: id)).map { DesktopApps.handsLinksBack($0, ownID: ownID, ownProgram: ownProgram) } ?? false)

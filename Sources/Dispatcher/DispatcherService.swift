@@ -58,6 +58,7 @@ public final class DispatcherService: Sendable {
             Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication],
             executor: connection.executor)
         try exportSearchProviders()
+        await reportNotificationResponses()
         // Browser extensions keep a copy of the owned domains (waypost browser-host): tell them of a change.
         dispatcher.webLinks.onOwnedDomainsChange { [connection] domains in
             try? connection.emit(
@@ -178,7 +179,7 @@ public final class DispatcherService: Sendable {
                     let (processes, scenes) = await self.dispatcher.status
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
-            ] + activityMethods,
+            ] + activityMethods + notificationMethods,
             signals: [
                 Members.routed.signalDeclaration, Members.currentActivityChanged.signalDeclaration,
                 Members.ownedDomainsChanged.signalDeclaration,

@@ -116,7 +116,8 @@ public final class HandoffService: Sendable {
             throw .unknownActivity(id, reason: error.description)
         }
         await presenter.withdraw(offer)
-        try? connection.emit(path: Contract.handoffObjectPath, interface: Contract.Handoff1.interface, member: Contract.Handoff1.offersChanged.name)
+        // Told once the offer is carried out (or failed), not in the way of it.
+        defer { try? connection.emit(path: Contract.handoffObjectPath, interface: Contract.Handoff1.interface, member: Contract.Handoff1.offersChanged.name) }
         let payload = offer.payload
         let details = Contract.ActivityDetails(
             targetContentIdentifier: payload.targetContentIdentifier, webpageURL: payload.webpageURL, title: payload.title,

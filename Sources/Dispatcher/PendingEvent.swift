@@ -1,6 +1,7 @@
 import DBus
 import Desktop
 import ExternalEvents
+import WaypostContract
 
 /// An event on its way: what routing reads, and what is handed to the app untouched.
 struct PendingEvent: Sendable {
@@ -12,9 +13,13 @@ struct PendingEvent: Sendable {
     var prepare: (@Sendable (Outcome) -> Void)? = nil
     /// Who opened it, found in the background; nil when nobody asked (an event from the daemon itself).
     var opener: PendingOpener? = nil
+    /// A response to one of the app's notifications: handed over as one (`ReceiveNotificationResponse`),
+    /// `event` being what routing reads of it.
+    var notification: Contract.NotificationResponse? = nil
 
     var label: String {
-        switch event {
+        if let notification { return "notification \(notification.notificationID)" }
+        return switch event {
         case .url(let uri): uri
         case .activity(let activity): "activity \(activity.type)"
         }

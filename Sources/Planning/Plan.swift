@@ -85,6 +85,8 @@ public enum Fact: Sendable, Equatable {
     case documentHandler(app: String)
     /// The app that continues the activity type.
     case continuer(app: String, activityType: String)
+    /// The app that posted the notification the user acted on.
+    case poster(app: String)
     /// The owner opened its own link: it goes to the browser.
     case selfLoop(app: String)
     /// An app named by a rule or an association is not installed (or would hand the link back).
@@ -113,6 +115,7 @@ extension Fact: CustomStringConvertible {
             "no participating app declares x-scheme-handler/\(scheme); \(app), which does not take part in Waypost, gets it"
         case .documentHandler(let app): "\(app) opens this file type"
         case .continuer(let app, let type): "\(app) continues activities of type \(type)"
+        case .poster(let app): "\(app) posted the notification"
         case .selfLoop(let app): "\(app) opened it itself, so it goes to the browser (no loop back into the app)"
         case .notInstalled(let app): "\(app) is not an installed entry that can take it"
         case .refused(let app): "\(app) could not take it"

@@ -7,11 +7,16 @@ public enum PlannedEvent: Sendable {
     case link(String, scheme: String)
     /// A user activity; `publisher` is the app that published it (a saved activity's), nil when unknown.
     case activity(UserActivity, publishedBy: String?)
+    /// The user acted on a notification `app` posted: its target picks among that app's scenes, as
+    /// an activity's does (no other app gets it).
+    case notificationResponse(app: String, targetContentIdentifier: String?)
 
     var routed: ExternalEvent {
         switch self {
         case .link(let uri, _): .url(uri)
         case .activity(let activity, _): .activity(activity)
+        case .notificationResponse(_, let target):
+            .activity(UserActivity(type: Planner.notificationResponseType, targetContentIdentifier: target))
         }
     }
 }
@@ -44,9 +49,13 @@ public enum Planner {
             try planning.webLink(uri, scheme: scheme, opener: opener)
         case .link(let uri, let scheme): try planning.schemeLink(uri, scheme: scheme, opener: opener)
         case .activity(let activity, let publisher): planning.activity(activity.type, publishedBy: publisher)
+        case .notificationResponse(let app, _): planning.notificationResponse(poster: app)
         }
         return planning.finished
     }
+
+    /// What a notification response is routed as: an activity of this type (routing reads only its target).
+    public static let notificationResponseType = "io.waypost.notification-response"
 
     /// Which app continues an activity: the publisher, as long as its entry lists the type; else the one
     /// app that lists it; else the one the user chose among those. Never an order of ids or of
@@ -229,5 +238,14 @@ private struct Planning {
         case .success(let app): reach(app, facts: [.continuer(app: app.id, activityType: type)])
         case .failure(let why): nowhere = why
         }
+    }
+
+    /// A notification response: the app that posted the notification, by the rules among its scenes.
+    mutating func notificationResponse(poster app: String) {
+        guard let entry = snapshot.installed.entry(id: app), entry.participates else {
+            nowhere = .noHandler("\(app), which posted the notification, is no longer an installed app that takes part in Waypost")
+            return
+        }
+        reach(entry, facts: [.poster(app: app)])
     }
 }

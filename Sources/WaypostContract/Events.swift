@@ -163,11 +163,14 @@ extension Contract {
         case url(String)
         /// `activity` holds the activity's keys (`ActivityDetails`) as the opener sent them.
         case activity(type: String, activity: [String: Variant])
+        /// The user acted on one of the app's notifications (`notification-id` and `action` present).
+        case notificationResponse(NotificationResponse)
 
         public enum Keys {
             public static let uri = Key<String>("uri")
             public static let activityType = Key<String>("activity-type")
             public static let all = [uri.declaration, activityType.declaration] + ActivityDetails.Keys.all
+                + [NotificationResponse.Keys.notificationID.declaration, NotificationResponse.Keys.action.declaration]
         }
 
         /// - Throws: `KeyError` when the event has neither `uri` nor `activity-type`, or one of
@@ -175,6 +178,10 @@ extension Contract {
         public init(_ event: [String: Variant]) throws(KeyError) {
             if let uri = try event.value(Keys.uri) {
                 self = .url(uri)
+                return
+            }
+            if event[NotificationResponse.Keys.notificationID.name] != nil {
+                self = .notificationResponse(try NotificationResponse(event))
                 return
             }
             guard let type = try event.value(Keys.activityType) else {
@@ -194,6 +201,8 @@ extension Contract {
             case .activity(let type, let activity):
                 event = activity
                 event.insert(Keys.activityType, type)
+            case .notificationResponse(let response):
+                event = response.variants
             }
             return event
         }

@@ -112,6 +112,14 @@ extension Contract {
             "MonitorRouted", in: [.init("options", "a{sv}", keys: MonitorOptions.Keys.all)])
         public static let ownedDomains = Member.method("OwnedDomains", out: [.init("domains", "as")])
         public static let ownedDomainsChanged = Member.signal("OwnedDomainsChanged", [.init("domains", "as")])
+        public static let postNotification = Member.method(
+            "PostNotification",
+            in: [.init("notification_id", "s"), .init("content", "a{sv}", keys: NotificationContent.Keys.all)])
+        public static let withdrawNotifications = Member.method(
+            "WithdrawNotifications", in: [.init("notification_ids", "as")])
+        public static let explainNotification = Member.method(
+            "ExplainNotification", in: [.init("app_id", "s"), .init("notification_id", "s")],
+            out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
         public static let routed = Member.signal(
             "Routed", [.init("event", "s"), .init("outcome", "a{sv}", keys: RoutingOutcome.Keys.routed)])
 
@@ -121,6 +129,7 @@ extension Contract {
             setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
             getCurrentActivity, monitorCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
             forgetSavedActivities, ownedDomains, ownedDomainsChanged,
+            postNotification, withdrawNotifications, explainNotification,
         ]
         /// Every error of the contract comes from the dispatcher.
         public static let errors = Failure.allCases
@@ -150,7 +159,11 @@ extension Contract {
             in: [.init("declaration_id", "s"), .init("event", "a{sv}", keys: SceneEvent.Keys.all), platformData],
             out: [.init("scene_id", "s")])
 
-        public static let members = [openURL, continueUserActivity, createScene]
+        public static let receiveNotificationResponse = Member.method(
+            "ReceiveNotificationResponse",
+            in: [.init("scene_id", "s"), .init("response", "a{sv}", keys: NotificationResponse.Keys.all), platformData])
+
+        public static let members = [openURL, continueUserActivity, createScene, receiveNotificationResponse]
         /// What an app refuses an event with (any error reply makes the dispatcher try the next destination).
         public static let errors: [Failure] = [.unknownScene, .unknownDeclaration, .noHandler, .invalidArgument]
     }

@@ -71,6 +71,15 @@ public struct Scene: Sendable, Hashable, Identifiable {
         application.state.withLock { $0.scenes[id]?.continueActivity[type] = handler }
     }
 
+    /// Sets the handler of the user's responses to the app's notifications routed to this scene
+    /// (`Application.notify`): the dispatcher picks the scene by the notification's target, as for
+    /// an activity. Without a handler the scene refuses them, and the next scene the rules allow gets them.
+    public func onNotificationResponse(
+        perform handler: @escaping @Sendable (_ response: NotificationResponse, _ context: EventContext) async throws -> Void
+    ) {
+        application.state.withLock { $0.scenes[id]?.notificationResponse = handler }
+    }
+
     /// Publishes (or, with `isActive` false, withdraws) the scene's activity of `type`
     /// (`userActivity(_:isActive:_:)`): what the scene is showing, for others to continue.
     ///

@@ -3,6 +3,7 @@ import ExternalEvents
 
 typealias URLHandler = @Sendable (String, EventContext) async throws -> Void
 typealias ActivityHandler = @Sendable (ContinuedActivity, EventContext) async throws -> Void
+typealias NotificationResponseHandler = @Sendable (NotificationResponse, EventContext) async throws -> Void
 typealias SceneFactory = @Sendable (SceneRequest) async throws -> Scene
 
 /// An open scene as the app holds it: its handlers, its views' modifiers, what it publishes.
@@ -14,6 +15,7 @@ struct SceneState: Sendable {
     var recency: UInt64
     var openURL: URLHandler?
     var continueActivity: [String: ActivityHandler] = [:]
+    var notificationResponse: NotificationResponseHandler?
     /// Active published activities, by type.
     var activities: [String: PublishedActivity] = [:]
     /// The types made active, least recently first: the last one still active is the scene's

@@ -36,6 +36,14 @@ extension Application {
                         try handling(.activity(Self.activity(type, activity)), inScene: scene, context: Self.context(platform)))
                     return try call.reply()
                 },
+                Members.receiveNotificationResponse.exported { [weak self] call in
+                    guard let self else { throw BusError(.unknownObject, "the application stopped") }
+                    try checkCaller(call)
+                    let (scene, response, platform) = try call.arguments(String.self, [String: Variant].self, [String: Variant].self)
+                    runAfterAcknowledging(
+                        try handling(.notificationResponse(try Self.response(response)), inScene: scene, context: Self.context(platform)))
+                    return try call.reply()
+                },
                 Members.createScene.exported { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
@@ -60,13 +68,14 @@ extension Application {
     enum Delivery {
         case url(String)
         case activity(ContinuedActivity)
+        case notificationResponse(NotificationResponse)
     }
 
     /// The scene's handler called with `event`, to run once the event is acknowledged (or at once,
     /// for a launch URL routed here without a dispatcher).
     /// - Throws: the refusal the dispatcher gets when the scene is not open or has no such handler.
     func handling(_ event: Delivery, inScene sceneID: String, context: EventContext) throws -> @Sendable () async throws -> Void {
-        enum Found { case url(URLHandler), activity(ActivityHandler) }
+        enum Found { case url(URLHandler), activity(ActivityHandler), response(NotificationResponseHandler) }
         let found: Found? = try state.withLock { state in
             guard let scene = state.scenes[sceneID] else {
                 throw BusError(Contract.Failure.unknownScene.errorName, "scene \"\(sceneID)\" of \(id) is not open (it was closed)")
@@ -74,11 +83,15 @@ extension Application {
             switch event {
             case .url: return scene.openURL.map(Found.url)
             case .activity(let activity): return scene.continueActivity[activity.type].map(Found.activity)
+            case .notificationResponse: return scene.notificationResponse.map(Found.response)
             }
         }
         switch (found, event) {
         case (.url(let handler)?, .url(let url)): return { try await handler(url, context) }
         case (.activity(let handler)?, .activity(let activity)): return { try await handler(activity, context) }
+        case (.response(let handler)?, .notificationResponse(let response)): return { try await handler(response, context) }
+        case (_, .notificationResponse):
+            throw BusError(Contract.Failure.noHandler.errorName, "scene \"\(sceneID)\" of \(id) has no onNotificationResponse handler")
         case (_, .url):
             throw BusError(Contract.Failure.noHandler.errorName, "scene \"\(sceneID)\" of \(id) has no onOpenURL handler")
         case (_, .activity(let activity)):
@@ -119,6 +132,8 @@ extension Application {
             .activity(UserActivity(
                 type: activity.type, targetContentIdentifier: activity.targetContentIdentifier, webpageURL: activity.webpageURL,
                 title: activity.title, userInfo: activity.userInfo.mapValues { $0.stringValue ?? "\($0)" }))
+        case .notificationResponse(let response):
+            .activity(UserActivity(type: "io.waypost.notification-response", targetContentIdentifier: response.targetContentIdentifier))
         }
         let scene = try await factory(SceneRequest(declaration: declaration, event: routed, context: context))
         guard scene.application === self, scene.declaration == declarationID, scene.isOpen else {
@@ -142,7 +157,12 @@ extension Application {
         switch try readable({ () throws(Contract.KeyError) in try Contract.SceneEvent(event) }) {
         case .url(let uri): .url(uri)
         case .activity(let type, let activity): .activity(try Self.activity(type, activity))
+        case .notificationResponse(let response): .notificationResponse(NotificationResponse(response))
         }
+    }
+
+    static func response(_ response: [String: Variant]) throws(BusError) -> NotificationResponse {
+        NotificationResponse(try readable { () throws(Contract.KeyError) in try Contract.NotificationResponse(response) })
     }
 
     static func activity(_ type: String, _ activity: [String: Variant]) throws(BusError) -> ContinuedActivity {

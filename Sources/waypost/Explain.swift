@@ -69,6 +69,11 @@ struct Explain: AsyncParsableCommand {
         } else {
             try await BusClient.callDispatcher(connection, Contract.Dispatcher1.explain, uri, failing: "cannot explain \(uri)")
         }
+        try Self.printOutcome(reply, format: format)
+    }
+
+    /// An `Explain`-like reply, as `--format` asks.
+    static func printOutcome(_ reply: Message, format: Format) throws {
         let outcome = BusClient.outcome(try reply.decode([String: Variant].self))
         typealias Keys = Contract.RoutingOutcome.Keys
         let fields = [

@@ -6,7 +6,7 @@ struct Waypost: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Routes links and user activities to the right scene of the right app.",
         subcommands: [
-            Open.self, Continue.self, Activities.self, Explain.self, Status.self, Monitor.self, Daemon.self,
+            Open.self, Continue.self, Activities.self, Notify.self, Explain.self, Status.self, Monitor.self, Daemon.self,
             Install.self, Uninstall.self, Refresh.self, Doctor.self, HandlerFile.self, Links.self, BrowserHost.self,
             HandoffCommand.self,
         ])

@@ -11,8 +11,10 @@ real app would when its windows open, close, gain focus or change selection.
 Config keys: app_id, log, object_path (default /io/waypost/sample), single_scene (bool),
 announce_ready (bool: register with "announces-ready" and call Ready once the start-up scenes are open),
 declarations [[id, {kind, matching?, content-types?}]], scenes [{id, declaration, modifiers}],
-behaviour {"OpenURL"|"CreateScene"|"ContinueUserActivity": "ok"|"hang"|"refuse"|"exit"}.
-Control's Run and OpenInProcess make the app open links itself (as the opener).
+behaviour {"OpenURL"|"CreateScene"|"ContinueUserActivity"|"ReceiveNotificationResponse": "ok"|"hang"|"refuse"|"exit"}.
+Control's Run and OpenInProcess make the app open links itself (as the opener); Notify and Withdraw
+post and withdraw its notifications (PostNotification, WithdrawNotifications), answering with the
+dispatcher's error name ("" when it accepted).
 publish [scene, type, activity] sets that scene's current activity once started (types kept: typed()).
 """
 import json
@@ -171,6 +173,16 @@ class SampleApp(dbus.service.Object):
                  user_info_types={str(k): type(v).__name__ for k, v in activity.get("user-info", {}).items()})
         self.act("ContinueUserActivity", reply_cb, error_cb)
 
+    @dbus.service.method(APP_IFACE, in_signature="sa{sv}a{sv}", out_signature="",
+                         async_callbacks=("reply_cb", "error_cb"))
+    def ReceiveNotificationResponse(self, scene_id, response, platform_data, reply_cb, error_cb):
+        if scene_id not in self.scenes:
+            error_cb(dbus.DBusException("no scene " + scene_id, name="io.waypost.test.NoSuchScene"))
+            return
+        self.log(event="ReceiveNotificationResponse", scene=str(scene_id), response=plain(response),
+                 platform_data=plain(platform_data))
+        self.act("ReceiveNotificationResponse", reply_cb, error_cb)
+
     @dbus.service.method(APP_IFACE, in_signature="sa{sv}a{sv}", out_signature="s",
                          async_callbacks=("reply_cb", "error_cb"))
     def CreateScene(self, declaration_id, event, platform_data, reply_cb, error_cb):
@@ -214,6 +226,23 @@ class SampleApp(dbus.service.Object):
     def Publish(self, scene_id, activity_type, activity):
         """The scene shows something the user may come back to (SetCurrentActivity)."""
         self.dispatcher.SetCurrentActivity(scene_id, activity_type, activity)
+
+    @dbus.service.method(CONTROL_IFACE, in_signature="sa{sv}", out_signature="s")
+    def Notify(self, notification_id, content):
+        """The app posts a notification (PostNotification); the dispatcher's error name, or ""."""
+        try:
+            self.dispatcher.PostNotification(notification_id, content)
+            return ""
+        except dbus.DBusException as error:
+            return error.get_dbus_name()
+
+    @dbus.service.method(CONTROL_IFACE, in_signature="as", out_signature="s")
+    def Withdraw(self, notification_ids):
+        try:
+            self.dispatcher.WithdrawNotifications(dbus.Array(notification_ids, signature="s"))
+            return ""
+        except dbus.DBusException as error:
+            return error.get_dbus_name()
 
     @dbus.service.method(CONTROL_IFACE, in_signature="asa{ss}", out_signature="")
     def Run(self, argv, extra_env):

@@ -27,7 +27,7 @@ struct ContractTests {
         #expect(Self.lines(Contract.Dispatcher1.members) == dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1"))
         #expect(Self.lines(Contract.Application1.members) == application.membersWithKeys(of: "io.waypost.Application1"))
         // Not vacuous: the files were read, keys and all.
-        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 27)
+        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 30)
         #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").contains {
             $0.hasPrefix("method RegisterApplication(") && $0.contains("[announces-ready b, single-scene b]")
         })
@@ -70,6 +70,7 @@ struct ContractTests {
         #expect(Set(Contract.Application1.continueUserActivity.arguments[2].keys) == published)
         #expect(Set(Contract.Application1.createScene.arguments[1].keys) == published.union([
             Contract.KeyDeclaration("uri", "s"), Contract.KeyDeclaration("activity-type", "s"),
+            Contract.KeyDeclaration("notification-id", "s"), Contract.KeyDeclaration("notification-action", "s"),
         ]))
         // And the XML says so too.
         let application = try Self.contract("io.waypost.Application1.xml").membersWithKeys(of: "io.waypost.Application1")
@@ -276,7 +277,7 @@ struct ContractTests {
         let contract = try Self.contract("io.waypost.Application1.xml")
         // dbus-python names no arguments, so compare the signatures alone.
         #expect(exported.signatures(of: "io.waypost.Application1") == contract.signatures(of: "io.waypost.Application1"))
-        #expect(contract.signatures(of: "io.waypost.Application1").count == 3)
+        #expect(contract.signatures(of: "io.waypost.Application1").count == 4)
     }
 
     static func introspect(_ bus: Connection, _ name: BusName, _ path: ObjectPath) async throws -> InterfaceTable {

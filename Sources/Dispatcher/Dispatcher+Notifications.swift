@@ -1,0 +1,109 @@
+import Associations
+import DBus
+import Desktop
+import ExternalEvents
+import Logging
+import Planning
+import WaypostContract
+
+// An app's notifications: posted to the desktop's notification server through `NotificationPoster`
+// under the app's name, and the user's response routed back to the app's scene by the rules
+// (Planner's `.notificationResponse`), launching the app when it has exited meanwhile.
+extension Dispatcher {
+    /// Posts (or replaces) the caller's app's notification `id`.
+    /// - Throws: `notRegistered`; `invalidArgument` for a value over its bound; `budgetExceeded`
+    ///   over the app's live notifications or bytes; `noHandler` without a notification server.
+    func postNotification(caller: String, id: String, _ content: Contract.NotificationContent) async throws(DispatchError) {
+        let app = try registry.registered(caller).appID
+        let bytes = try NotificationBudgets.check(content, id: id)
+        let key = NotificationBook.Key(app: app, id: id)
+        let replacing = notifications.posted[key]
+        let serial = try notifications.admit(key, bytes: bytes, target: content.targetContentIdentifier)
+        let name = (try? directory.entry(id: app).name) ?? app
+        let shown = NotificationContent(
+            appName: name, desktopEntry: app, icon: content.icon, title: content.title, body: content.body,
+            buttons: content.buttons.map { (key: $0.action, label: $0.label) })
+        let (target, userInfo) = (content.targetContentIdentifier, content.userInfo)
+        let serverID: NotificationID
+        do {
+            serverID = try await notificationPoster.post(shown, replacing: replacing?.serverID) { [weak self] event in
+                guard let self else { return }
+                switch event {
+                case .action(let action, let token):
+                    let response = Contract.NotificationResponse(
+                        notificationID: id, action: action, targetContentIdentifier: target, userInfo: userInfo)
+                    Task { await self.respond(app: app, response, activationToken: token) }
+                case .closed:
+                    Task { await self.notificationClosed(key, serial: serial) }
+                }
+            }
+        } catch {
+            notifications.forget(key, serial: serial)
+            if case .noServer = error { throw .noHandler("notification \(id)", reason: error.description) }
+            throw .deliveryFailed("notification \(id)", attempts: [error.description])
+        }
+        if !notifications.shown(key, serial: serial, as: serverID) { notificationPoster.withdraw(serverID) }
+    }
+
+    /// Withdraws the caller's app's notifications with these ids; other ids are ignored.
+    func withdrawNotifications(caller: String, ids: [String]) throws(DispatchError) {
+        let app = try registry.registered(caller).appID
+        for id in ids {
+            guard let old = notifications.forget(.init(app: app, id: id)) else { continue }
+            if let serverID = old.serverID { notificationPoster.withdraw(serverID) }
+        }
+    }
+
+    private func notificationClosed(_ key: NotificationBook.Key, serial: UInt64) {
+        notifications.forget(key, serial: serial)
+    }
+
+    /// Carries out the plan for the user's response to `app`'s notification, once; reported as
+    /// `Routed` and logged by the service (`reportsNotificationResponses`).
+    func respond(app: String, _ response: Contract.NotificationResponse, activationToken: String?) async {
+        let report = notificationReporter
+        let route: @Sendable () async throws(DispatchError) -> Outcome = { () async throws(DispatchError) -> Outcome in
+            try await self.carryOutResponse(app: app, response, activationToken: activationToken)
+        }
+        if let report { await report("notification:\(app)/\(response.notificationID)", route) } else {
+            do { _ = try await route() } catch { logger.info("notification \(response.notificationID) of \(app) reached no scene: \(error)") }
+        }
+    }
+
+    func carryOutResponse(
+        app: String, _ response: Contract.NotificationResponse, activationToken: String?
+    ) async throws(DispatchError) -> Outcome {
+        let routed = UserActivity(type: Planner.notificationResponseType, targetContentIdentifier: response.targetContentIdentifier)
+        let pending = PendingEvent(
+            event: .activity(routed), activity: [:], platformData: LaunchPlatformData(activationToken: activationToken),
+            notification: response)
+        return try await carryOut(pending, .notificationResponse(app: app, targetContentIdentifier: response.targetContentIdentifier))
+    }
+
+    /// Where a click on `app`'s live notification `id` would go now, delivering nothing.
+    /// - Throws: `noHandler` when the app has no live notification `id`.
+    func explainNotification(app: String, id: String) throws(DispatchError) -> Outcome {
+        guard let posted = notifications.posted[.init(app: app, id: id)] else {
+            throw .noHandler("notification \(id) of \(app)", reason: "\(app) has no live notification with that id")
+        }
+        let event = PlannedEvent.notificationResponse(app: app, targetContentIdentifier: posted.targetContentIdentifier)
+        let plan: Plan
+        do { plan = try Planner.plan(event, opener: .known(nil), snapshot) } catch {
+            throw .noHandler("notification \(id) of \(app)", reason: "\(error)")
+        }
+        switch plan.first.destination {
+        case .nothing(.noScene(let app, _)):
+            return Outcome(action: .deliver, appID: app, rule: plan.first.rule.rawValue, step: plan.first)
+        case .nothing(let nowhere): throw Self.error(nowhere, for: event)
+        default: return Outcome(plan.first, launched: false)
+        }
+    }
+
+    /// Has each response to a notification carried out through `report` (the service's `Routed`
+    /// and log), which calls the route it is given once.
+    public func reportsNotificationResponses(
+        through report: @escaping @Sendable (String, @escaping @Sendable () async throws(DispatchError) -> Outcome) async -> Void
+    ) {
+        notificationReporter = report
+    }
+}

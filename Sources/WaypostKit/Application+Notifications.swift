@@ -1,0 +1,79 @@
+public import ExternalEvents
+import DBus
+import WaypostContract
+
+/// A notification an app posts (`UNNotificationContent`): what it shows, and what its response
+/// carries back to the scene the rules pick for `targetContentIdentifier`.
+public struct NotificationContent: Sendable, Hashable {
+    public var title: String
+    public var body: String
+    /// An icon name of the theme, or an absolute path; empty for the app's.
+    public var icon: String
+    /// Routes the response as an activity's target routes it (`handlesExternalEvents`).
+    public var targetContentIdentifier: String?
+    /// Travels back untouched in the response (keep it small: at most 16 KiB).
+    public var userInfo: [String: UserInfoValue]
+    /// (action, label) of up to 3 buttons; the notification's own click is the action `default`.
+    public var buttons: [(action: String, label: String)]
+
+    public init(
+        title: String, body: String = "", icon: String = "", targetContentIdentifier: String? = nil,
+        userInfo: [String: UserInfoValue] = [:], buttons: [(action: String, label: String)] = []
+    ) {
+        (self.title, self.body, self.icon, self.targetContentIdentifier) = (title, body, icon, targetContentIdentifier)
+        (self.userInfo, self.buttons) = (userInfo, buttons)
+    }
+
+    public static func == (a: Self, b: Self) -> Bool { a.variants == b.variants }
+    public func hash(into hasher: inout Hasher) { hasher.combine(title) }
+
+    var variants: [String: Variant] {
+        Contract.NotificationContent(
+            title: title, body: body, icon: icon, targetContentIdentifier: targetContentIdentifier,
+            userInfo: UserInfoValue.variants(userInfo), buttons: buttons.map { .init(action: $0.action, label: $0.label) }
+        ).variants
+    }
+}
+
+/// The user acted on one of the app's notifications (`UNNotificationResponse`); a scene's
+/// `onNotificationResponse` handler receives it.
+public struct NotificationResponse: Sendable, Hashable {
+    /// The id the app posted it under.
+    public var notificationID: String
+    /// `NotificationResponse.defaultAction` for a click on the notification, else the button's action.
+    public var action: String
+    public var targetContentIdentifier: String?
+    public var userInfo: [String: UserInfoValue]
+
+    /// A click on the notification itself.
+    public static let defaultAction = Contract.NotificationResponse.defaultAction
+
+    public init(notificationID: String, action: String, targetContentIdentifier: String? = nil, userInfo: [String: UserInfoValue] = [:]) {
+        (self.notificationID, self.action, self.targetContentIdentifier, self.userInfo) = (notificationID, action, targetContentIdentifier, userInfo)
+    }
+
+    init(_ response: Contract.NotificationResponse) {
+        self.init(
+            notificationID: response.notificationID, action: response.action,
+            targetContentIdentifier: response.targetContentIdentifier, userInfo: response.userInfo.mapValues(UserInfoValue.init))
+    }
+}
+
+// Posting and withdrawing the app's notifications (UNUserNotificationCenter's add and remove).
+extension Application {
+    /// Shows `notification` through the desktop's notification server, under this app's name;
+    /// posting again with the same `id` replaces it. The user's response reaches the scene the
+    /// rules pick for its target, even after this process exited (the app is launched for it).
+    /// - Throws: `notStarted`; `dispatcherRefused` (`BudgetExceeded` over 32 live notifications
+    ///   or 64 KiB; `InvalidArgument` for a value over its bound; `NoHandler` without a server).
+    public func notify(id: String, _ notification: NotificationContent) async throws(WaypostError) {
+        try WaypostError.check(id, what: "notification id")
+        try await call(Contract.Dispatcher1.postNotification, id, notification.variants)
+    }
+
+    /// Takes the app's notifications with these ids off the screen; unknown ids are ignored.
+    /// - Throws: `notStarted`; `dispatcherRefused`.
+    public func withdrawNotifications(ids: [String]) async throws(WaypostError) {
+        try await call(Contract.Dispatcher1.withdrawNotifications, ids)
+    }
+}

@@ -1,0 +1,297 @@
+import DBus
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+import WaypostContract
+
+/// Notifications with real servers: Debian's dunst under its own Xvfb, where `dunstctl` clicks
+/// and picks buttons as a user does, and the tests' own spec-1.2 server (Tests/Apps/notification_server.py)
+/// for the activation token no Debian server sends. The app is `sample_app.py`; each response it
+/// receives is a line of its log, and the daemon's `Routed` says when one was carried out.
+@Suite("notifications", .serialized)
+struct NotificationTests {
+    static let mail = SampleApp(
+        "org.example.Mail", schemes: ["mail"], announceReady: true,
+        declarations: [("inbox", ["kind": "window-group"]), ("conversation", ["kind": "window-group", "matching": ["conversation/"]])],
+        scenes: [
+            (id: "inbox", declaration: "inbox", modifiers: [([], ["*"])]),
+            (id: "conv-42", declaration: "conversation", modifiers: [(["conversation/42"], [])]),
+        ])
+    static let neighbour = SampleApp("org.example.Neighbour", schemes: ["neighbour"], declarations: [("main", ["kind": "window-group"])])
+
+    static let content: [String: Variant] = Contract.NotificationContent(
+        title: "Judy wrote", body: "About Friday", targetContentIdentifier: "conversation/42",
+        userInfo: ["message": .string("m-7")], buttons: [.init(action: "archive", label: "Archive")]
+    ).variants
+
+    @Test("a click reaches the scene that prefers the notification's target, with its id, action and user info")
+    func clickReachesScene() async throws {
+        let desk = try await DunstDesk()
+        defer { desk.close() }
+        let session = desk.session
+        try await session.installApp(Self.mail)
+        try await session.start(Self.mail)
+        let bus = try await session.connect()
+        var routed = try await Self.routed(bus, session)
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
+        try await desk.click()
+        #expect(try await Self.nextRouted(&routed) == "notification:org.example.Mail/n1")
+        let responses = session.received(Self.mail.id).filter { $0["event"] as? String == "ReceiveNotificationResponse" }
+        try #require(responses.count == 1, "\(session.received(Self.mail.id))\n\(session.busLog)")
+        #expect(responses[0]["scene"] as? String == "conv-42")
+        let response = try #require(responses[0]["response"] as? [String: Any])
+        #expect(response["notification-id"] as? String == "n1")
+        #expect(response["notification-action"] as? String == "default")
+        #expect(response["target-content-identifier"] as? String == "conversation/42")
+        #expect((response["user-info"] as? [String: Any])?["message"] as? String == "m-7")
+    }
+
+    @Test("a button's action reaches the scene as that action")
+    func button() async throws {
+        let desk = try await DunstDesk(choosing: "#Archive")
+        defer { desk.close() }
+        let session = desk.session
+        try await session.installApp(Self.mail)
+        try await session.start(Self.mail)
+        let bus = try await session.connect()
+        var routed = try await Self.routed(bus, session)
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
+        try await desk.waitUntilShown(1)
+        #expect(try await desk.dunstctl(["context"]).status == 0)
+        #expect(try await Self.nextRouted(&routed) == "notification:org.example.Mail/n1")
+        let response = try #require(session.received(Self.mail.id).last?["response"] as? [String: Any])
+        #expect(response["notification-action"] as? String == "archive")
+        #expect(session.received(Self.mail.id).last?["scene"] as? String == "conv-42")
+    }
+
+    @Test("a click after the app exited launches it and delivers the response once, to the scene for its target")
+    func launchAfterExit() async throws {
+        let desk = try await DunstDesk()
+        defer { desk.close() }
+        let session = desk.session
+        try await session.installApp(Self.mail)
+        let pid = try await session.start(Self.mail)
+        let bus = try await session.connect()
+        var routed = try await Self.routed(bus, session)
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
+        kill(pid, SIGKILL)
+        try await waitUntil("the daemon forgot the exited app", context: session.busLog) {
+            try await session.status(with: bus).processes.isEmpty
+        }
+        try await desk.click()
+        #expect(try await Self.nextRouted(&routed) == "notification:org.example.Mail/n1")
+        // Another event after it: had the response been delivered twice, the second would come first.
+        _ = try await session.open("mail://inbox", with: bus)
+        let events = session.received(Self.mail.id).compactMap { $0["event"] as? String }
+        #expect(events.filter { $0 == "ReceiveNotificationResponse" }.count == 1, "\(events)")
+        let launched = session.received(Self.mail.id).filter { $0["event"] as? String == "ReceiveNotificationResponse" }
+        #expect(launched.first?["pid"] as? Int != Int(pid))
+        #expect(launched.first?["scene"] as? String == "conv-42")
+    }
+
+    @Test("another app cannot withdraw a notification, and a neighbour's forged ActionInvoked is ignored")
+    func onlyItsOwn() async throws {
+        let desk = try await DunstDesk()
+        defer { desk.close() }
+        let session = desk.session
+        try await session.installApp(Self.mail)
+        try await session.installApp(Self.neighbour)
+        try await session.start(Self.mail)
+        try await session.start(Self.neighbour)
+        let bus = try await session.connect()
+        var routed = try await Self.routed(bus, session)
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
+        try await desk.waitUntilShown(1)
+        // The neighbour names Mail's id: it reaches only its own (none), so nothing is withdrawn.
+        #expect(try await Self.app(Self.neighbour.id, in: session, bus, "Withdraw", ["n1"]) == "")
+        // A neighbour forges the server's signals, addressed to the daemon and broadcast alike.
+        let forger = try await session.connect()
+        let daemon = try #require(try await bus.nameOwner(of: Contract.busName))
+        for id in UInt32(1)...UInt32(8) {
+            for destination in [daemon, nil] {
+                try forger.emit(
+                    path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications", member: "ActionInvoked",
+                    id, "default", destination: destination)
+            }
+        }
+        // A round trip after them: the bus has passed them on before the real click below.
+        _ = try await forger.nameOwner(of: Contract.busName)
+        #expect(try await desk.dunstctl(["count", "displayed"]).output.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        try await desk.click()
+        #expect(try await Self.nextRouted(&routed) == "notification:org.example.Mail/n1")
+        _ = try await session.open("mail://inbox", with: bus)
+        let events = session.received(Self.mail.id).compactMap { $0["event"] as? String }
+        #expect(events == ["ReceiveNotificationResponse", "OpenURL"], "\(events)")
+        // Mail withdraws its own: it leaves the screen.
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n2", Self.content) == "")
+        try await desk.waitUntilShown(1)
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Withdraw", ["n2"]) == "")
+        try await desk.waitUntilShown(0)
+    }
+
+    @Test("a spec-1.2 server's activation token arrives in the scene's platform data")
+    func activationToken() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let server = try await session.spawn(DesktopSession.python, [Self.notificationServer.path])
+        #expect(await server.nextLine() == "ready")
+        try await session.installApp(Self.mail)
+        try await session.start(Self.mail)
+        let bus = try await session.connect()
+        var routed = try await Self.routed(bus, session)
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
+        let notified = try #require(await server.nextLine())
+        let id = try #require(UInt32(notified.split(separator: " ")[1]))
+        let owner = try #require(try await bus.nameOwner(of: "org.freedesktop.Notifications"))
+        _ = try await bus.call(
+            destination: owner, path: "/org/freedesktop/Notifications", interface: "io.waypost.test.NotificationServer",
+            member: "Invoke", id, "default", "token-from-the-server")
+        #expect(try await Self.nextRouted(&routed) == "notification:org.example.Mail/n1")
+        let delivered = try #require(session.received(Self.mail.id).last)
+        #expect(delivered["scene"] as? String == "conv-42")
+        #expect((delivered["platform_data"] as? [String: Any])?["activation-token"] as? String == "token-from-the-server")
+    }
+
+    @Test("an app over its budget of live notifications gets BudgetExceeded, and the others stay")
+    func budget() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let server = try await session.spawn(DesktopSession.python, [Self.notificationServer.path])
+        #expect(await server.nextLine() == "ready")
+        try await session.installApp(Self.mail)
+        try await session.start(Self.mail)
+        let bus = try await session.connect()
+        for number in 1...32 {
+            #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n\(number)", Self.content) == "")
+        }
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n33", Self.content) == "io.waypost.Error.BudgetExceeded")
+        // Replacing one is no new one; withdrawing one makes room.
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n5", Self.content) == "")
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Withdraw", ["n1"]) == "")
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n33", Self.content) == "")
+        // A button may not be named "default", the notification's own click.
+        var bad = Self.content
+        bad["buttons"] = Variant([Structure(("default", "Open"))])
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n34", bad) == "io.waypost.Error.InvalidArgument")
+    }
+
+    @Test("explain names the scene a click would reach, delivering nothing")
+    func explain() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let server = try await session.spawn(DesktopSession.python, [Self.notificationServer.path])
+        #expect(await server.nextLine() == "ready")
+        try await session.installApp(Self.mail)
+        try await session.start(Self.mail)
+        let bus = try await session.connect()
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
+        let explained = try await session.waypost(["notify", "explain", Self.mail.id, "n1"])
+        #expect(explained.status == 0, "\(explained.stderr)")
+        #expect(explained.stdout.contains("conv-42"), "\(explained.stdout)")
+        let unknown = try await session.waypost(["notify", "explain", Self.mail.id, "n9"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("no live notification"), "\(unknown.stderr)")
+        #expect(session.received(Self.mail.id).isEmpty)
+    }
+
+    // MARK: Helpers
+
+    static let notificationServer = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Apps/notification_server.py")
+
+    /// Calls a running sample app's `io.waypost.test.Control` member; its string answer.
+    static func app<each Argument: BusValue>(
+        _ appID: String, in session: DesktopSession, _ bus: Connection, _ member: MemberName, _ arguments: repeat each Argument
+    ) async throws -> String {
+        let processes = try await session.status(with: bus).processes
+        let owner = try #require(processes.first { $0["app-id"] == appID }?["owner"])
+        return try await bus.call(
+            destination: try BusName(owner), path: "/io/waypost/sample", interface: "io.waypost.test.Control", member: member,
+            repeat each arguments, timeout: .seconds(30)
+        ).decode(String.self)
+    }
+
+    /// `Routed` signals from now on, whole events.
+    static func routed(_ bus: Connection, _ session: DesktopSession) async throws -> AsyncThrowingStream<Message, any Error>.AsyncIterator {
+        let stream = try await bus.signals(matching: MatchRule(
+            path: Contract.objectPath, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.routed.name))
+        _ = try await bus.call(
+            destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+            member: Contract.Dispatcher1.monitorRouted.name, Contract.MonitorOptions(fullURIs: true).variants)
+        return stream.makeAsyncIterator()
+    }
+
+    static func nextRouted(_ routed: inout AsyncThrowingStream<Message, any Error>.AsyncIterator) async throws -> String? {
+        guard let message = try await routed.next() else { return nil }
+        let (event, outcome) = try message.decode(String.self, [String: Variant].self)
+        if let error = outcome["error"] { return "\(event) failed: \(error) \(outcome["reason"].map { "\($0)" } ?? "")" }
+        return event
+    }
+}
+
+/// dunst on a private session: its own Xvfb, a throwaway dunstrc (a click acts and closes, no
+/// stacking, and `dunstctl context` answered by a script that picks the line starting with `choosing`).
+final class DunstDesk: Sendable {
+    let session: DesktopSession
+    private let xvfb: ChildProcess
+    private let dunst: ChildProcess
+
+    init(choosing: String = "#") async throws {
+        let xvfb = try await ChildProcess.start(
+            "/bin/sh", ["-c", "exec /usr/bin/Xvfb -displayfd 3 -screen 0 800x600x24 -nolisten tcp 3>&1"], environment: [:])
+        guard let number = await xvfb.nextLine(), !number.isEmpty else {
+            xvfb.kill()
+            throw TestFailure("Xvfb did not start")
+        }
+        self.xvfb = xvfb
+        session = try await DesktopSession()
+        let root = session.root
+        let menu = root.appendingPathComponent("dmenu.sh")
+        try "#!/bin/sh\ngrep -m1 -F -- '\(choosing)'\n".write(to: menu, atomically: true, encoding: .utf8)
+        chmod(menu.path, 0o755)
+        let config = root.appendingPathComponent("dunstrc")
+        try """
+            [global]
+                mouse_left_click = do_action, close_current
+                stack_duplicates = false
+                dmenu = \(menu.path)
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+        let bus = try await session.connect()
+        var owners = try await bus.nameOwnerChanges(for: "org.freedesktop.Notifications").makeAsyncIterator()
+        var environment = session.environment
+        environment["DISPLAY"] = ":\(number)"
+        dunst = try await ChildProcess.start(
+            "/usr/bin/dunst", ["-config", config.path], environment: environment,
+            errors: root.appendingPathComponent("logs/dunst.stderr"))
+        while let change = try await owners.next(), change.newOwner == nil {}
+        bus.close()
+    }
+
+    func close() {
+        dunst.kill()
+        session.close()
+        xvfb.send(SIGTERM)
+    }
+
+    deinit { close() }
+
+    func dunstctl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await session.run("/usr/bin/dunstctl", arguments)
+    }
+
+    /// What dunst shows is polled: it announces nothing when a notification appears.
+    func waitUntilShown(_ count: Int) async throws {
+        try await waitUntil("dunst shows \(count) notification(s)", context: session.busLog) {
+            try await dunstctl(["count", "displayed"]).output.trimmingCharacters(in: .whitespacesAndNewlines) == String(count)
+        }
+    }
+
+    /// The user clicks the one notification on screen.
+    func click() async throws {
+        try await waitUntilShown(1)
+        let clicked = try await dunstctl(["action", "0"])
+        #expect(clicked.status == 0, "\(clicked.output)")
+    }
+}
