@@ -72,6 +72,7 @@ public final class HandoffService: Sendable {
     }
 
     private func offered(_ offer: HandoffOffer, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
+        if case .device(let id, _) = offer.origin { rememberRunsWaypost(id) }
         if case .device(let id, _) = offer.origin, trusted.withLock({ $0.contains(id) }) {
             logger.info("handoff offer \(offer.id) from trusted device \(id): continued without asking")
             return try await accept(offer.id, platformData: platformData)
@@ -135,6 +136,17 @@ public final class HandoffService: Sendable {
     }
 
     // MARK: Trust
+
+    /// A device KDE Connect named for a handoff runs Waypost: `waypost handoff devices` says so
+    /// (`handoff-devices-with-waypost` beside the trusted devices' file).
+    private func rememberRunsWaypost(_ device: String) {
+        guard let trustFile, let slash = trustFile.lastIndex(of: "/") else { return }
+        let file = trustFile[..<slash] + "/handoff-devices-with-waypost"
+        var known = HandoffFiles.lines(of: String(file)) ?? []
+        guard !known.contains(device), known.count < 256 else { return }
+        known.append(device)
+        try? HandoffFiles.write(lines: known, to: String(file))
+    }
 
     func setTrusted(_ device: String, _ trust: Bool) throws(DispatchError) {
         guard !device.isEmpty, device.utf8.count <= 256, !device.contains(where: { $0.isNewline || $0 == "/" }) else {

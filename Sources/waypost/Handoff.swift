@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBus
+import Desktop
 import ExternalEvents
 import Glibc
 import Handoff
@@ -90,8 +91,13 @@ extension HandoffCommand {
 
         func run() async throws {
             let connection = try await BusClient.connect()
+            // Devices that handed something over here run Waypost (the daemon notes them).
+            let known = (try? XDGDirectories()).flatMap { xdg in
+                try? Files.read(xdg.configHome + "/waypost/handoff-devices-with-waypost")
+            }.map { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) } ?? []
             for device in try await KDEConnect.devices(connection, reachable: true) {
-                let waypost = device.takesWebpageOnly ? "no: gets webpage URLs" : "unknown: gets Waypost handoffs"
+                let waypost = device.takesWebpageOnly ? "no: gets webpage URLs"
+                    : known.contains(device.id) ? "yes: handed over here before" : "unknown: gets Waypost handoffs"
                 print("\(device.id)\t\(device.name)\t\(device.type)\t\(waypost)")
             }
         }

@@ -92,6 +92,9 @@ struct HandoffOverKDEConnectTests {
             let again = try await two.b.waypost("handoff", "accept", try #require(offers.first?.first))
             #expect(again.status == 1)
             #expect(again.errors.contains("no handoff offer"), "\(again)")
+            // B knows now that A runs Waypost; A still cannot know it of B.
+            #expect(try await two.b.waypost("handoff", "devices").output.contains("\(two.aID)\tAlpha\tdesktop\tyes: handed over here before"))
+            #expect(devices.output.contains("\(two.bID)\tBeta\tdesktop\tunknown: gets Waypost handoffs"), "\(devices)")
         }
     }
 
