@@ -112,17 +112,31 @@ def main():
             start = time.perf_counter()
             a_handoff.Send(paired["b"]["id"], "", False)
             GLib.timeout_add(10000, loop.quit)
-            while not shown:
-                loop.run()
-            send = shown[0] - start
-            offer = str(b_handoff.ListOffers()[-1]["id"])
-            # The accept itself emits OffersChanged: nobody waits for it, drained below.
-            start = time.perf_counter()
-            b_handoff.Accept(offer, dbus.Dictionary({}, signature="sv"))
-            accept = time.perf_counter() - start
-            start = time.perf_counter()
-            b_dispatcher.ContinueActivity(EDIT, activity, dbus.Dictionary({}, signature="sv"))
-            local = time.perf_counter() - start
+            offers = []
+            while not offers:  # an earlier accept's OffersChanged may come first
+                while not shown:
+                    loop.run()
+                offers = b_handoff.ListOffers()
+                if not offers:
+                    shown.clear()
+            send = shown[-1] - start
+            offer = str(offers[-1]["id"])
+            # The accept itself emits OffersChanged: nobody waits for it, drained below. The two in
+            # alternating order, so that neither always runs in the other's wake.
+            def timed_accept():
+                start = time.perf_counter()
+                b_handoff.Accept(offer, dbus.Dictionary({}, signature="sv"))
+                return time.perf_counter() - start
+
+            def timed_local():
+                start = time.perf_counter()
+                b_dispatcher.ContinueActivity(EDIT, activity, dbus.Dictionary({}, signature="sv"))
+                return time.perf_counter() - start
+            if round % 2:
+                accept, local = timed_accept(), timed_local()
+            else:
+                local = timed_local()
+                accept = timed_accept()
             while GLib.MainContext.default().iteration(False):
                 pass
             if round >= 2:  # the first rounds start the apps' and daemons' lazy paths

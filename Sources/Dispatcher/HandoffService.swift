@@ -116,9 +116,17 @@ public final class HandoffService: Sendable {
         do { offer = try book.withLock { book throws(OfferError) in try book.take(id, now: now()) } } catch {
             throw .unknownActivity(id, reason: error.description)
         }
-        await presenter.withdraw(offer)
-        // Told once the offer is carried out (or failed), not in the way of it.
-        defer { try? connection.emit(path: Contract.handoffObjectPath, interface: Contract.Handoff1.interface, member: Contract.Handoff1.offersChanged.name) }
+        let result: Result<Outcome, DispatchError>
+        do { result = .success(try await carryOut(offer, platformData: platformData)) } catch { result = .failure(error) }
+        // The notification goes, and listeners hear, after the reply: not in the way of the activity.
+        Task { [presenter, connection] in
+            await presenter.withdraw(offer)
+            try? connection.emit(path: Contract.handoffObjectPath, interface: Contract.Handoff1.interface, member: Contract.Handoff1.offersChanged.name)
+        }
+        return try result.get()
+    }
+
+    private func carryOut(_ offer: HandoffOffer, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
         let payload = offer.payload
         let details = Contract.ActivityDetails(
             targetContentIdentifier: payload.targetContentIdentifier, webpageURL: payload.webpageURL, title: payload.title,
@@ -130,7 +138,7 @@ public final class HandoffService: Sendable {
             guard let webpage = payload.webpageURL else {
                 throw .noHandler(subject, reason: "\(reason), and the handoff carries no webpage URL")
             }
-            logger.info("handoff offer \(id): no app continues \(payload.activityType); its webpage goes where a link would")
+            logger.info("handoff offer \(offer.id): no app continues \(payload.activityType); its webpage goes where a link would")
             return try await service.dispatcher.open(webpage, platformData: platformData)
         }
     }
