@@ -123,8 +123,8 @@ extension HandoffService {
         devices.isEmpty ? "none is reachable" : devices.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
     }
 
-    /// `shareUrl`; a re-announcement briefly removes the share object (`UnknownObject`): asked again
-    /// as KDE Connect's `deviceAdded`… has no signal for it, every 100 ms for two seconds.
+    /// `shareUrl`. A re-announcement briefly removes the share object (`UnknownObject`), and KDE
+    /// Connect signals nothing when it is back: asked again every 100 ms, for two seconds at most.
     private func share(_ url: String, to device: PairedDevice) async throws(DispatchError) {
         guard let path = try? ObjectPath(Self.daemonPath.rawValue + "/devices/" + device.id + "/share") else {
             throw .invalidArgument(device.id, reason: "not a KDE Connect device id")
