@@ -214,6 +214,32 @@ struct HandoffOverKDEConnectTests {
         }
     }
 
+    @Test("a web page shared from another device arrives as an ordinary link and takes the universal-link path to the owning app's scene")
+    func sharedPageToItsApp() async throws {
+        try await TwoDevices.with { two in
+            try await two.b.installApp(
+                "org.example.Notes", activityTypes: [Self.edit], scenes: Self.scenes, associatedDomains: ["notes.example"])
+            try two.b.installAssociation("notes.example", """
+                {"applinks": {"details": [{"appIDs": ["org.example.Notes"], "components": [{"/": "/n/*"}]}]}}
+                """)
+            try await two.b.installBrowser()
+            try "[Default Applications]\nx-scheme-handler/https=browser.desktop;\nx-scheme-handler/http=browser.desktop;\n"
+                .write(to: two.b.root.appendingPathComponent("config/mimeapps.list"), atomically: true, encoding: .utf8)
+            let install = try await two.b.waypost("install", "--user", "--web")
+            try #require(install.status == 0, "\(install)")
+            try await two.b.start("org.example.Notes")
+            // What a phone's share sheet (or `kdeconnect-cli --share`) sends: the page's URL.
+            let shared = try await two.a.busCall(
+                "org.kde.kdeconnect", "/modules/kdeconnect/devices/\(two.bID)/share", "org.kde.kdeconnect.device.share.shareUrl",
+                "string:https://notes.example/n/42")
+            #expect(shared.status == 0, "\(shared)")
+            try await waitUntil("B's Notes opens the page", context: two.b.busLog) { !two.b.received("org.example.Notes").isEmpty }
+            let got = two.b.received("org.example.Notes")
+            #expect(got.map { "\($0["event"] ?? "?") \($0["uri"] ?? "?")" } == ["OpenURL https://notes.example/n/42"])
+            #expect(two.b.lines(of: "browser").isEmpty)
+        }
+    }
+
     @Test("a malformed payload is refused and logged, nothing is offered, and B keeps serving")
     func malformedPayload() async throws {
         try await TwoDevices.with { two in

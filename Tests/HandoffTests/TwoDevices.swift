@@ -54,7 +54,8 @@ final class Device: Sendable {
     /// Installs `sample_app.py` as a participating app continuing `activityTypes`.
     func installApp(
         _ id: String, activityTypes: [String], scenes: [(id: String, modifiers: [([String], [String])])] = [],
-        behaviour: [String: String] = [:], publish: (scene: String, type: String, activity: [String: Any])? = nil
+        behaviour: [String: String] = [:], publish: (scene: String, type: String, activity: [String: Any])? = nil,
+        associatedDomains: [String] = []
     ) async throws {
         var config: [String: Any] = [
             "app_id": id, "log": log(of: id).path, "behaviour": behaviour,
@@ -70,6 +71,7 @@ final class Device: Sendable {
             Exec=\(Self.python) \(Self.sampleApp) \(configFile(of: id).path)
             X-Waypost=true
             X-Waypost-Activity-Types=\(activityTypes.map { $0 + ";" }.joined())
+            \(associatedDomains.isEmpty ? "" : "X-Waypost-Associated-Domains=" + associatedDomains.map { $0 + ";" }.joined())
 
             """)
     }
@@ -88,6 +90,13 @@ final class Device: Sendable {
             MimeType=x-scheme-handler/http;x-scheme-handler/https;
 
             """)
+    }
+
+    /// Installs `json` as the association of `domain`, as a package would (`$XDG_DATA_HOME` here).
+    func installAssociation(_ domain: String, _ json: String) throws {
+        let directory = root.appendingPathComponent("data/waypost/associations")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(json.utf8).write(to: directory.appendingPathComponent("\(domain).json"))
     }
 
     func writeEntry(_ id: String, _ text: String) async throws {
