@@ -10,9 +10,10 @@ then pairs the two over D-Bus alone: A asks (requestPair), B accepts (acceptPair
 routed on the veth) B hears and answers: one link. Two announcing at once, or a second link (A also
 given B's address in customDevices), can leave a 22.12 peer unpaired or without the other's object.
 
-Prints one JSON line {"a": {"id", "name", "address"}, "b": {...}} once paired, then runs until
-SIGTERM (or stdin's end), and always removes its namespaces. Stale namespaces of a killed run (its
-pid gone) are removed first. Every wait is on a D-Bus signal or property, bounded.
+Prints one JSON line {"a": {"id", "name", "address", "netns"}, "b": {...}} once paired, then runs
+until SIGTERM, and always removes its namespaces (its kdeconnectd die with it: PR_SET_PDEATHSIG).
+Stale namespaces of a killed run (its pid gone) are removed first. Every wait is on a D-Bus signal or
+property, bounded, but for kdeconnectd's first answer (see owned()).
 """
 import json
 import os
@@ -107,7 +108,7 @@ def main():
             # Discovery replies and announcements go to 255.255.255.255: without a default route, this one.
             ip("-n", device.netns, "route", "add", "255.255.255.255/32", "dev", veth)
 
-        state = {"b_id": None, "a_id": None}
+        state = {}
 
         # Both daemons up: wait for each to own its name (NameOwnerChanged), B first, then A. kdeconnectd
         # takes its name before it exports /modules/kdeconnect (no signal says when): asked again
@@ -193,7 +194,7 @@ def main():
             "a": {"id": state["a_self"], "name": a.name, "address": a.address, "netns": a.netns},
             "b": {"id": state["b_self"], "name": b.name, "address": b.address, "netns": b.netns},
         }), flush=True)
-        # Until told to stop: SIGTERM, or stdin's end.
+        # Until told to stop.
         signal.signal(signal.SIGTERM, lambda *_: (cleanup(), os._exit(0)))
         GLib.MainLoop().run()
     finally:
