@@ -184,6 +184,8 @@ demo: deps build
 	@./Examples/demo-search.sh "$$($(SWIFT) build --show-bin-path)"
 	@echo
 	@./Examples/demo-windows.sh "$$($(SWIFT) build --show-bin-path)"
+	@echo
+	@/usr/bin/python3 Examples/demo-handoff.py "$$($(SWIFT) build --show-bin-path)"
 
 # libFuzzer on the parsers that take input from elsewhere (Fuzz/, a package of its own): each target for
 # FUZZ_SECONDS (default 600), from the seeds in Fuzz/Corpus/<name> plus what earlier runs found
