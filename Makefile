@@ -27,6 +27,8 @@ DEB_PACKAGES += chromium xvfb
 # The sample apps' real windows (GTK 4), tested and demonstrated under Xvfb with a window manager
 # (openbox), looked at with xdotool, xprop and wmctrl, photographed with ImageMagick's import.
 DEB_PACKAGES += libgtk-4-dev openbox xdotool x11-utils wmctrl imagemagick
+# Handoff's tests and benchmark: two of Debian's kdeconnectd (KDE Connect 22.12) in network namespaces.
+DEB_PACKAGES += kdeconnect
 # Notifications' tests click and close them on a real server: dunst (dunstctl), under Xvfb.
 DEB_PACKAGES += dunst
 # bench-open reads each opener's peak memory from GNU time.
@@ -186,6 +188,8 @@ demo: deps build
 	@./Examples/demo-search.sh "$$($(SWIFT) build --show-bin-path)"
 	@echo
 	@./Examples/demo-windows.sh "$$($(SWIFT) build --show-bin-path)"
+	@echo
+	@/usr/bin/python3 Examples/demo-handoff.py "$$($(SWIFT) build --show-bin-path)"
 
 # libFuzzer on the parsers that take input from elsewhere (Fuzz/, a package of its own): each target for
 # FUZZ_SECONDS (default 600), from the seeds in Fuzz/Corpus/<name> plus what earlier runs found
@@ -194,7 +198,7 @@ demo: deps build
 FUZZ_SECONDS ?= 600
 FUZZ_TIMEOUT ?= 10
 FUZZ_RSS_MB ?= 2048
-FUZZERS := uri-grammar conditions scenario associations message-reader
+FUZZERS := uri-grammar conditions scenario associations message-reader handoff-payload
 .PHONY: fuzz
 fuzz: deps
 	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing
@@ -245,6 +249,11 @@ bench-associations: deps
 	cd Benchmarks && $(SWIFT) run -c release association-bench
 # User activities: a publish beside AddScene, the desktop's search over 100,000 saved activities,
 # and what keeping them costs on disk and in the daemon.
+# A handoff between two kdeconnectd in network namespaces (root): send → offer, accept beside a local continue.
+.PHONY: bench-handoff
+bench-handoff: deps release
+	WAYPOST="$(CURDIR)/.build/release/waypost" /usr/bin/python3 Benchmarks/handoff-bench.py
+
 bench-activities: deps release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench
 

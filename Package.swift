@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "Associations", targets: ["Associations"]),
         // For the fuzzers in Fuzz/ (a package of their own), which reach the URI grammar through it.
         .library(name: "Dispatcher", targets: ["Dispatcher"]),
+        .library(name: "Handoff", targets: ["Handoff"]),
         .executable(name: "waypost", targets: ["waypost"]),
     ],
     dependencies: [
@@ -69,7 +70,7 @@ let package = Package(
         .target(
             name: "Dispatcher",
             dependencies: [
-                "ExternalEvents", "DBus", "Desktop", "WaypostContract", "Associations", "AssociationSources", "ActivityStore", "Planning",
+                "ExternalEvents", "DBus", "Desktop", "WaypostContract", "Associations", "AssociationSources", "ActivityStore", "Planning", "Handoff",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -90,6 +91,9 @@ let package = Package(
         // and link ownership. Pure: no bus, GIO, /proc or clock. `Open` carries plans out, `Explain` shows them.
         .target(name: "Planning", dependencies: ["ExternalEvents", "Associations"], swiftSettings: strict),
 
+        // Handoff between devices, pure: the payload a shared URL carries, and the offers a desktop holds.
+        .target(name: "Handoff", dependencies: ["ExternalEvents"], swiftSettings: strict),
+
         // Where association files come from: installed and user files, and the live domain's file
         // fetched through libcurl (opened on the first fetch), verified and cached.
         .target(name: "AssociationSources", dependencies: ["CCurl"], swiftSettings: strict),
@@ -106,7 +110,7 @@ let package = Package(
             name: "waypost",
             dependencies: [
                 "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
-                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging",
+                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging", "Handoff",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -179,6 +183,10 @@ let package = Package(
         .executableTarget(
             name: "association-verify", dependencies: ["AssociationSources"], path: "Tests/Apps/AssociationVerify",
             swiftSettings: strict),
+        // Handoff between two devices: two kdeconnectd in two network namespaces, and the payload's own tests.
+        .testTarget(
+            name: "HandoffTests", dependencies: ["Handoff", "ExternalEvents", "TestSupport", "waypost"],
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "DBusTests", dependencies: ["DBus", "TestSupport"],
             resources: [.copy("Fixtures")],

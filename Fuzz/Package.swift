@@ -13,6 +13,7 @@ let package = Package(
         .executableTarget(name: "fuzz-conditions", dependencies: ["FuzzerDriver", .product(name: "ExternalEvents", package: "Waypost")]),
         .executableTarget(name: "fuzz-scenario", dependencies: ["FuzzerDriver", .product(name: "ExternalEvents", package: "Waypost")]),
         .executableTarget(name: "fuzz-associations", dependencies: ["FuzzerDriver", .product(name: "Associations", package: "Waypost")]),
+        .executableTarget(name: "fuzz-handoff-payload", dependencies: ["FuzzerDriver", .product(name: "Handoff", package: "Waypost")]),
         .executableTarget(name: "fuzz-message-reader", dependencies: ["FuzzerDriver", .product(name: "DBus", package: "Waypost")]),
     ],
     swiftLanguageModes: [.v6]

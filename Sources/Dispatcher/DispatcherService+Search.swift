@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 import WaypostContract
 
-// The desktops' searches, answered from saved activities: GNOME Shell's SearchProvider2 and
+// The desktops' searches, answered from saved activities (open handoff offers first): GNOME Shell's SearchProvider2 and
 // KRunner's krunner1, each at its own path on the daemon's connection (so on its thread, as
 // Dispatcher1 is). A slow provider stalls GNOME's overview: searches go to the store's readers,
 // never blocking the connection.
@@ -24,7 +24,8 @@ extension DispatcherService {
             methods: [
                 method(Members.getInitialResultSet, .takesTurns, inFlight: .many) { call in
                     let (terms) = try call.arguments([String].self)
-                    return try call.reply(try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults))
+                    let offers = self.handoffResults().map(\.id)
+                    return try call.reply(offers + (try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)))
                 },
                 method(Members.getSubsearchResultSet, .takesTurns, inFlight: .many) { call in
                     let (previous, terms) = try call.arguments([String].self, [String].self)
@@ -32,12 +33,14 @@ extension DispatcherService {
                     // A fresh search, as GNOME's own app search answers: the previous results were
                     // cut at `desktopResults` (or empty, after a cancelled call), and the refined
                     // terms can only match a subset of what the shorter ones matched.
-                    return try call.reply(try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults))
+                    let offers = self.handoffResults().map(\.id)
+                    return try call.reply(offers + (try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)))
                 },
                 method(Members.getResultMetas, .takesTurns, inFlight: .many) { call in
                     let (identifiers) = try call.arguments([String].self)
                     try Dispatcher.checkResultIDs(identifiers.count, of: Members.getResultMetas.name.rawValue)
-                    let metas = await self.dispatcher.resultMetas(identifiers)
+                    let offers = self.handoffResults().filter { identifiers.contains($0.id) }
+                    let metas = await offers + self.dispatcher.resultMetas(identifiers.filter { !$0.hasPrefix(Self.handoffResultPrefix) })
                     return try call.reply(metas.map { meta in
                         var fields: [String: Variant] = [:]
                         fields.insert(Members.MetaKeys.id, meta.id)
@@ -51,6 +54,7 @@ extension DispatcherService {
                     let (identifier, _, timestamp) = try call.arguments(String.self, [String].self, UInt32.self)
                     // GNOME Shell gives a timestamp, no token: the startup id convention carries it.
                     let platform = LaunchPlatformData(activationToken: nil, desktopStartupID: "waypost-search_TIME\(timestamp)")
+                    if try await self.acceptFromSearch(identifier, platform) { return try call.reply() }
                     try await self.continueFromSearch(identifier, platform, caller: call.sender)
                     return try call.reply()
                 },
@@ -70,7 +74,7 @@ extension DispatcherService {
                 method(Members.match, .takesTurns, inFlight: .many) { call in
                     let (query) = try call.arguments(String.self)
                     let results = try await self.dispatcher.searchActivities([query], limit: Self.desktopResults)
-                    let metas = await self.dispatcher.resultMetas(results.map(\.id))
+                    let metas = await self.handoffResults() + self.dispatcher.resultMetas(results.map(\.id))
                     let matches = metas.enumerated().map { rank, meta in
                         var properties: [String: Variant] = [:]
                         properties["subtext"] = .string(meta.appName)
@@ -85,7 +89,9 @@ extension DispatcherService {
                         defer { token = nil }
                         return token
                     }
-                    try await self.continueFromSearch(matchID, LaunchPlatformData(activationToken: token, desktopStartupID: nil), caller: call.sender)
+                    let platform = LaunchPlatformData(activationToken: token, desktopStartupID: nil)
+                    if try await self.acceptFromSearch(matchID, platform) { return try call.reply() }
+                    try await self.continueFromSearch(matchID, platform, caller: call.sender)
                     return try call.reply()
                 },
                 method(Members.teardown, .takesTurns, inFlight: .few) { call in try call.reply() },

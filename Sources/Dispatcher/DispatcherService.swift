@@ -27,6 +27,8 @@ public final class DispatcherService: Sendable {
     /// Turns between connections for calls that deliver nothing (SenderTurns.swift).
     let turns: SenderTurns
 
+    /// Takes `waypost-handoff:` links as offers, once started (HandoffService.swift).
+    let handoff = Mutex<HandoffService?>(nil)
     /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
     let runnerToken = Mutex<String?>(nil)
     /// Reads the user's rules again before `OwnedDomains` answers (`readsUserRules(with:)`).
@@ -128,7 +130,8 @@ public final class DispatcherService: Sendable {
                     let opener = self.opener(of: call.sender, platform)
                     let showsPages = (try? platform.value(Contract.PlatformData.Keys.showsPages)) ?? false
                     let outcome = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
-                        try await self.dispatcher.open(
+                        if let offered = try await self.handoffOffer(uri, platformData: LaunchPlatformData(platform)) { return offered }
+                        return try await self.dispatcher.open(
                             uri, platformData: LaunchPlatformData(platform), opener: opener, callerShowsPages: showsPages,
                             prepare: answer.prepare)
                     }
@@ -206,7 +209,8 @@ public final class DispatcherService: Sendable {
                     for uri in uris {
                         do {
                             _ = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
-                                try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform), opener: opener)
+                                if let offered = try await self.handoffOffer(uri, platformData: LaunchPlatformData(platform)) { return offered }
+                                return try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform), opener: opener)
                             }
                         } catch let error as BusError {
                             failures.append((error.message, error.message.replacing(uri, with: Contract.redacted(uri))))

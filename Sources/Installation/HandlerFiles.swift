@@ -7,6 +7,10 @@ public enum HandlerFiles {
     public static let desktopFileID = busName + ".desktop"
     public static let systemdUnitName = "waypost.service"
 
+    /// Offers other devices hand over through KDE Connect, which opens them with `xdg-open`
+    /// (docs/handoff.md): Waypost's own scheme, in every copy of the entry.
+    public static let handoffType = "x-scheme-handler/waypost-handoff"
+
     /// The handler's desktop entry. `DBusActivatable` makes GIO openers call
     /// `org.freedesktop.Application.Open` on the daemon (nothing spawned); `Exec` serves openers that
     /// run the entry (xdg-open's generic path, scripts). `StartupNotify=true` because GLib sends the
@@ -23,7 +27,7 @@ public enum HandlerFiles {
         DBusActivatable=true
         NoDisplay=true
         StartupNotify=true
-        MimeType=\(mimeTypes.map { $0 + ";" }.joined())
+        MimeType=\(Set(mimeTypes + [handoffType]).sorted().map { $0 + ";" }.joined())
 
         """
     }

@@ -169,7 +169,7 @@ extension Application {
         state.withLock { $0.calls[member.name.rawValue, default: 0] += 1 }
     }
 
-    private static func refusal(_ call: String, _ error: any Error) -> WaypostError {
+    static func refusal(_ call: String, _ error: any Error) -> WaypostError {
         if let error = error as? BusError {
             return .dispatcherRefused(call: call, errorName: error.name.rawValue, message: error.message)
         }

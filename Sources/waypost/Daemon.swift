@@ -6,6 +6,7 @@ import DBus
 import Desktop
 import Dispatcher
 import Glibc
+import Handoff
 import Logging
 import WaypostContract
 
@@ -19,6 +20,9 @@ struct Daemon: AsyncParsableCommand {
 
     @Option(help: "Seconds an app has to acknowledge an event before it counts as failed.")
     var deliveryTimeout: Double = 5
+
+    @Option(help: "Seconds an activity another device handed over stays on offer.")
+    var handoffOfferSeconds: Int = Int(OfferBook.lifetime)
 
     @Flag(help: "Log every registration and routed event.")
     var verbose = false
@@ -103,7 +107,13 @@ struct Daemon: AsyncParsableCommand {
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         service.readsUserRules { await associations.readUserRulesAgain() }
         Self.trimMemory { service.callsAnswered &+ UInt64(store?.accesses ?? 0) }
-        do { try await service.start() } catch {
+        let handoff = HandoffService(
+            service: service, trustFile: xdg.configHome + "/waypost/handoff-trusted-devices",
+            presenter: NotifiedOffers(poster: dispatcher.notificationPoster), offerLifetime: Int64(max(1, handoffOfferSeconds)), now: { Int64(time(nil)) })
+        do {
+            try await handoff.start()
+            try await service.start()
+        } catch {
             printError("waypost daemon: \(error)")
             throw ExitCode(69)
         }

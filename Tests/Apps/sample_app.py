@@ -15,6 +15,7 @@ behaviour {"OpenURL"|"CreateScene"|"ContinueUserActivity"|"ReceiveNotificationRe
 Control's Run and OpenInProcess make the app open links itself (as the opener); Notify and Withdraw
 post and withdraw its notifications (PostNotification, WithdrawNotifications), answering with the
 dispatcher's error name ("" when it accepted).
+publish [scene, type, activity] sets that scene's current activity once started (types kept: typed()).
 """
 import json
 import os
@@ -45,6 +46,23 @@ def plain(value):
     if isinstance(value, (int, dbus.Int32, dbus.UInt32, dbus.Int64, dbus.UInt64)):
         return int(value)
     return value
+
+
+def typed(value):
+    """JSON to D-Bus with types kept: int is x, float d, {"$bytes": [...]} ay, lists av, objects a{sv}."""
+    if isinstance(value, bool):
+        return dbus.Boolean(value)
+    if isinstance(value, int):
+        return dbus.Int64(value)
+    if isinstance(value, float):
+        return dbus.Double(value)
+    if isinstance(value, str):
+        return dbus.String(value)
+    if isinstance(value, dict) and list(value) == ["$bytes"]:
+        return dbus.Array([dbus.Byte(b) for b in value["$bytes"]], signature="y")
+    if isinstance(value, list):
+        return dbus.Array([typed(v) for v in value], signature="v")
+    return dbus.Dictionary({k: typed(v) for k, v in value.items()}, signature="sv")
 
 
 def modifiers_arg(modifiers):
@@ -79,6 +97,9 @@ class SampleApp(dbus.service.Object):
             self.add_scene(scene["id"], scene["declaration"], scene.get("modifiers", []))
         if self.config.get("announce_ready", False):
             self.dispatcher.Ready()
+        if "publish" in self.config:
+            scene_id, activity_type, activity = self.config["publish"]
+            self.dispatcher.SetCurrentActivity(scene_id, activity_type, typed(activity))
         self.registered_with = self.bus.get_name_owner(DISPATCHER)
         self.bus.watch_name_owner(DISPATCHER, self.dispatcher_changed)
         self.log(event="ready")
@@ -148,7 +169,8 @@ class SampleApp(dbus.service.Object):
                          async_callbacks=("reply_cb", "error_cb"))
     def ContinueUserActivity(self, scene_id, activity_type, activity, platform_data, reply_cb, error_cb):
         self.log(event="ContinueUserActivity", scene=str(scene_id), type=str(activity_type),
-                 activity=plain(activity), platform_data=plain(platform_data))
+                 activity=plain(activity), platform_data=plain(platform_data),
+                 user_info_types={str(k): type(v).__name__ for k, v in activity.get("user-info", {}).items()})
         self.act("ContinueUserActivity", reply_cb, error_cb)
 
     @dbus.service.method(APP_IFACE, in_signature="sa{sv}a{sv}", out_signature="",

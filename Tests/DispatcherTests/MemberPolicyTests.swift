@@ -16,7 +16,7 @@ struct MemberPolicyTests {
     /// `method(Members.open, .delivers, inFlight: .many)` in the export table, by interface (the
     /// `typealias Members = Contract.X` above it): member constant → its declaration.
     static func declarations() throws -> [String: [String: [String]]] {
-        let files = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { $0.hasPrefix("DispatcherService") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { $0.hasPrefix("DispatcherService") || $0 == "HandoffService.swift" }
         var found: [String: [String: [String]]] = [:]
         for file in files {
             let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
@@ -47,6 +47,7 @@ struct MemberPolicyTests {
             ("Dispatcher1", try Self.methods("io.waypost.Dispatcher1.xml", Contract.Dispatcher1.interface.rawValue)),
             ("SearchProvider2", try Self.methods("org.gnome.Shell.SearchProvider2.xml", Contract.SearchProvider2.interface.rawValue)),
             ("KRunner1", try Self.methods("org.kde.krunner1.xml", Contract.KRunner1.interface.rawValue)),
+            ("Handoff1", try Self.methods("io.waypost.Handoff1.xml", Contract.Handoff1.interface.rawValue)),
             // What GIO openers call on a DBusActivatable entry (the daemon's export is checked on a bus).
             ("FreedesktopApplication", ["activate", "activateAction", "open"]),
             // Each app's dock quicklist, as libdbusmenu's client calls it (served on a bus in DockMenuTests).
