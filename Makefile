@@ -229,7 +229,12 @@ bench-dispatch: deps release
 
 
 # Instructions the daemon executes per Open under valgrind (steady from run to run, unlike time on a
-# shared VM), beside the C router; installs valgrind when it is missing.
+# shared VM), beside the C router; installs valgrind when it is missing. The daemon counted is the
+# release binary's code: valgrind 3.19 cannot read lld's debug information, so it runs a copy with
+# the debug sections removed (same code, same addresses), and it has no pidfd_open (ENOSYS, so the
+# daemon would rightly refuse to register an app it cannot hold): Benchmarks/valgrind/native-pidfd.c,
+# preloaded into that run only, makes that one call on the real CPU. No fallback in the daemon: a
+# pid without a pidfd could be another process's by the time it is checked.
 bench-instructions: deps release
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	cd Benchmarks && $(SWIFT) build -c release --product dispatch-bench

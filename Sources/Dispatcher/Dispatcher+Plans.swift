@@ -14,11 +14,7 @@ import WaypostContract
 extension Dispatcher {
     /// What a plan reads now: the desktop, the registered apps and who owns web links.
     var snapshot: Snapshot {
-        Snapshot(
-            installed: DesktopApps(
-                directory: directory, contentTypes: contentTypes, ownID: configuration.ownEntryID,
-                ownProgram: configuration.ownExecutable),
-            running: registry, ownership: webLinks.ownership)
+        Snapshot(installed: installedApps, running: registry, ownership: webLinks.ownership)
     }
 
     /// The plan for `event` now; the opener is awaited only when the plan depends on it.

@@ -39,6 +39,8 @@ public actor Dispatcher {
     let contentTypes: (any ContentTypeResolving)?
     /// Who owns each web domain (universal links); replaced whole by the daemon when it changes.
     let webLinks: WebLinkTable
+    /// The desktop as plans read it, over `directory`: made once, so a plan's snapshot only retains it.
+    let installedApps: any InstalledApps
     /// Who opened each event (OpenerLookup.swift).
     public nonisolated let openers: OpenerLookup
     var registry: Registry
@@ -50,6 +52,9 @@ public actor Dispatcher {
     var activities = ActivityState()
     // Events waiting for each app, bounded (DeliveryQueue.swift).
     var deliveryQueues: [String: DeliveryQueue] = [:]
+    // When each app last changed its sets, and the apps watched until they are quiet (Dispatcher+Merges.swift).
+    var lastChange: [String: ContinuousClock.Instant] = [:]
+    var quietWatches: Set<String> = []
     // How fast each app changes its sets (ChangeRate.swift).
     private var changeRates: [String: ChangeRate] = [:]
     // The process behind each registered connection (Dispatcher+Identity.swift).
@@ -82,6 +87,7 @@ public actor Dispatcher {
         registry = Registry(contentTypes: contentTypes)
         notificationPoster = NotificationPoster(connection: connection)
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
+        installedApps = DesktopApps(directory: directory, contentTypes: contentTypes, ownID: ownID, ownProgram: ownProgram)
         openers = OpenerLookup(connection: connection, directory: directory, processes: processes) { id in
             id == ownID || ((try? directory.entry(id: id)).map { DesktopApps.handsLinksBack($0, ownID: ownID, ownProgram: ownProgram) } ?? false)
         }

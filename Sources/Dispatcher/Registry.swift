@@ -202,6 +202,12 @@ struct Registry: Sendable {
     /// A due merge of the app's condition index, to build off the serving thread.
     mutating func takeMergeJob(of appID: String) -> MergeJob? { apps[appID]?.router.takeMergeJob() }
 
+    /// A merge of the levels the app's last changes left searched one by one, once its sets are quiet.
+    mutating func takeQuietMergeJob(of appID: String) -> MergeJob? {
+        apps[appID]?.router.mergeLevelsSearchedOneByOne()
+        return takeMergeJob(of: appID)
+    }
+
     /// Installs a merge built from `takeMergeJob(of:)`; ignored when the app's index changed since.
     mutating func finishMerge(of appID: String, _ merged: MergedIndex) { apps[appID]?.router.finishMerge(merged) }
 
@@ -235,12 +241,18 @@ struct Registry: Sendable {
 
     // MARK: Reading
 
+    // Both read one field of the app's state in place: `apps[appID]?.router` copies the whole
+    // `AppScenes` first (its four dictionaries retained and released), on every `Open`.
+
     /// The app's routing state: its declarations and open scenes across its processes.
-    func router(of appID: String) -> SceneRouter? { apps[appID]?.router }
+    func router(of appID: String) -> SceneRouter? {
+        apps.index(forKey: appID).map { apps.values[$0].router }
+    }
 
     /// The process that owns an open scene of the app.
     func owner(ofScene scene: String, in appID: String) -> AppProcess? {
-        apps[appID]?.owners[scene].flatMap { processes[$0] }
+        guard let app = apps.index(forKey: appID), let owner = apps.values[app].owners[scene] else { return nil }
+        return processes[owner]
     }
 
     /// When the app's open scene was last added or activated (larger is more recent, across apps);

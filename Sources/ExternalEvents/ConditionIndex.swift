@@ -122,6 +122,15 @@ struct ConditionIndex: Sendable {
         }
     }
 
+    /// Makes a merge due when some levels are searched condition by condition (those under
+    /// `levelLimit`): every event pays about 0.7k instructions for each of their conditions on a
+    /// 120-byte link, for as long as the app changes nothing. Deferred merges only: the daemon asks
+    /// once the app's sets have been quiet a while, so a stream of changes starts no more merges.
+    mutating func mergeLevelsSearchedOneByOne() {
+        guard defersMerges, merging == nil, levels.contains(where: { $0.automaton == nil }) else { return }
+        mergeDue = true
+    }
+
     /// The largest level a change may build inline, and the smallest with an automaton: beyond it,
     /// levels wait for the main merge, so a change never builds more than this many conditions.
     static let levelLimit = 64

@@ -160,6 +160,10 @@ public struct SceneRouter: Sendable {
     @discardableResult
     public mutating func finishMerge(_ merged: MergedIndex) -> Bool { index.finishMerge(merged) }
 
+    /// With `defersMerges`: makes a merge due when conditions added since the last one are searched
+    /// one by one (fewer than a level's 64), for when the app's sets have been quiet a while.
+    public mutating func mergeLevelsSearchedOneByOne() { index.mergeLevelsSearchedOneByOne() }
+
     /// What the index holds for a scene: its united sets' conditions, folded, each held as its
     /// original's position in the set, so that a decision names it without any copy kept here.
     /// Derived again when the scene changes rather than stored beside every open scene.

@@ -199,7 +199,10 @@ private struct Planning {
     /// handler, or (none) its non-participating one.
     mutating func schemeLink(_ uri: String, scheme: String, opener: OpenerFact) throws(PlanningError) {
         var handlerFacts: [Fact] = []
-        switch snapshot.ownership.decide(schemeLink: uri, opener: opener) {
+        // Without a rule for the scheme the link is not even split (about 6k instructions a link).
+        let ownership = snapshot.ownership
+        let ruling = ownership.hasRules(forScheme: scheme) ? ownership.decide(schemeLink: uri, opener: opener) : .noRule
+        switch ruling {
         case .needsOpener: throw .needsOpener
         case .noRule: break
         case .handlers(let reason): handlerFacts = [.leftToHandlers(reason)]
