@@ -127,6 +127,8 @@ struct HandoffOverKDEConnectTests {
             #expect(two.b.lines(of: "browser").isEmpty)
             let accepted = try await two.b.waypost("handoff", "accept", offer)
             #expect(accepted.status == 0, "\(accepted)\n\(two.b.busLog)")
+            // The browser is started with the page; Accept answers once it is started, not once it has the page.
+            try await waitUntil("B's browser opens the page", context: two.b.busLog) { !two.b.lines(of: "browser").isEmpty }
             #expect(two.b.lines(of: "browser") == ["https://notes.example/n/42"])
         }
     }

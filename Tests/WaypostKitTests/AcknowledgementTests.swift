@@ -20,7 +20,7 @@ struct AcknowledgementTests {
 
     @Test("a handler still running does not hold the opener's success, and handlers run in the order their events arrived")
     func slowHandler() async throws {
-        let session = try await KitSession(deliveryTimeout: 1)
+        let session = try await KitSession(deliveryTimeout: 10)
         defer { session.close() }
         let gate = Gate()
         let app = try await LibraryOverTheBusTests.contacts(in: session, inbox: Inbox())

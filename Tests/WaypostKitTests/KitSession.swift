@@ -29,7 +29,7 @@ final class KitSession: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    init(deliveryTimeout: Double = 2) async throws {
+    init(deliveryTimeout: Double = 10) async throws {
         let service = """
             [D-BUS Service]
             Name=io.waypost.Dispatcher
