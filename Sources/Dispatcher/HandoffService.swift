@@ -215,8 +215,10 @@ public final class HandoffService: Sendable {
 }
 
 extension DispatcherService {
-    /// A `waypost-handoff:` link becomes an offer (HandoffService); nil for any other link.
-    func handoffOffer(_ uri: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome? {
+    /// A `waypost-handoff:` link becomes an offer (HandoffService); nil for any other link. On the
+    /// caller's executor: every `Open` asks, and a hop off the connection's thread and back would
+    /// cost each link a job through the loop.
+    nonisolated(nonsending) func handoffOffer(_ uri: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome? {
         guard uri.utf8.count > HandoffPayload.scheme.utf8.count,
             uri.prefix(HandoffPayload.scheme.count + 1).lowercased() == HandoffPayload.scheme + ":",
             let handoff = handoff.withLock({ $0 })
