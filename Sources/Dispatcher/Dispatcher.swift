@@ -63,6 +63,9 @@ public actor Dispatcher {
     public nonisolated let notificationPoster: NotificationPoster
     // Apps' live notifications, and who reports their responses (Dispatcher+Notifications.swift).
     var notifications = NotificationBook()
+    // Live link notifications (posted by no app): id → the server's id, nil while being posted
+    // (Dispatcher+LinkNotifications.swift).
+    var linkNotifications: [String: NotificationID?] = [:]
     var notificationReporter: (nonisolated(nonsending) @Sendable (String, nonisolated(nonsending) () async throws(DispatchError) -> Outcome) async -> Void)?
     // Each app's dock quicklist (DockMenuService.swift).
     var dockMenus = DockMenus()

@@ -18,6 +18,15 @@ extension DispatcherService {
                 try await self.dispatcher.withdrawNotifications(caller: call.sender.rawValue, ids: ids)
                 return try call.reply()
             },
+            method(Members.postLinkNotification, .takesTurns, inFlight: .few) { call in
+                let (title, body, uri) = try call.arguments(String.self, String.self, String.self)
+                return try call.reply(try await self.dispatcher.postLinkNotification(title: title, body: body, uri: uri))
+            },
+            method(Members.withdrawLinkNotification, .takesTurns, inFlight: .few) { call in
+                let (id) = try call.arguments(String.self)
+                await self.dispatcher.withdrawLinkNotification(id)
+                return try call.reply()
+            },
             method(Members.explainNotification, .takesTurns, inFlight: .many) { call in
                 let (app, id) = try call.arguments(String.self, String.self)
                 return try call.reply(Outcome.explained(try await self.dispatcher.explainNotification(app: app, id: id)).variants)

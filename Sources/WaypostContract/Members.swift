@@ -129,6 +129,11 @@ extension Contract {
             in: [.init("notification_id", "s"), .init("content", "a{sv}", keys: NotificationContent.Keys.all)])
         public static let withdrawNotifications = Member.method(
             "WithdrawNotifications", in: [.init("notification_ids", "as")])
+        public static let postLinkNotification = Member.method(
+            "PostLinkNotification", in: [.init("title", "s"), .init("body", "s"), .init("uri", "s")],
+            out: [.init("notification_id", "s")])
+        public static let withdrawLinkNotification = Member.method(
+            "WithdrawLinkNotification", in: [.init("notification_id", "s")])
         public static let explainNotification = Member.method(
             "ExplainNotification", in: [.init("app_id", "s"), .init("notification_id", "s")],
             out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.explained)])
@@ -141,7 +146,7 @@ extension Contract {
             setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
             getCurrentActivity, monitorCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
             forgetSavedActivities, ownedDomains, ownedDomainsChanged,
-            postNotification, withdrawNotifications, explainNotification,
+            postNotification, withdrawNotifications, explainNotification, postLinkNotification, withdrawLinkNotification,
             performShortcut, explainShortcut, setShortcutItems,
         ]
         /// Every error of the contract comes from the dispatcher.

@@ -5,13 +5,49 @@ import WaypostContract
 /// `waypost notify`: what becomes of the apps' notifications.
 struct Notify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Where a click on an app's notification would go.",
+        abstract: "Post a notification whose click opens a link; explain where a click on an app's notification would go.",
         discussion: """
             Apps post notifications through the dispatcher (PostNotification, WaypostKit's \
             Application.notify); a click on one, or on one of its buttons, reaches the scene the \
-            rules pick for its target, launching the app when it has exited. See docs/notifications.md.
+            rules pick for its target, launching the app when it has exited. A script posts a link \
+            notification (`waypost notify post`), whose click opens its link as `waypost open` would. \
+            See docs/notifications.md.
             """,
-        subcommands: [Explain.self])
+        subcommands: [Post.self, Withdraw.self, Explain.self])
+
+    struct Post: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Post a notification whose click opens URI in the scene the rules pick; prints its id.")
+
+        @ArgumentParser.Argument(help: "The notification's title.")
+        var title: String
+
+        @Option(name: .long, help: "The notification's body.")
+        var body: String = ""
+
+        @Option(name: .long, help: "The link a click opens (as waypost open would).")
+        var open: String
+
+        func run() async throws {
+            let connection = try await BusClient.connect()
+            let reply = try await BusClient.callDispatcher(
+                connection, Contract.Dispatcher1.postLinkNotification, title, body, open, failing: "cannot post the notification")
+            print(try reply.decode(String.self))
+        }
+    }
+
+    struct Withdraw: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Take a link notification off the screen.")
+
+        @ArgumentParser.Argument(help: "The id `waypost notify post` printed.")
+        var id: String
+
+        func run() async throws {
+            let connection = try await BusClient.connect()
+            _ = try await BusClient.callDispatcher(
+                connection, Contract.Dispatcher1.withdrawLinkNotification, id, failing: "cannot withdraw notification \(id)")
+        }
+    }
 
     struct Explain: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

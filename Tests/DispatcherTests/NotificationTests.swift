@@ -215,6 +215,35 @@ struct NotificationTests {
         #expect(session.received(Self.mail.id).isEmpty)
     }
 
+    @Test("a script's link notification, clicked, opens its link in the scene the rules pick; withdrawn, it goes; a bad link is refused")
+    func linkNotification() async throws {
+        let desk = try await DunstDesk()
+        defer { desk.close() }
+        let session = desk.session
+        try await session.installApp(Self.mail)
+        try await session.start(Self.mail)
+        let bus = try await session.connect()
+        var routed = try await Self.routed(bus, session)
+        // Withdrawn before anyone clicks: off the screen, and nothing is opened.
+        let first = try await session.waypost(["notify", "post", "Draft", "--open", "mail://inbox"])
+        #expect(first.status == 0, "\(first.stderr)")
+        try await desk.waitUntilShown(1)
+        let withdrawn = try await session.waypost(["notify", "withdraw", first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+        #expect(withdrawn.status == 0, "\(withdrawn.stderr)")
+        try await desk.waitUntilShown(0)
+        // Posted by a script, not by Mail; the click opens the link as `waypost open` would.
+        let posted = try await session.waypost(["notify", "post", "Judy wrote", "--body", "About Friday", "--open", "mail://conversation/42"])
+        #expect(posted.status == 0, "\(posted.stderr)")
+        #expect(posted.stdout.trimmingCharacters(in: .whitespacesAndNewlines).count == 32, "\(posted.stdout)")
+        try await desk.click()
+        #expect(try await Self.nextRouted(&routed) == "mail://conversation/42")
+        let opened = session.received(Self.mail.id)
+        #expect(opened.map { "\($0["event"] ?? "?") \($0["scene"] ?? "?") \($0["uri"] ?? "?")" } == ["OpenURL conv-42 mail://conversation/42"], "\(opened)")
+        let bad = try await session.waypost(["notify", "post", "Broken", "--open", "no scheme"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("InvalidArgument") || bad.stderr.contains("invalid"), "\(bad.stderr)")
+    }
+
     // MARK: Helpers
 
     static let notificationServer = URL(fileURLWithPath: #filePath)
