@@ -42,7 +42,12 @@ public enum URISyntax {
     public static func scheme(of uri: String) throws(URISyntaxError) -> String {
         let colon = try schemeEnd(of: uri)
         // Scheme bytes are ASCII letters, digits, + - and .: setting 0x20 lowercases the letters only.
-        return String(decoding: uri.utf8.prefix(colon).lazy.map { isLetter($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        // Written into the string's own storage: decoding a lazy map goes through a dynamic cast.
+        let bytes = uri.utf8.span
+        return String(unsafeUninitializedCapacity: colon) { scheme in
+            for index in 0..<colon { scheme[index] = isLetter(bytes[index]) ? bytes[index] | 0x20 : bytes[index] }
+            return colon
+        }
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

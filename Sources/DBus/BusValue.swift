@@ -212,6 +212,55 @@ extension [String: Variant] {
     }
 }
 
+/// An `a{sv}` that keeps its entries in the order they were added and hashes nothing: what a sender
+/// builds once, sends, and forgets (a reply made for every link). Read back, a later entry with a
+/// key already read replaces it, as in the dictionary D-Bus readers make of it.
+public struct PropertyList: BusValue, Sendable, Equatable {
+    public private(set) var entries: [(key: String, value: Variant)]
+
+    public init(capacity: Int = 0) {
+        entries = []
+        entries.reserveCapacity(capacity)
+    }
+
+    /// Adds an entry after those already added; the caller keeps the keys distinct.
+    public mutating func append(_ key: String, _ value: Variant) {
+        entries.append((key, value))
+    }
+
+    /// The entries as a dictionary (a later entry of a key wins).
+    public var dictionary: [String: Variant] {
+        Dictionary(entries, uniquingKeysWith: { _, later in later })
+    }
+
+    public static var busSignature: Signature { [String: Variant].busSignature }
+
+    public func write(to writer: inout MessageWriter) {
+        writer.writeArray(of: [String: Variant].propertyMapEntry) { array in
+            for (key, value) in entries {
+                array.writeDictionaryEntry { entry in
+                    entry.appendString(TypeCode.string, key)
+                    value.write(to: &entry)
+                }
+            }
+        }
+    }
+
+    public init(from reader: inout MessageReader) throws {
+        self.init()
+        try reader.readArray(of: [String: Variant].propertyMapEntry) { array in
+            let (key, value) = try array.readDictionaryEntry { entry in
+                (try entry.readString(TypeCode.string, .string), try Variant(from: &entry))
+            }
+            if let index = entries.firstIndex(where: { $0.key == key }) { entries[index].value = value } else { append(key, value) }
+        }
+    }
+
+    public static func == (lhs: PropertyList, rhs: PropertyList) -> Bool {
+        lhs.entries.count == rhs.entries.count && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+}
+
 /// A D-Bus struct of the given field types, for when a dedicated Swift type is not worth writing.
 ///
 /// `Structure(("org.example.App", Int32(3)))` has signature `(si)`. A named Swift type can instead

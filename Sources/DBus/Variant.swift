@@ -3,7 +3,7 @@
 /// As a `BusValue` it travels as a variant (`v`), so `[String: Variant]` is `a{sv}`. Containers carry
 /// their element signatures, so empty ones keep their type. Literals make property maps readable:
 /// `["Name": "Scene", "Count": 3, "Ready": true]` (an integer literal is an `Int32`, `i`).
-public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
+public enum Variant: Hashable, Sendable, CustomStringConvertible {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -21,8 +21,9 @@ public indirect enum Variant: Hashable, Sendable, CustomStringConvertible {
     /// A dictionary (`a{kv}`); keys are basic values.
     case dictionary(key: Signature, value: Signature, [Variant: Variant])
     case structure([Variant])
-    /// A variant inside the variant.
-    case variant(Variant)
+    /// A variant inside the variant. (Only this case is boxed: a scalar or a string in a variant
+    /// is made for every entry of every `a{sv}`, and a box each would be an allocation each.)
+    indirect case variant(Variant)
 
     /// Wraps any typed value, keeping its D-Bus type: `Variant(["a", "b"])` is an `as`.
     public init<Value: BusValue>(_ value: Value) {

@@ -8,8 +8,11 @@ import WaypostContract
 
 extension LaunchPlatformData {
     /// As `platform_data` travels.
-    var variants: [String: Variant] {
-        Contract.PlatformData(activationToken: activationToken, desktopStartupID: desktopStartupID).variants
+    var variants: [String: Variant] { properties.dictionary }
+
+    /// As `platform_data` is sent to an app with each event.
+    var properties: PropertyList {
+        Contract.PlatformData(activationToken: activationToken, desktopStartupID: desktopStartupID).properties
     }
 
     init(_ variants: [String: Variant]) {

@@ -48,8 +48,10 @@ extension Dispatcher {
             await withCheckedContinuation { deliveryQueues[app]!.wait($0) }
         }
         defer {
-            deliveryQueues[app]!.leave()
-            if deliveryQueues[app]!.isIdle { deliveryQueues[app] = nil }
+            // One lookup for both (an event is delivered in every app's turn).
+            let queue = deliveryQueues.index(forKey: app)!
+            deliveryQueues.values[queue].leave()
+            if deliveryQueues.values[queue].isIdle { deliveryQueues.remove(at: queue) }
         }
         return try await send()
     }

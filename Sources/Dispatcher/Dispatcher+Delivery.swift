@@ -100,7 +100,7 @@ extension Dispatcher {
     private func handOver(
         _ pending: PendingEvent, toScene scene: String, of process: AppProcess, whileAwaiting: () -> Void
     ) async throws {
-        let platform = pending.platformData.variants
+        let platform = pending.platformData.properties
         let reply: Message
         let member: Contract.Member
         switch (pending.event, pending.notification) {
@@ -135,7 +135,7 @@ extension Dispatcher {
         let reply = try await connection.call(
             destination: process.owner, path: process.objectPath,
             interface: Contract.Application1.interface, member: Contract.Application1.createScene.name,
-            declaration, event.variants, pending.platformData.variants, timeout: configuration.deliveryTimeout)
+            declaration, event.variants, pending.platformData.properties, timeout: configuration.deliveryTimeout)
         try Self.check(reply, of: Contract.Application1.createScene, from: process)
         return try reply.decode(String.self)
     }

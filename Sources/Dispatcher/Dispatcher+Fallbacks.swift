@@ -20,7 +20,7 @@ extension Dispatcher {
                 _ = try await connection.call(
                     destination: name, path: Contract.FreedesktopApplication.objectPath(forApplicationID: entry.id),
                     interface: Contract.FreedesktopApplication.interface, member: Contract.FreedesktopApplication.open.name,
-                    [uri], platformData.variants, timeout: configuration.deliveryTimeout, autoStart: false)
+                    [uri], platformData.properties, timeout: configuration.deliveryTimeout, autoStart: false)
                 return "it was sent org.freedesktop.Application.Open"
             } catch let error as BusError where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
                 // Not running: launched below.

@@ -94,11 +94,15 @@ extension Dispatcher {
     /// exited (one `poll` each), so that an event never goes to a connection whose process exited,
     /// even before the exit watch has told of it.
     func endRegistrationsOfExitedProcesses(of appID: String) {
-        for process in registry.processes(of: appID) {
-            let owner = process.owner.rawValue
-            guard let handle = identities.current[owner]?.handle, handle.hasExited else { continue }
-            endRegistration(of: owner, reason: "its process \(handle.pid) exited")
+        // Found first, ended after: ending one changes the registry. (Asked before every delivery:
+        // no list of the app's processes is built, nor sorted, when none has exited.)
+        let exited = registry.processes.values.compactMap { process -> (owner: String, pid: Int32)? in
+            guard process.appID == appID, let handle = identities.current[process.owner.rawValue]?.handle,
+                handle.hasExited
+            else { return nil }
+            return (process.owner.rawValue, handle.pid)
         }
+        for (owner, pid) in exited { endRegistration(of: owner, reason: "its process \(pid) exited") }
     }
 
     /// Ends a registration while the connection stays on the bus: its scenes go, as when it leaves,

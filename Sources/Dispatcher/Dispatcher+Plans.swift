@@ -40,7 +40,6 @@ extension Dispatcher {
         var opener: OpenerFact = pending.opener == nil ? .known(nil) : .pending
         var refused = Refusals()
         var launched: Set<String> = []
-        var checked: Set<String> = []
         var attempts: [String] = []
         // The last destination's failure, thrown when no destination is left.
         var failure: DispatchError?
@@ -53,8 +52,9 @@ extension Dispatcher {
             }
             first = false
             let step = plan.first
-            // A registered process that exited without leaving the bus is no destination: plan again without it.
-            if let app = step.destination.participatingApp, checked.insert(app).inserted {
+            // A registered process that exited without leaving the bus is no destination: plan again
+            // without it. (Each time round ends one at least, so this ends.)
+            if let app = step.destination.participatingApp {
                 let before = registry.processes.count
                 endRegistrationsOfExitedProcesses(of: app)
                 if registry.processes.count != before { continue }

@@ -50,7 +50,7 @@ extension DispatcherService {
                 let outcome = try await self.routed("saved-activity:\(id)") { () async throws(DispatchError) in
                     try await self.dispatcher.continueSavedActivity(id: id, platformData: LaunchPlatformData(platform))
                 }
-                return try call.reply(outcome.contractOutcome(reason: false).variants)
+                return try call.reply(outcome.contractOutcome(reason: false).properties)
             },
             method(Members.forgetSavedActivities, .takesTurns, inFlight: .few) { call in
                 let (appID, identifiers) = try call.arguments(String.self, [String].self)

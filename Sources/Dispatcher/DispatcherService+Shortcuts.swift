@@ -16,7 +16,7 @@ extension DispatcherService {
                     try await self.dispatcher.performShortcut(
                         appID: appID, action: action, platformData: LaunchPlatformData(platform))
                 }
-                return try call.reply(outcome.contractOutcome(reason: false).variants)
+                return try call.reply(outcome.contractOutcome(reason: false).properties)
             },
             method(Members.setShortcutItems, .actsAsTheApp, inFlight: .few) { call in
                 let (raw) = try call.arguments([[String: Variant]].self)

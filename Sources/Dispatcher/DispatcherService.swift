@@ -146,7 +146,7 @@ public final class DispatcherService: Sendable {
                         try await self.dispatcher.continueActivity(
                             userActivity, raw: activity, platformData: LaunchPlatformData(platform), opener: opener)
                     }
-                    return try call.reply(outcome.contractOutcome(reason: false).variants)
+                    return try call.reply(outcome.contractOutcome(reason: false).properties)
                 },
                 method(Members.explain, .takesTurns, inFlight: .many) { call in
                     let (uri) = try call.arguments(String.self)
@@ -385,13 +385,13 @@ private final class PreparedAnswer: Sendable {
     init(_ call: MethodCall) { self.call = call }
 
     func prepare(_ outcome: Outcome) {
-        guard let reply = try? call.reply(outcome.contractOutcome(reason: false).variants) else { return }
+        guard let reply = try? call.reply(outcome.contractOutcome(reason: false).properties) else { return }
         prepared.withLock { $0 = (outcome, reply) }
     }
 
     /// The prepared reply when it says what this outcome says, a new one otherwise.
     func reply(to outcome: Outcome) throws -> Reply {
         if let prepared = prepared.withLock({ $0 }), prepared.outcome.answersAlike(outcome) { return prepared.reply }
-        return try call.reply(outcome.contractOutcome(reason: false).variants)
+        return try call.reply(outcome.contractOutcome(reason: false).properties)
     }
 }

@@ -186,7 +186,7 @@ public final class HandoffService: Sendable {
                     let outcome = try await self.service.routed("handoff:\(id)") { () async throws(DispatchError) in
                         try await self.accept(id, platformData: LaunchPlatformData(platform))
                     }
-                    return try call.reply(outcome.contractOutcome(reason: false).variants)
+                    return try call.reply(outcome.contractOutcome(reason: false).properties)
                 },
                 service.method(Members.send, .delivers, inFlight: .few) { call in
                     let (device, app, webpageOnly) = try call.arguments(String.self, String.self, Bool.self)
@@ -219,9 +219,7 @@ extension DispatcherService {
     /// caller's executor: every `Open` asks, and a hop off the connection's thread and back would
     /// cost each link a job through the loop.
     nonisolated(nonsending) func handoffOffer(_ uri: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome? {
-        guard uri.utf8.count > HandoffPayload.scheme.utf8.count,
-            uri.prefix(HandoffPayload.scheme.count + 1).lowercased() == HandoffPayload.scheme + ":",
-            let handoff = handoff.withLock({ $0 })
+        guard HandoffPayload.hasScheme(uri), let handoff = handoff.withLock({ $0 })
         else { return nil }
         return try await handoff.receive(uri, platformData: platformData)
     }

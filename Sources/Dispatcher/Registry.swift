@@ -45,14 +45,57 @@ struct Registry: Sendable {
         static let scenesPerApplication = 100_000
     }
 
+    /// An app's scenes, copied on write as a whole: reading one field out of `apps` (every event
+    /// reads the router and a scene's owner) then copies one reference, not five.
     private struct AppScenes: Sendable {
-        var router: SceneRouter
-        var owners: [String: String] = [:]
+        private final class Storage: @unchecked Sendable {  // mutated only when uniquely referenced
+            var router: SceneRouter
+            var owners: [String: String] = [:]
+            var activated: [String: UInt64] = [:]
+            var conditionBytes: [String: Int] = [:]
+            var totalConditionBytes = 0
+
+            init(router: SceneRouter) { self.router = router }
+
+            func copy() -> Storage {
+                let copy = Storage(router: router)
+                (copy.owners, copy.activated, copy.conditionBytes) = (owners, activated, conditionBytes)
+                copy.totalConditionBytes = totalConditionBytes
+                return copy
+            }
+        }
+
+        private var storage: Storage
+
+        init(router: SceneRouter) { storage = Storage(router: router) }
+
+        private mutating func unique() -> Storage {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+
+        var router: SceneRouter {
+            get { storage.router }
+            _modify { yield &unique().router }
+        }
+        var owners: [String: String] {
+            get { storage.owners }
+            _modify { yield &unique().owners }
+        }
         /// When each scene was last added or activated, on the registry's clock (which spans apps).
-        var activated: [String: UInt64] = [:]
+        var activated: [String: UInt64] {
+            get { storage.activated }
+            _modify { yield &unique().activated }
+        }
         /// Condition bytes of each scene that has any, and their sum (`Budgets.conditionBytesPerApp`).
-        var conditionBytes: [String: Int] = [:]
-        var totalConditionBytes = 0
+        var conditionBytes: [String: Int] {
+            get { storage.conditionBytes }
+            _modify { yield &unique().conditionBytes }
+        }
+        var totalConditionBytes: Int {
+            get { storage.totalConditionBytes }
+            _modify { yield &unique().totalConditionBytes }
+        }
 
         mutating func forget(_ scene: String) {
             owners[scene] = nil

@@ -33,6 +33,17 @@ public struct HandoffPayload: Sendable, Hashable {
     public static let scheme = "waypost-handoff"
     static let prefix = "waypost-handoff:v1/"
 
+    /// Whether `uri`'s scheme is this payload's, in any case (as the URI grammar reads schemes).
+    /// Compared byte by byte: the daemon asks this of every link it is given.
+    public static func hasScheme(_ uri: String) -> Bool {
+        let expected = "waypost-handoff:".utf8
+        var bytes = uri.utf8.makeIterator()
+        for byte in expected {
+            guard let next = bytes.next(), Base64URL.lowercased(next) == byte else { return false }
+        }
+        return true
+    }
+
     /// What Waypost carries. User info: 3 KiB of its typed JSON (Apple recommends 3 KB for Handoff);
     /// each text field 1 KiB (the webpage URL 2 KiB); the whole URL 8 KiB, checked before anything
     /// is decoded (far below the ~128 KiB `xdg-open` could still take).

@@ -101,7 +101,7 @@ private struct Planning {
         var steps = steps
         if steps.isEmpty {
             let why = nowhere ?? .noHandler("no application takes it")
-            steps.append(Step(.nothing(why), rule: .none, facts: lastFacts + [.nowhere(why)]))
+            steps.append(Step(.nothing(why), rule: .none, facts: lastFacts.appending(.nowhere(why))))
         }
         return Plan(steps: steps, ownership: ownership)
     }
@@ -115,11 +115,11 @@ private struct Planning {
             return
         }
         guard app.participates else {
-            steps.append(Step(.entry(app), rule: .fallback, facts: facts + [.doesNotTakePart(app: app.id)]))
+            steps.append(Step(.entry(app), rule: .fallback, facts: facts.appending(.doesNotTakePart(app: app.id))))
             return
         }
         guard var router = snapshot.running.readyRouter(of: app.id) else {
-            steps.append(Step(.launch(app: app.id), rule: .none, facts: facts + [.notRunning(app: app.id)]))
+            steps.append(Step(.launch(app: app.id), rule: .none, facts: facts.appending(.notRunning(app: app.id))))
             return
         }
         // Only after a refusal: removing a scene copies the router's index.
@@ -128,9 +128,9 @@ private struct Planning {
         let rule = Rule(decision.rule)
         switch decision.action {
         case .deliver(let scene):
-            steps.append(Step(.openScene(app: app.id, scene: scene), rule: rule, facts: facts + [.routed(decision)]))
+            steps.append(Step(.openScene(app: app.id, scene: scene), rule: rule, facts: facts.appending(.routed(decision))))
         case .create(let declaration):
-            steps.append(Step(.newScene(app: app.id, declaration: declaration), rule: rule, facts: facts + [.routed(decision)]))
+            steps.append(Step(.newScene(app: app.id, declaration: declaration), rule: rule, facts: facts.appending(.routed(decision))))
         case .unhandled:
             lastFacts.append(.noScene(app: app.id))
             nowhere = .noScene(app: app.id, decision)
@@ -186,10 +186,10 @@ private struct Planning {
                 return
             }
             guard !refused.apps.contains(browser.id) else {
-                lastFacts = browserFacts + [.refused(app: browser.id)]
+                lastFacts = browserFacts.appending(.refused(app: browser.id))
                 return
             }
-            steps.append(Step(.browser(browser), rule: .browser, facts: browserFacts + [.browser(app: browser.id)]))
+            steps.append(Step(.browser(browser), rule: .browser, facts: browserFacts.appending(.browser(app: browser.id))))
         } catch {
             throw .catalog(error)
         }
@@ -218,7 +218,7 @@ private struct Planning {
             let handlers = try snapshot.installed.handlers(forScheme: scheme)
             if let app = handlers.first {
                 let others = handlers.dropFirst().map(\.id)
-                reach(app, facts: handlerFacts + [.preferredHandler(app: app.id, scheme: scheme, others: others)])
+                reach(app, facts: handlerFacts.appending(.preferredHandler(app: app.id, scheme: scheme, others: others)))
                 return
             }
             guard let fallback = try snapshot.installed.fallbackHandler(forScheme: scheme) else {
@@ -226,10 +226,10 @@ private struct Planning {
                 return
             }
             guard !refused.apps.contains(fallback.id) else {
-                lastFacts = handlerFacts + [.refused(app: fallback.id)]
+                lastFacts = handlerFacts.appending(.refused(app: fallback.id))
                 return
             }
-            steps.append(Step(.entry(fallback), rule: .fallback, facts: handlerFacts + [.fallbackHandler(app: fallback.id, scheme: scheme)]))
+            steps.append(Step(.entry(fallback), rule: .fallback, facts: handlerFacts.appending(.fallbackHandler(app: fallback.id, scheme: scheme))))
         } catch {
             throw .catalog(error)
         }
@@ -261,5 +261,16 @@ private struct Planning {
             return
         }
         reach(app, facts: [fact])
+    }
+}
+
+extension [Fact] {
+    /// These facts and one more, in one allocation (`+ [fact]` makes two: a plan is made for every link).
+    fileprivate func appending(_ fact: Fact) -> [Fact] {
+        var facts: [Fact] = []
+        facts.reserveCapacity(count + 1)
+        facts.append(contentsOf: self)
+        facts.append(fact)
+        return facts
     }
 }

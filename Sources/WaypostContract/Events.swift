@@ -33,8 +33,11 @@ extension Contract {
             desktopStartupID = try? data.value(Keys.desktopStartupID)
         }
 
-        public var variants: [String: Variant] {
-            var data: [String: Variant] = [:]
+        public var variants: [String: Variant] { properties.dictionary }
+
+        /// As it travels with every event handed to an app (no dictionary is built for it).
+        public var properties: PropertyList {
+            var data = PropertyList(capacity: 2)
             data.insert(Keys.activationToken, activationToken)
             data.insert(Keys.desktopStartupID, desktopStartupID)
             return data

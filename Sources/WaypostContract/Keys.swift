@@ -85,3 +85,10 @@ extension [String: Variant] {
         if let value { self[key.name] = key.variant(value) }
     }
 }
+
+extension PropertyList {
+    /// Appends `key` with `value`; a nil value adds nothing, as the contract's optional keys are absent.
+    public mutating func insert<Content>(_ key: Contract.Key<Content>, _ value: Content?) {
+        if let value { append(key.name, key.variant(value)) }
+    }
+}

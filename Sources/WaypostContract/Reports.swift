@@ -109,8 +109,12 @@ extension Contract {
             }
         }
 
-        public var variants: [String: Variant] {
-            var outcome: [String: Variant] = [:]
+        public var variants: [String: Variant] { properties.dictionary }
+
+        /// The outcome as it travels, its keys in the contract's order (`Open` answers this for
+        /// every link: no dictionary is built for it).
+        public var properties: PropertyList {
+            var outcome = PropertyList(capacity: 10)
             outcome.insert(Keys.action, action?.rawValue)
             outcome.insert(Keys.appID, appID)
             outcome.insert(Keys.sceneID, sceneID)

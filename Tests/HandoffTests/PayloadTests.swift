@@ -29,6 +29,17 @@ import Testing
         #expect(url.utf8.allSatisfy { $0 < 0x80 && ($0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)) })
     }
 
+    @Test func theSchemeIsToldInAnyCaseAndNothingElseIs() {
+        #expect(HandoffPayload.hasScheme("waypost-handoff:v1/abc"))
+        #expect(HandoffPayload.hasScheme("WayPost-Handoff:"))
+        #expect(!HandoffPayload.hasScheme("waypost-handoff"))
+        #expect(!HandoffPayload.hasScheme("waypost-handofff:v1/"))
+        #expect(!HandoffPayload.hasScheme("myapp://waypost-handoff:"))
+        // Not a letter: no case folding makes a control byte a hyphen.
+        #expect(!HandoffPayload.hasScheme("waypost\rhandoff:"))
+        #expect(!HandoffPayload.hasScheme(""))
+    }
+
     @Test func userInfoOverTheLimitIsRefusedBeforeSending() {
         var payload = Self.payload
         payload.userInfo = ["blob": .string(String(repeating: "x", count: 4000))]

@@ -25,7 +25,10 @@ public struct MessageWriter: ~Copyable {
 
     init(capacity: Int = 256) {
         self.capacity = capacity
-        storage = .allocate(byteCount: capacity, alignment: 8)
+        // malloc's alignment (16) is more than any D-Bus value needs; `allocate(byteCount:alignment:)`
+        // would take the runtime's aligned path (posix_memalign) for every message.
+        guard let bytes = malloc(capacity) else { fatalError("out of memory for a message of \(capacity) bytes") }
+        storage = bytes
         count = 0
         signature = []
         depth = 0
@@ -39,7 +42,7 @@ public struct MessageWriter: ~Copyable {
         for value in repeat each values { write(value) }
     }
 
-    deinit { storage.deallocate() }
+    deinit { free(storage) }
 
     /// Appends one value.
     public mutating func write<Value: BusValue>(_ value: Value) {
@@ -154,21 +157,27 @@ public struct MessageWriter: ~Copyable {
         count += bytes.count
     }
 
+    /// `boundary` is 1, 2, 4 or 8.
+    @inline(__always)
     mutating func align(to boundary: Int) {
-        let padding = (boundary - count % boundary) % boundary
+        let padding = (boundary - count & (boundary - 1)) & (boundary - 1)
         guard padding > 0 else { return }
         reserve(padding)
         (storage + count).initializeMemory(as: UInt8.self, repeating: 0, count: padding)
         count += padding
     }
 
+    /// Checked before every value written: the check stays inline, growing does not.
+    @inline(__always)
     private mutating func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
+        if count + extra > capacity { grow(toHold: extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(toHold extra: Int) {
         var grown = capacity * 2
         while grown < count + extra { grown *= 2 }
-        let larger = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
-        larger.copyMemory(from: storage, byteCount: count)
-        storage.deallocate()
+        guard let larger = realloc(storage, grown) else { fatalError("out of memory for a message of \(grown) bytes") }
         storage = larger
         capacity = grown
     }
