@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 import Desktop
 import ExternalEvents
 public import Handoff

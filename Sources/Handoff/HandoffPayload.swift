@@ -39,7 +39,9 @@ public struct HandoffPayload: Sendable, Hashable {
         let expected = "waypost-handoff:".utf8
         var bytes = uri.utf8.makeIterator()
         for byte in expected {
-            guard let next = bytes.next(), Base64URL.lowercased(next) == byte else { return false }
+            guard let next = bytes.next() else { return false }
+            let folded = next >= UInt8(ascii: "A") && next <= UInt8(ascii: "Z") ? next | 0x20 : next
+            guard folded == byte else { return false }
         }
         return true
     }

@@ -14,6 +14,14 @@ extension Contract {
         public let arguments: [Parameter]
         /// What a method returns.
         public let results: [Parameter]
+        /// What a reply to the method must carry: its results' signatures, joined (made once: the
+        /// daemon checks every app's acknowledgement against it).
+        public let outputSignature: String
+
+        init(kind: Kind, name: MemberName, arguments: [Parameter], results: [Parameter]) {
+            (self.kind, self.name, self.arguments, self.results) = (kind, name, arguments, results)
+            outputSignature = results.map(\.signature.rawValue).joined()
+        }
 
         /// A method exported as declared here, answered by `handler`.
         public func exported(
@@ -22,8 +30,6 @@ extension Contract {
             Method(name, arguments: arguments.map(\.argument), returns: results.map(\.argument), handler: handler)
         }
 
-        /// What a reply to the method must carry: its results' signatures, joined.
-        public var outputSignature: String { results.map(\.signature.rawValue).joined() }
 
         /// A signal declared for introspection as declared here.
         public var signalDeclaration: SignalDeclaration {

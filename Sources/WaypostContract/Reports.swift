@@ -114,7 +114,7 @@ extension Contract {
         /// The outcome as it travels, its keys in the contract's order (`Open` answers this for
         /// every link: no dictionary is built for it).
         public var properties: PropertyList {
-            var outcome = PropertyList(capacity: 10)
+            var outcome = PropertyList(capacity: 6)
             outcome.insert(Keys.action, action?.rawValue)
             outcome.insert(Keys.appID, appID)
             outcome.insert(Keys.sceneID, sceneID)

@@ -113,6 +113,26 @@ import Testing
         #expect(map["pair"]?.signature == "(no)")
     }
 
+    @Test func aPropertyListIsAnASVInTheOrderItWasBuiltAndReadsAsTheDictionary() throws {
+        var list = PropertyList(capacity: 2)
+        list.append("rule", "preferring")
+        list.append("scene-id", "s-1")
+        list.append("nested", .variant(.variant(.uint32(9))))
+        let (back, signature) = try roundTrip(list)
+        #expect(signature == "a{sv}")
+        #expect(back == list)
+        #expect(back.entries.map(\.key) == ["rule", "scene-id", "nested"])
+        // What a reader of the dictionary gets is the same message.
+        let message = try Message.scratch { $0.write(list) }
+        #expect(try message.decode([String: Variant].self) == list.dictionary)
+        // A key sent twice: the later value, as a dictionary reader keeps it.
+        var twice = PropertyList()
+        twice.append("k", "first")
+        twice.append("k", "second")
+        #expect(try roundTrip(twice).0.entries.map(\.value) == ["second"])
+        #expect(twice.dictionary == ["k": "second"])
+    }
+
     @Test func variantsConvertToAndFromTypedValues() throws {
         let variant = Variant(["a": [Int32(1), 2]])
         #expect(variant == .dictionary(key: "s", value: "ai", [.string("a"): .array(element: "i", [.int32(1), .int32(2)])]))
