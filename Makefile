@@ -47,7 +47,7 @@ DEB_PACKAGES += libsystemd-dev
 endif
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps check-build-deps check-install-deps build release test test-release demo bench bench-browser browser-extension bench-activities bench-routing bench-bus bench-dispatch bench-instructions bench-message-building bench-open dist install uninstall check-install clean
+.PHONY: all deps check-build-deps check-install-deps build release test test-release demo bench bench-browser browser-extension bench-activities bench-routing bench-bus bench-dispatch bench-instructions bench-ab bench-message-building bench-open dist install uninstall check-install clean
 
 all: build
 
@@ -240,6 +240,13 @@ bench-instructions: deps release
 	cd Benchmarks && $(SWIFT) build -c release --product dispatch-bench
 	Benchmarks/daemon-instructions.sh "$(CURDIR)/.build/release/waypost" \
 	  "$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/dispatch-bench" $(or $(N),2000)
+
+# Two daemon builds' CPU per Open, side by side on two private buses in alternating batches (A=, B=
+# paths to `waypost` binaries; B defaults to this tree's release build).
+bench-ab: deps release
+	cd Benchmarks && $(SWIFT) build -c release --product dispatch-bench
+	Benchmarks/daemon-ab.sh "$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/dispatch-bench" \
+	  "$(or $(A),$(error A=path/to/waypost is needed))" "$(or $(B),$(CURDIR)/.build/release/waypost)"
 
 # libdbus's cost of making one OpenURL message: append iterators against one read of written bytes
 # (how the DBus module builds messages); installs valgrind when it is missing.
