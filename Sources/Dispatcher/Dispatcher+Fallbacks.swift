@@ -22,18 +22,37 @@ extension Dispatcher {
                     interface: Contract.FreedesktopApplication.interface, member: Contract.FreedesktopApplication.open.name,
                     [uri], platformData.properties, timeout: configuration.deliveryTimeout, autoStart: false)
                 return "it was sent org.freedesktop.Application.Open"
-            } catch let error as BusError where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
-                // Not running: launched below.
-            } catch let error as BusError where error.name == .noReply {
-                // It may have the link: not launched again (docs/delivery.md).
-                throw .timeout(
-                    app: entry.id, waitedFor: "answer org.freedesktop.Application.Open (\(error.message)); the link was sent nowhere else",
-                    seconds: configuration.deliveryTimeout / .seconds(1))
             } catch {
-                throw .deliveryFailed(uri, attempts: ["\(entry.id) refused org.freedesktop.Application.Open: \(error)"])
+                switch Self.afterRefusedOpen(error, uri: uri, app: entry.id, waited: configuration.deliveryTimeout) {
+                case .launch: break  // Not running: launched below.
+                case .fail(let failure): throw failure
+                }
             }
         }
         return try await Self.start(entry.id, with: uri, platformData, directory: directory, launcher: launcher)
+    }
+
+    /// What follows when a running DBusActivatable entry's `org.freedesktop.Application.Open` failed.
+    enum AfterRefusedOpen: Sendable, Hashable {
+        /// It does not run (the bus knows no owner): launch it with the link.
+        case launch
+        /// Answer this, and send the link nowhere else.
+        case fail(DispatchError)
+    }
+
+    /// Sorts `Open`'s failure: `ServiceUnknown` or `NameHasNoOwner` mean not running, so a launch;
+    /// `NoReply` means it may have the link, so a timeout and never a launch (at most once,
+    /// docs/delivery.md); any other error is a refusal naming the app.
+    static func afterRefusedOpen(_ error: any Error, uri: String, app: String, waited: Duration) -> AfterRefusedOpen {
+        if let error = error as? BusError {
+            if error.name == .serviceUnknown || error.name == .nameHasNoOwner { return .launch }
+            if error.name == .noReply {
+                return .fail(.timeout(
+                    app: app, waitedFor: "answer org.freedesktop.Application.Open (\(error.message)); the link was sent nowhere else",
+                    seconds: waited / .seconds(1)))
+            }
+        }
+        return .fail(.deliveryFailed(uri, attempts: ["\(app) refused org.freedesktop.Application.Open: \(error)"]))
     }
 
     /// Starts the installed entry `id` with the URI on its command line.

@@ -7,30 +7,15 @@ import Testing
 // `Explain` (`ExplainOpenedBy` with the opener), before the link is opened, by whichever opener the
 // case uses; the daemon's `Routed` signal then says what `Open` did, which must be the plan's step
 // after the `refusals` that refused: same app, scene or declaration, and rule; and that app must
-// have received the link there.
+// have received the link there. Asking and comparing is `ExplainedPlan`'s (TestSupport); how the
+// desktop opens the link and reads its apps' logs is here.
 extension ThrowawayDesktop {
     /// The steps of the plan the daemon reports for `uri`, each as strings; the first is also the
     /// outcome's own keys.
     func plan(_ uri: String, opener: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [[String: String]] {
         let bus = try await Connection(address: address)
         defer { bus.close() }
-        let reply = if let opener {
-            try await bus.call(
-                destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
-                member: "ExplainOpenedBy", uri, opener)
-        } else {
-            try await bus.call(
-                destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
-                member: "Explain", uri)
-        }
-        let outcome = try reply.decode([String: Variant].self)
-        guard let listed = try outcome["steps"]?.decode(as: [[String: Variant]].self), !listed.isEmpty else {
-            throw FixtureError("Explain listed no steps: \(outcome)")
-        }
-        let steps = listed.map(Self.strings)
-        #expect(Self.strings(outcome).filter { $0.key != "opener" } == steps[0], "the outcome's keys are the first step's",
-                sourceLocation: sourceLocation)
-        return steps
+        return try await ExplainedPlan.steps(of: uri, opener: opener, with: bus, sourceLocation: sourceLocation)
     }
 
     /// Asks for the plan of `uri` as `opener` opens it, runs `open`, and checks what `Open` did
@@ -55,7 +40,7 @@ extension ThrowawayDesktop {
             group.addTask {
                 for try await signal in routed {
                     let (event, fields) = try signal.decode(String.self, [String: Variant].self)
-                    if event == uri { return Self.strings(fields) }
+                    if event == uri { return ExplainedPlan.strings(fields) }
                 }
                 return nil
             }
@@ -69,19 +54,15 @@ extension ThrowawayDesktop {
             }
             return outcome
         }
-        let context = "plan \(steps), Open did \(outcome)"
-        #expect(outcome["error"] == nil, "\(context)", sourceLocation: sourceLocation)
-        #expect(outcome["action"] == step["action"] && outcome["app-id"] == step["app-id"], "\(context)", sourceLocation: sourceLocation)
+        #expect(outcome["error"] == nil, "plan \(steps), Open did \(outcome)", sourceLocation: sourceLocation)
+        ExplainedPlan.expectAnswered(outcome, step, plan: steps, sourceLocation: sourceLocation)
         guard let app = step["app-id"] else { return outcome }
         let received = self.received(app).last { ($0["uri"] as? String ?? ($0["payload"] as? [String: Any])?["uri"] as? String) == uri }
         switch step["action"] {
         case "deliver":
-            #expect(outcome["scene-id"] == step["scene-id"] && outcome["rule"] == step["rule"], "\(context)", sourceLocation: sourceLocation)
             #expect(received?["event"] as? String == "OpenURL" && received?["scene"] as? String == step["scene-id"],
                     "\(app) logged \(String(describing: received))", sourceLocation: sourceLocation)
         case "create":
-            #expect(outcome["declaration-id"] == step["declaration-id"] && outcome["rule"] == step["rule"], "\(context)",
-                    sourceLocation: sourceLocation)
             #expect(received?["event"] as? String == "CreateScene" && received?["declaration"] as? String == step["declaration-id"],
                     "\(app) logged \(String(describing: received))", sourceLocation: sourceLocation)
         case "launch":
@@ -90,15 +71,8 @@ extension ThrowawayDesktop {
                     "\(app) logged \(String(describing: received))", sourceLocation: sourceLocation)
         default:
             // An entry that does not take part (the browser among them), started with the link.
-            #expect(outcome["rule"] == step["rule"], "\(context)", sourceLocation: sourceLocation)
             try await waitUntil("\(app) was started with \(uri)", busLog) { plainLines(app).contains(uri) }
         }
         return outcome
-    }
-
-    static func strings(_ map: [String: Variant]) -> [String: String] {
-        map.reduce(into: [:]) { result, entry in
-            if case .string(let value) = entry.value { result[entry.key] = value }
-        }
     }
 }
