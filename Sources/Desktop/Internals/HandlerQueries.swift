@@ -39,13 +39,18 @@ func allInstalledEntries() -> [AppInfoReference] {
     }
 }
 
-/// The user data dir first, then the system data dirs, as GLib resolved them for this process.
+/// The user data dir first, then the system data dirs, as GLib resolved them for this process,
+/// without trailing `/` (GIO's file names have none: paths built here must compare equal).
 /// `g_get_user_data_dir`, `g_get_system_data_dirs` (both transfer none, cached by GLib).
 func dataDirectoriesInPrecedenceOrder() -> [String] {
     var directories: [String] = []
     if let user = borrowGLibString(gio.g_get_user_data_dir()) { directories.append(user) }
     directories += borrowGLibStringVector(gio.g_get_system_data_dirs())
-    return directories
+    return directories.map { directory in
+        var trimmed = Substring(directory)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return String(trimmed)
+    }
 }
 
 /// The id of GIO's default entry for a content type (mimeapps.list first, then its own choice),
