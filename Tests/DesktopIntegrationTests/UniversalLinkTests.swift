@@ -136,8 +136,8 @@ import TestSupport
         }
         try await waitUntil("the browser has the three links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 3 }
         #expect(desktop.received("org.example.Evil").isEmpty)
-        // The daemon reads Evil's claim from its entry once its directory monitor tells of it, which
-        // may be after Evil registered (GIO's cache is not waited for): the reason names it then.
+        // The daemon rebuilds its claims when its directory monitor tells of Evil's entry, apart from
+        // Evil's registration: the reason names the claim once that rebuild is done.
         let why = "the association of bank.example names org.example.Bank, not org.example.Evil"
         try await TestSupport.waitUntil("explain names why Evil does not get the bank's link", context: desktop.busLog) {
             try await desktop.waypost("explain", "https://bank.example/login").output.contains(why)
