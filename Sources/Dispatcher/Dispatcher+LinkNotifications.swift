@@ -24,7 +24,11 @@ extension Dispatcher {
                 what: "live link notifications", app: "any caller", amount: linkNotifications.count + 1,
                 limit: Self.liveLinkNotifications)
         }
-        let id = String(UInt64.random(in: .min ... .max), radix: 16) + String(UInt64.random(in: .min ... .max), radix: 16)
+        // 128 random bits as 32 hex digits: each half padded, so every id has the same length.
+        let id = (0..<2).map { _ in
+            let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
         let content = NotificationContent(
             appName: "Waypost", desktopEntry: configuration.ownEntryID, icon: "", title: title, body: body, buttons: [])
         // Held while posting, so that concurrent posts count against the 32 too.
