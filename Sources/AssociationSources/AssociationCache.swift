@@ -56,46 +56,13 @@ public struct AssociationCache: Sendable {
     /// Writes `record` in place of the domain's previous one, making the directory if needed.
     /// - Throws: `AssociationCacheError.unwritable` with the path and the system's reason.
     public func store(_ record: VerificationRecord) throws(AssociationCacheError) {
-        let lock = try lockForWriting()
-        defer { FileSystem.unlock(lock) }
-        try write(record)
-    }
-
-    /// Replaces the domain's record with what `change` makes of it, with no other writer in between
-    /// (the daemon's background checks and `waypost links verify` are separate processes): a record
-    /// written while a check was fetching is the one the check's outcome follows. A record that
-    /// cannot be read is passed as `notYet`.
-    /// - Returns: the record as stored.
-    /// - Throws: `AssociationCacheError.unwritable` with the path and the system's reason.
-    public func update(
-        _ domain: AssociatedDomain, _ change: (VerificationRecord) -> VerificationRecord
-    ) throws(AssociationCacheError) -> VerificationRecord {
-        let lock = try lockForWriting()
-        defer { FileSystem.unlock(lock) }
-        let record = change((try? record(for: domain)) ?? VerificationRecord(notYet: domain))
-        try write(record)
-        return record
-    }
-
-    /// The lock every writer takes (`<directory>/.lock`, a hidden name no record can have); readers
-    /// need none, each record being renamed into place whole. Makes the directory if needed.
-    private func lockForWriting() throws(AssociationCacheError) -> Int32 {
-        let path = "\(directory)/.lock"
-        do {
-            try FileSystem.makeDirectories(directory)
-            return try FileSystem.lockExclusively(path)
-        } catch {
-            throw .unwritable(path: path, reason: error.description)
-        }
-    }
-
-    private func write(_ record: VerificationRecord) throws(AssociationCacheError) {
         let path = path(for: record.domain)
         let bytes: [UInt8]
         do { bytes = [UInt8](try Self.encoder.encode(record)) } catch {
             preconditionFailure("a verification record failed to encode: \(error)")  // only our types: a bug
         }
         do {
+            try FileSystem.makeDirectories(directory)
             try FileSystem.writeAtomically(bytes, to: path)
         } catch {
             throw .unwritable(path: path, reason: error.description)

@@ -16,7 +16,7 @@ public struct Verifier: Sendable {
     }
 
     /// Fetches the domain's file, has `validate` judge it, and stores the record that follows from
-    /// the one stored when the fetch ends (`VerificationRecord.after`, under the cache's lock).
+    /// the previous one (`VerificationRecord.after`).
     /// - Parameter validate: throws when the file is not acceptable: malformed, or not naming the
     ///   app that claims the domain. Its error's description becomes the failure's message.
     /// - Returns: the record as stored.
@@ -37,9 +37,10 @@ public struct Verifier: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        // The record as it is now, not as it was before the fetch: another process may have
-        // verified the domain meanwhile, and a network failure keeps its good copy.
-        return try cache.update(domain) { previous in previous.after(outcome, at: Date(), policy: policy) }
+        let previous = (try? cache.record(for: domain)) ?? VerificationRecord(notYet: domain)
+        let record = previous.after(outcome, at: Date(), policy: policy)
+        try cache.store(record)
+        return record
     }
 
     /// How many domains `verify(_:)` fetches at once: enough that a few slow or silent sites do

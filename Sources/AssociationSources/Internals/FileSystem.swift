@@ -110,25 +110,6 @@ enum FileSystem {
         }
     }
 
-    /// An exclusive lock on `path` (made if missing), which every process that asks waits for in
-    /// turn: the file's `flock`, released by `unlock` or when the process ends. `open`, `flock`.
-    /// - Returns: the descriptor that holds it.
-    static func lockExclusively(_ path: String) throws(SystemCallError) -> Int32 {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw SystemCallError(function: "open", path: path) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                let failure = SystemCallError(function: "flock", path: path)
-                close(descriptor)
-                throw failure
-            }
-        }
-        return descriptor
-    }
-
-    /// Releases a lock `lockExclusively` took. `close`.
-    static func unlock(_ descriptor: Int32) { close(descriptor) }
-
     /// Removes a file; nothing when it does not exist. `unlink`.
     static func remove(_ path: String) throws(SystemCallError) {
         guard unlink(path) == 0 || errno == ENOENT else { throw SystemCallError(function: "unlink", path: path) }
