@@ -23,11 +23,13 @@
     F(g_content_type_is_a) \
     F(g_desktop_app_info_get_boolean) \
     F(g_desktop_app_info_get_filename) \
+    F(g_desktop_app_info_get_is_hidden) \
     F(g_desktop_app_info_get_string) \
     F(g_desktop_app_info_get_string_list) \
     F(g_desktop_app_info_get_type) \
     F(g_desktop_app_info_launch_uris_as_manager) \
     F(g_desktop_app_info_new) \
+    F(g_desktop_app_info_new_from_filename) \
     F(g_dir_close) \
     F(g_dir_open) \
     F(g_dir_read_name) \

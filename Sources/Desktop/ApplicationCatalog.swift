@@ -2,7 +2,10 @@
 ///
 /// GIO reads the XDG variables once per process (set them before the first call) and keeps a
 /// cache of the applications directories, refreshed by inotify monitors that GIO runs on its own
-/// worker thread, so changes show up without a main loop, a moment after they happen. Entries are
+/// worker thread, so changes show up without a main loop, a moment after they happen. An entry
+/// asked for by id (`entry(id:)`, launching, `unreadableEntries()`) is read from its file when
+/// that cache does not know it yet, or never will (a file in a subdirectory of `applications`),
+/// in GIO's own precedence: an app that registers just after writing its entry is found. Entries are
 /// found by `MimeType=` only through `mimeinfo.cache` (`update-desktop-database`). Every method
 /// is safe to call from any thread. Creating the cache holds inotify watches: keep the catalog off
 /// short-lived commands (their exit gets slower).

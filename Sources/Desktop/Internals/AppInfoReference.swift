@@ -7,26 +7,58 @@ internal import CGIO
 final class AppInfoReference {
     /// The `GDesktopAppInfo *` this object owns.
     let pointer: OpaquePointer
+    /// The id asked for, when the entry was loaded from its file: GIO then names it by the file's
+    /// base name (`b.desktop` for `a/b.desktop`), not by the id its place gives it.
+    private let assignedDesktopFileID: String?
 
     /// Takes over a reference the caller owns (transfer full).
-    init(taking pointer: OpaquePointer) {
+    init(taking pointer: OpaquePointer, desktopFileID: String? = nil) {
         self.pointer = pointer
+        self.assignedDesktopFileID = desktopFileID
     }
 
     deinit { gio.g_object_unref(gpointer(pointer)) }
 
-    /// Loads the entry with this desktop-file id (with `.desktop`) from GIO's directory cache;
-    /// nil when GIO has no such entry or refused to load it, or when its file is not a regular file
-    /// (`desktopFileIsSafeToLoad`: GIO would wait in `open` on a FIFO). `g_desktop_app_info_new`.
+    /// The entry with this desktop-file id (with `.desktop`) as GIO gives it once its directory
+    /// cache has caught up with the disk; nil when there is none, GIO refuses it, or the file that
+    /// decides is not a regular file (GIO would wait in `open` on a FIFO).
+    ///
+    /// GIO's cache learns of a new file from inotify on its worker thread a moment after the write,
+    /// and never of one in a subdirectory (it watches each applications directory, not below). When
+    /// the cache has no answer, or one from a file that a higher data directory now shadows, the
+    /// files are read as `g_desktop_app_info_new` reads them: data directories in precedence order,
+    /// the first file GIO loads wins, a `Hidden=true` winner means none. `g_desktop_app_info_new`.
     static func load(desktopFileID: String) -> AppInfoReference? {
-        guard desktopFileIsSafeToLoad(desktopFileID) else { return nil }
-        return loadFromCheckedFile(desktopFileID: desktopFileID)
+        let candidates = desktopFileCandidates(desktopFileID)
+        guard let deciding = candidates.first else { return loadFromCheckedFile(desktopFileID: desktopFileID) }
+        guard deciding.allSatisfy(isRegularFile) else { return nil }
+        if let cached = loadFromCheckedFile(desktopFileID: desktopFileID),
+           let file = cached.filename, deciding.contains(file) {
+            return cached
+        }
+        for path in candidates.joined() where isRegularFile(path) {
+            if let loaded = load(file: path, desktopFileID: desktopFileID) {
+                return loaded.isHidden ? nil : loaded
+            }
+        }
+        return nil
     }
 
-    /// `load(desktopFileID:)` for an id whose file the caller found to be a regular file.
+    /// The entry from GIO's directory cache alone, for an id whose file the caller found to be a
+    /// regular file.
     static func loadFromCheckedFile(desktopFileID: String) -> AppInfoReference? {
-        gio.g_desktop_app_info_new(desktopFileID).map(AppInfoReference.init(taking:))
+        gio.g_desktop_app_info_new(desktopFileID).map { AppInfoReference(taking: $0) }
     }
+
+    /// Loads one file past GIO's directory cache, named `desktopFileID`; nil when GIO refuses it
+    /// (key-file syntax, `Type`, `TryExec`, `Exec`, as for a cached entry). Loads `Hidden=true`
+    /// entries too: the caller decides. `g_desktop_app_info_new_from_filename`.
+    private static func load(file path: String, desktopFileID: String) -> AppInfoReference? {
+        gio.g_desktop_app_info_new_from_filename(path).map { AppInfoReference(taking: $0, desktopFileID: desktopFileID) }
+    }
+
+    /// `Hidden=true`: the entry is deleted (`g_desktop_app_info_new` returns none). `g_desktop_app_info_get_is_hidden`.
+    var isHidden: Bool { gio.g_desktop_app_info_get_is_hidden(pointer) != 0 }
 
     /// Adopts a `GAppInfo *` (transfer full) when it is a desktop entry; otherwise releases it.
     /// `g_type_check_instance_is_a` (the C macro `G_IS_DESKTOP_APP_INFO`).
@@ -40,7 +72,7 @@ final class AppInfoReference {
     }
 
     /// The desktop-file id, `.desktop` included (transfer none). `g_app_info_get_id`.
-    var desktopFileID: String? { borrowGLibString(gio.g_app_info_get_id(pointer)) }
+    var desktopFileID: String? { assignedDesktopFileID ?? borrowGLibString(gio.g_app_info_get_id(pointer)) }
 
     /// The localized `Name=` (transfer none). `g_app_info_get_name`.
     var name: String { borrowGLibString(gio.g_app_info_get_name(pointer)) ?? "" }

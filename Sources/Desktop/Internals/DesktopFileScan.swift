@@ -44,12 +44,19 @@ private func collectDesktopFiles(
 func isRegularFile(_ path: String) -> Bool { gio.g_file_test(path, G_FILE_TEST_IS_REGULAR) != 0 }
 
 /// Whether the file GIO would load for `desktopFileID` is a regular file, or there is none: the
-/// first data directory holding a file for the id (`a-b.desktop` is `a-b.desktop` or
-/// `a/b.desktop`) decides. A FIFO there would block GIO's loader in `open`. `g_file_test`.
+/// first data directory holding a file for the id decides. A FIFO there would block GIO's loader
+/// in `open`. `g_file_test`.
 func desktopFileIsSafeToLoad(_ desktopFileID: String) -> Bool {
+    desktopFileCandidates(desktopFileID).first?.allSatisfy(isRegularFile) ?? true
+}
+
+/// The files that may hold `desktopFileID`, one list per data directory that has any, in
+/// precedence order (`a-b.desktop` is `a-b.desktop` or `a/b.desktop`). `g_file_test`.
+func desktopFileCandidates(_ desktopFileID: String) -> [[String]] {
     let dashes = desktopFileID.indices.filter { desktopFileID[$0] == "-" }
     // Each dash may be a directory separator; ids with very many dashes are checked as written.
     let choices = dashes.count <= 8 ? 1 << dashes.count : 1
+    var candidates: [[String]] = []
     for directory in dataDirectoriesInPrecedenceOrder() {
         var found: [String] = []
         for choice in 0..<choices {
@@ -60,9 +67,9 @@ func desktopFileIsSafeToLoad(_ desktopFileID: String) -> Bool {
             let path = directory + "/applications/" + relative
             if gio.g_file_test(path, G_FILE_TEST_EXISTS) != 0 { found.append(path) }
         }
-        if !found.isEmpty { return found.allSatisfy(isRegularFile) }
+        if !found.isEmpty { candidates.append(found) }
     }
-    return true
+    return candidates
 }
 
 /// Why GIO would refuse the entry in `path`, in words a person can act on; nil when the file reads

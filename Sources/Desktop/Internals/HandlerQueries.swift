@@ -26,18 +26,31 @@ func handlersInPreferenceOrder(contentType: String) -> [AppInfoReference] {
 /// Every installed desktop entry GIO would show (Hidden ones excluded), found by our own scan of
 /// the applications directories: `g_app_info_get_all` opens every `*.desktop` file there, and
 /// `open` on a FIFO of that name waits for a writer. An id whose file is not a regular file is left
-/// out, not replaced by one it shadows (GIO would take that file). `g_desktop_app_info_new`.
+/// out, not replaced by one it shadows (GIO would take that file). An entry GIO's cache does not
+/// have from the file found yet is read from disk (`AppInfoReference.load`). `g_desktop_app_info_new`.
 func allInstalledEntries() -> [AppInfoReference] {
-    desktopFilesOnDisk().compactMap { $0.isRegularFile ? AppInfoReference.loadFromCheckedFile(desktopFileID: $0.desktopFileID) : nil }
+    desktopFilesOnDisk().compactMap { file in
+        guard file.isRegularFile else { return nil }
+        if let cached = AppInfoReference.loadFromCheckedFile(desktopFileID: file.desktopFileID),
+           cached.filename == file.path {
+            return cached
+        }
+        return AppInfoReference.load(desktopFileID: file.desktopFileID)
+    }
 }
 
-/// The user data dir first, then the system data dirs, as GLib resolved them for this process.
+/// The user data dir first, then the system data dirs, as GLib resolved them for this process,
+/// without trailing `/` (GIO's file names have none: paths built here must compare equal).
 /// `g_get_user_data_dir`, `g_get_system_data_dirs` (both transfer none, cached by GLib).
 func dataDirectoriesInPrecedenceOrder() -> [String] {
     var directories: [String] = []
     if let user = borrowGLibString(gio.g_get_user_data_dir()) { directories.append(user) }
     directories += borrowGLibStringVector(gio.g_get_system_data_dirs())
-    return directories
+    return directories.map { directory in
+        var trimmed = Substring(directory)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return String(trimmed)
+    }
 }
 
 /// The id of GIO's default entry for a content type (mimeapps.list first, then its own choice),
