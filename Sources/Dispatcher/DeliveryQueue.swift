@@ -38,21 +38,27 @@ struct DeliveryQueue: Sendable {
 }
 
 extension Dispatcher {
-    /// Runs `send` once the app has a free sending slot, waiting in its bounded queue for one.
-    /// - Throws: `busy` when its queue is full (nothing was sent); what `send` throws.
-    func inTurn<Result>(
-        for app: String, _ send: () async throws -> Result
-    ) async throws -> Result {
-        if try !deliveryQueues[app, default: DeliveryQueue()].enter(app: app) {
-            // Parked synchronously, on the actor, so no slot can be handed over before it waits.
-            await withCheckedContinuation { deliveryQueues[app]!.wait($0) }
-        }
-        defer {
-            // One lookup for both (an event is delivered in every app's turn).
-            let queue = deliveryQueues.index(forKey: app)!
-            deliveryQueues.values[queue].leave()
-            if deliveryQueues.values[queue].isIdle { deliveryQueues.remove(at: queue) }
-        }
-        return try await send()
+    // A turn is taken and given back inline by the hand-overs (Dispatcher+Delivery.swift), not
+    // through a function taking the send as a closure: on the path of every link, each async frame
+    // and change of isolation between the actor and a closure costs as much as the bookkeeping.
+
+    /// Takes one of `app`'s sending slots: true when one was free; false when the caller must
+    /// `waitForTurn(of:)`, which hands it one.
+    /// - Throws: `busy` when its queue is full (nothing was sent).
+    func enterTurn(of app: String) throws(DispatchError) -> Bool {
+        try deliveryQueues[app, default: DeliveryQueue()].enter(app: app)
+    }
+
+    /// Waits, parked on the actor (so no slot can be handed over before it waits), for a slot.
+    func waitForTurn(of app: String) async {
+        await withCheckedContinuation { deliveryQueues[app]!.wait($0) }
+    }
+
+    /// Gives the slot back, to the oldest waiting event or to the pool.
+    func leaveTurn(of app: String) {
+        // One lookup for both (an event is delivered in every app's turn).
+        let queue = deliveryQueues.index(forKey: app)!
+        deliveryQueues.values[queue].leave()
+        if deliveryQueues.values[queue].isIdle { deliveryQueues.remove(at: queue) }
     }
 }

@@ -18,11 +18,16 @@ extension Dispatcher {
     ) async -> Result<Void, HandOverFailure> {
         // The scene closed since the plan was made: not taken, nothing to report.
         guard let process = registry.owner(ofScene: scene, in: app) else { return .failure(.notTaken(nil)) }
-        return await attempt(pending, app: app, process) { () async throws -> Void in
-            try await self.handOver(pending, toScene: scene, of: process) { pending.prepare?(outcome) }
-        }.mapError { failure in
-            guard case .notTaken(let why?) = failure else { return failure }
-            return .notTaken("scene \"\(scene)\" (\(process.owner)): \(why)")
+        do {
+            if try !enterTurn(of: app) { await waitForTurn(of: app) }
+            defer { leaveTurn(of: app) }
+            try await handOver(pending, toScene: scene, of: process) { pending.prepare?(outcome) }
+            return .success(())
+        } catch {
+            switch await failure(error, pending, app: app, process) {
+            case .notTaken(let why?): return .failure(.notTaken("scene \"\(scene)\" (\(process.owner)): \(why)"))
+            case let failure: return .failure(failure)
+            }
         }
     }
 
@@ -33,13 +38,16 @@ extension Dispatcher {
     ) async -> Result<String, HandOverFailure> {
         let candidates = registry.processes(of: app).filter { $0.declarations?.contains { $0.id == declaration } == true }
         for process in candidates {
-            switch await attempt(pending, app: app, process, { () async throws -> String in
-                try await self.createScene(declaration, for: pending, in: process)
-            }) {
-            case .success(let scene): return .success(scene)
-            case .failure(.notTaken(let why)):
-                attempts.append("creating \"\(declaration)\" in \(process.owner): \(why ?? "it went away")")
-            case .failure(.mayHaveIt(let error)): return .failure(.mayHaveIt(error))
+            do {
+                if try !enterTurn(of: app) { await waitForTurn(of: app) }
+                defer { leaveTurn(of: app) }
+                return .success(try await createScene(declaration, for: pending, in: process))
+            } catch {
+                switch await failure(error, pending, app: app, process) {
+                case .notTaken(let why):
+                    attempts.append("creating \"\(declaration)\" in \(process.owner): \(why ?? "it went away")")
+                case .mayHaveIt(let error): return .failure(.mayHaveIt(error))
+                }
             }
         }
         if candidates.isEmpty { attempts.append("no process of \(app) declares \"\(declaration)\"") }
@@ -55,18 +63,13 @@ extension Dispatcher {
         case mayHaveIt(DispatchError)
     }
 
-    /// Sends one hand-over in the app's turn (`DeliveryQueue`) and sorts out how it failed.
-    private func attempt<Value>(
-        _ pending: PendingEvent, app: String, _ process: AppProcess, _ send: () async throws -> Value
-    ) async -> Result<Value, HandOverFailure> {
-        do {
-            return .success(try await inTurn(for: app, send))
-        } catch let error as DispatchError {
-            return .failure(.mayHaveIt(error))
-        } catch let error as BusError {
-            return .failure(await sorted(error, pending, app: app, process))
-        } catch {
-            return .failure(.mayHaveIt(.deliveryFailed(pending.label, attempts: ["\(app) (\(process.owner)): \(error)"])))
+    /// How a hand-over sent in the app's turn (`DeliveryQueue`) failed, as far as the event's next
+    /// destination is concerned.
+    private func failure(_ error: any Error, _ pending: PendingEvent, app: String, _ process: AppProcess) async -> HandOverFailure {
+        switch error {
+        case let error as DispatchError: .mayHaveIt(error)
+        case let error as BusError: await sorted(error, pending, app: app, process)
+        default: .mayHaveIt(.deliveryFailed(pending.label, attempts: ["\(app) (\(process.owner)): \(error)"]))
         }
     }
 

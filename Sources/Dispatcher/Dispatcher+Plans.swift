@@ -17,19 +17,19 @@ extension Dispatcher {
         Snapshot(installed: installedApps, running: registry, ownership: webLinks.ownership)
     }
 
-    /// The plan for `event` now; the opener is awaited only when the plan depends on it.
+    /// The plan for `event` now, or nil when it depends on the opener, which the caller then
+    /// awaits before asking again. (Not async itself: this runs for every event, and an `await`
+    /// that does not suspend still costs a change of executor.)
     /// - Throws: `invalidURI` when the desktop cannot be read for it.
     func plan(
-        _ event: PlannedEvent, opener: inout OpenerFact, pending: PendingOpener?, refused: Refusals, callerShowsPages: Bool
-    ) async throws(DispatchError) -> Plan {
-        while true {
-            do {
-                return try Planner.plan(event, opener: opener, snapshot, refused: refused, callerShowsPages: callerShowsPages)
-            } catch {
-                switch error {
-                case .needsOpener: opener = .known(await pending?.value().appID)
-                case .catalog(let failure): throw .invalidURI(Self.subject(of: event), reason: failure.description)
-                }
+        _ event: PlannedEvent, opener: OpenerFact, refused: Refusals, callerShowsPages: Bool
+    ) throws(DispatchError) -> Plan? {
+        do {
+            return try Planner.plan(event, opener: opener, snapshot, refused: refused, callerShowsPages: callerShowsPages)
+        } catch {
+            switch error {
+            case .needsOpener: return nil
+            case .catalog(let failure): throw .invalidURI(Self.subject(of: event), reason: failure.description)
             }
         }
     }
@@ -45,8 +45,10 @@ extension Dispatcher {
         var failure: DispatchError?
         var first = true
         while true {
-            let plan = try await plan(
-                event, opener: &opener, pending: pending.opener, refused: refused, callerShowsPages: callerShowsPages)
+            guard let plan = try plan(event, opener: opener, refused: refused, callerShowsPages: callerShowsPages) else {
+                opener = .known(await pending.opener?.value().appID)
+                continue
+            }
             if first, case .browser(.overBudget(let source, _))? = plan.ownership, webLinks.isFirstOverBudget(source) {
                 logger.warning("\(source) costs more to match than a decision may: its links go to the browser (\(plan.ownership!))")
             }

@@ -4,6 +4,7 @@
 public import DBus
 import Desktop
 import ExternalEvents
+import Handoff
 public import Logging
 import Glibc
 import Synchronization
@@ -130,7 +131,9 @@ public final class DispatcherService: Sendable {
                     let opener = self.opener(of: call.sender, platform)
                     let showsPages = (try? platform.value(Contract.PlatformData.Keys.showsPages)) ?? false
                     let outcome = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
-                        if let offered = try await self.handoffOffer(uri, platformData: LaunchPlatformData(platform)) { return offered }
+                        // Checked before the await: one that returns at once still costs a change of executor.
+                        if HandoffPayload.hasScheme(uri),
+                           let offered = try await self.handoffOffer(uri, platformData: LaunchPlatformData(platform)) { return offered }
                         return try await self.dispatcher.open(
                             uri, platformData: LaunchPlatformData(platform), opener: opener, callerShowsPages: showsPages,
                             prepare: answer.prepare)
@@ -209,7 +212,8 @@ public final class DispatcherService: Sendable {
                     for uri in uris {
                         do {
                             _ = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
-                                if let offered = try await self.handoffOffer(uri, platformData: LaunchPlatformData(platform)) { return offered }
+                                if HandoffPayload.hasScheme(uri),  // as in Open
+                                   let offered = try await self.handoffOffer(uri, platformData: LaunchPlatformData(platform)) { return offered }
                                 return try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform), opener: opener)
                             }
                         } catch let error as BusError {
