@@ -63,14 +63,26 @@ public final class Connection: Sendable {
     ///   work that the reply will need, done while the peer answers instead of after.
     /// - Parameter autoStart: false asks the bus not to start the destination's service: a name
     ///   without an owner then fails at once with `ServiceUnknown` (one round trip, not two to ask first).
+    @inlinable  // specialized where called, as `Message.decode` is
     nonisolated(nonsending) public func call<each Argument: BusValue>(
         destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
         _ arguments: repeat each Argument, timeout: Duration = .seconds(25), autoStart: Bool = true,
         whileAwaiting: () -> Void = {}
     ) async throws -> Message {
+        try await call(
+            destination: destination, path: path, interface: interface, member: member,
+            writing: MessageWriter(writing: repeat each arguments), timeout: timeout, autoStart: autoStart,
+            whileAwaiting: whileAwaiting)
+    }
+
+    @usableFromInline
+    nonisolated(nonsending) func call(
+        destination: BusName, path: ObjectPath, interface: InterfaceName, member: MemberName,
+        writing arguments: consuming MessageWriter, timeout: Duration, autoStart: Bool, whileAwaiting: () -> Void
+    ) async throws -> Message {
         let message = try OutgoingMessage.methodCall(
             destination: destination, path: path, interface: interface, member: member, autoStart: autoStart,
-            repeat each arguments)
+            writing: arguments)
         return try await core.sendWithReply(message, timeout: timeout, whileAwaiting: whileAwaiting)
     }
 

@@ -91,20 +91,26 @@ public struct MethodCall: Sendable {
     public let message: Message
     /// Its path, interface and member, read from libdbus once for dispatch.
     let address: CallAddress
+    /// The caller's unique name as the bus stamped it, read from libdbus once: handlers ask for it
+    /// several times, and the reply is addressed to it.
+    private let stampedSender: BusName?
 
     init(message: Message) {
         self.message = message
         address = CallAddress(message)
+        stampedSender = message.sender
     }
 
     /// The unique name of the caller (the bus always stamps it).
-    public var sender: BusName { message.sender ?? BusName(unchecked: ":unknown") }
+    public var sender: BusName { stampedSender ?? BusName(unchecked: ":unknown") }
+
     public var path: ObjectPath { address.path }
     public var interface: InterfaceName? { address.interface }
     public var member: MemberName { address.member }
 
     /// Reads the call's arguments as exactly these types.
     /// - Throws: `ArgumentError`, which the caller receives as `InvalidArgs` if the handler lets it go.
+    @inlinable  // specialized where called, as `Message.decode` is
     public func arguments<each Value: BusValue>(_ types: repeat (each Value).Type) throws -> (repeat each Value) {
         try message.decode(repeat (each Value).self)
     }
@@ -112,7 +118,7 @@ public struct MethodCall: Sendable {
     /// A reply carrying `values`.
     /// - Throws: `BusError` (`InvalidArgs`) when a value cannot travel, e.g. a string containing NUL.
     public func reply<each Value: BusValue>(_ values: repeat each Value) throws -> Reply {
-        Reply(message: try OutgoingMessage.reply(to: message, repeat each values))
+        Reply(message: try OutgoingMessage.reply(to: message, from: stampedSender, repeat each values))
     }
 }
 

@@ -15,8 +15,11 @@ public struct Message: Sendable, CustomStringConvertible {
 
     /// Reads all the arguments at once, as exactly these types in this order.
     /// - Throws: `ArgumentError` when the arguments differ in type or number.
+    // Inlinable, so that a caller's types are known where it is compiled: unspecialized, the tuple
+    // of the pack is looked up in the runtime's metadata cache on every call.
+    @inlinable
     public func decode<each Value: BusValue>(_ types: repeat (each Value).Type) throws -> (repeat each Value) {
-        var reader = MessageReader(reading: reference)
+        var reader = reader()
         let values = (repeat try reader.read((each Value).self))
         try reader.expectEnd()
         return values

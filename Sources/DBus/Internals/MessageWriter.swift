@@ -17,12 +17,14 @@ public struct MessageWriter: ~Copyable {
     private var capacity: Int
     private(set) var count: Int
     /// The type codes of the top-level values written (the header's signature); what a container
-    /// holds is named by the type it declares.
-    private(set) var signature: [UInt8]
+    /// holds is named by the type it declares. A string: up to 15 codes, as most calls have, it
+    /// needs no allocation.
+    private(set) var signature: String
     /// How many containers are open around the value being written: their contents are not top level.
     private var depth: Int
     var failure: BusError?
 
+    @usableFromInline
     init(capacity: Int = 256) {
         self.capacity = capacity
         // malloc's alignment (16) is more than any D-Bus value needs; `allocate(byteCount:alignment:)`
@@ -30,13 +32,15 @@ public struct MessageWriter: ~Copyable {
         guard let bytes = malloc(capacity) else { fatalError("out of memory for a message of \(capacity) bytes") }
         storage = bytes
         count = 0
-        signature = []
+        signature = ""
         depth = 0
         failure = nil
     }
 
     /// A writer holding `values`, in order. (Written here rather than in a closure: a closure
-    /// capturing the pack makes the runtime look up the pack's tuple type on every call.)
+    /// capturing the pack makes the runtime look up the pack's tuple type on every call; inlinable
+    /// for the same reason, so that `Connection.call` is specialized where it is called.)
+    @inlinable
     init<each Value: BusValue>(writing values: repeat each Value) {
         self.init()
         for value in repeat each values { write(value) }
@@ -184,11 +188,11 @@ public struct MessageWriter: ~Copyable {
 
     /// Records a code of a top-level value; codes inside a container are its declared type's.
     private mutating func record(_ code: UInt8) {
-        if depth == 0 { signature.append(code) }
+        if depth == 0 { signature.unicodeScalars.append(Unicode.Scalar(code)) }
     }
 
     private mutating func record(_ contained: Signature) {
-        if depth == 0 { signature.append(contentsOf: contained.rawValue.utf8) }
+        if depth == 0 { signature += contained.rawValue }
     }
 
     private mutating func fail(_ error: BusError) {
@@ -214,7 +218,7 @@ extension MessageWriter {
     init(body: [UInt8], signature: Signature) {
         self.init(capacity: max(body.count, 8))
         body.withUnsafeBytes { appendBytes($0) }
-        self.signature = Array(signature.rawValue.utf8)
+        self.signature = signature.rawValue
     }
 
     mutating func appendBody(_ body: borrowing MessageWriter) {

@@ -46,8 +46,8 @@ struct OutgoingMessage: Sendable {
     /// - Throws: `BusError` (`InvalidArgs`) when an argument cannot travel or the message is too long.
     static func wire(_ header: Header, arguments: borrowing MessageWriter) throws(BusError) -> MessageWriter {
         if let failure = arguments.failure { throw failure }
-        guard arguments.signature.count <= 255 else {
-            throw BusError(.invalidArgs, "a message carries at most 255 type codes, not \(arguments.signature.count)")
+        guard arguments.signature.utf8.count <= 255 else {
+            throw BusError(.invalidArgs, "a message carries at most 255 type codes, not \(arguments.signature.utf8.count)")
         }
         var bytes = MessageWriter(capacity: 128 + arguments.count)
         bytes.appendRaw(Wire.hostByteOrder)
@@ -67,7 +67,7 @@ struct OutgoingMessage: Sendable {
         if let replySerial = header.replySerial { bytes.appendHeaderField(5, replySerial) }
         if let destination = header.destination { bytes.appendHeaderField(6, TypeCode.string, destination.rawValue) }
         if !arguments.signature.isEmpty {
-            bytes.appendHeaderField(8, TypeCode.signature, String(decoding: arguments.signature, as: UTF8.self))
+            bytes.appendHeaderField(8, TypeCode.signature, arguments.signature)
         }
         bytes.overwrite(UInt32(bytes.count - fieldsStart), at: 12)
         bytes.align(to: 8)
@@ -84,10 +84,20 @@ struct OutgoingMessage: Sendable {
         destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName, noReply: Bool = false,
         autoStart: Bool = true, _ arguments: repeat each Argument
     ) throws(BusError) -> OutgoingMessage {
+        try methodCall(
+            destination: destination, path: path, interface: interface, member: member, noReply: noReply, autoStart: autoStart,
+            writing: MessageWriter(writing: repeat each arguments))
+    }
+
+    /// A method call carrying what `arguments` holds.
+    static func methodCall(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName, noReply: Bool = false,
+        autoStart: Bool = true, writing arguments: consuming MessageWriter
+    ) throws(BusError) -> OutgoingMessage {
         let header = Header(
             kind: .methodCall, path: path, interface: interface, member: member, destination: destination, noReply: noReply,
             noAutoStart: !autoStart)
-        return try OutgoingMessage(header, arguments: MessageWriter(writing: repeat each arguments))
+        return try OutgoingMessage(header, arguments: arguments)
     }
 
     /// A signal carrying `arguments`, to every subscriber or only to `destination`.
@@ -99,9 +109,11 @@ struct OutgoingMessage: Sendable {
         return try OutgoingMessage(header, arguments: MessageWriter(writing: repeat each arguments))
     }
 
-    /// The reply to `call`, carrying `values`.
-    static func reply<each Value: BusValue>(to call: Message, _ values: repeat each Value) throws(BusError) -> OutgoingMessage {
-        let header = Header(kind: .methodReturn, replySerial: call.serial, destination: call.sender, noReply: true)
+    /// The reply to `call`, sent by `caller`, carrying `values`.
+    static func reply<each Value: BusValue>(
+        to call: Message, from caller: BusName?, _ values: repeat each Value
+    ) throws(BusError) -> OutgoingMessage {
+        let header = Header(kind: .methodReturn, replySerial: call.serial, destination: caller, noReply: true)
         return try OutgoingMessage(header, arguments: MessageWriter(writing: repeat each values))
     }
 
