@@ -15,6 +15,12 @@ extension Message {
         Message(adopting: text.withCString { dbus_message_new_error(call.reference.pointer, name.rawValue, $0) })
     }
 
+    /// A reply to `call` that carries nothing (`dbus_message_new_method_return`, addressed to the
+    /// call's sender), made by libdbus without a body to read back.
+    static func emptyReply(to call: Message) -> Message {
+        Message(adopting: dbus_message_new_method_return(call.reference.pointer))
+    }
+
     /// A copy of this message with serial 0, which libdbus numbers when it is sent: a message read
     /// from bytes carries the serial written there, and `dbus_message_set_serial` may be called only
     /// once on a message (`dbus_message_copy`, which resets the serial).
