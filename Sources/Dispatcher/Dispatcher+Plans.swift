@@ -151,7 +151,7 @@ extension Dispatcher {
             switch step.destination {
             case .nothing(.noScene(let app, _)) where steps.isEmpty:
                 // No action says "nowhere" on the contract: the app that gets it, and rule none.
-                return [Outcome(action: .deliver, appID: app, rule: step.rule.rawValue, step: step)]
+                return [Outcome(action: .deliver, appID: app, rule: step.rule, step: step)]
             case .nothing(let nowhere):
                 if steps.isEmpty { throw Self.error(nowhere, for: event) }
                 return steps

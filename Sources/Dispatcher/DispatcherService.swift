@@ -310,7 +310,7 @@ public final class DispatcherService: Sendable {
                 report.opener = await opener?.value().label
                 emitRouted(event, to: monitors) { _ in report }
             }
-            logger.info("\(DispatchError.abbreviated(Contract.redacted(event))) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule)]\(opener?.current.map { " from \($0.label)" } ?? "")")
+            logger.info("\(DispatchError.abbreviated(Contract.redacted(event))) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule.rawValue)]\(opener?.current.map { " from \($0.label)" } ?? "")")
             return outcome
         } catch {
             let redacted = error.redacting(event)

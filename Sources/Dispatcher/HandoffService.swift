@@ -81,7 +81,7 @@ public final class HandoffService: Sendable {
         await presenter.present(offer) { [weak self] token in
             _ = try? await self?.accept(offer.id, platformData: LaunchPlatformData(activationToken: token, desktopStartupID: nil))
         }
-        return Outcome(action: .deliver, appID: "io.waypost.Handoff", rule: OutcomeRule.none.rawValue, preface: "offered: \(offer.summary)")
+        return Outcome(action: .deliver, appID: "io.waypost.Handoff", rule: .none, preface: "offered: \(offer.summary)")
     }
 
     /// KDE Connect's word that a paired device shared a URL (it opens it at the same moment).

@@ -1,17 +1,18 @@
-import ExternalEvents
+public import ExternalEvents
 import Planning
 public import WaypostContract
 
 /// Where an event went, as `Open`, `ContinueActivity` and `Explain` report it.
 public struct Outcome: Sendable, Equatable {
     public typealias Action = Contract.RoutingOutcome.Action
+    public typealias Rule = Contract.RoutingOutcome.Rule
 
     public var action: Action
     public var appID: String
     public var sceneID: String?
     public var declarationID: String?
-    /// The plan's rule (`preferring`, `default`, …, `fallback`, `browser`): one of `Contract.RoutingOutcome.Rule`.
-    public var rule: String
+    /// The plan's rule (`preferring`, `default`, …, `fallback`, `browser`).
+    public var rule: Rule
     /// The plan's step this outcome carried out, whose reason is rendered only when someone reads it
     /// (describing a web link's match costs more than routing it).
     var step: Step?
@@ -19,17 +20,17 @@ public struct Outcome: Sendable, Equatable {
     var preface: String?
 
     init(
-        action: Action, appID: String, sceneID: String? = nil, declarationID: String? = nil, rule: String,
+        action: Action, appID: String, sceneID: String? = nil, declarationID: String? = nil, rule: Rule,
         preface: String? = nil, step: Step? = nil
     ) {
         (self.action, self.appID, self.sceneID, self.declarationID) = (action, appID, sceneID, declarationID)
-        self.rule = Self.checked(rule)
+        self.rule = rule
         (self.preface, self.step) = (preface, step)
     }
 
     /// What carrying out `step` brings; `launched` when the app was started for it.
     init(_ step: Step, launched: Bool) {
-        let rule = step.rule.rawValue
+        let rule = step.rule
         switch step.destination {
         case .openScene(let app, let scene):
             self.init(action: launched ? .launch : .deliver, appID: app, sceneID: scene, rule: rule, step: step)

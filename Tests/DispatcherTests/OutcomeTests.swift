@@ -15,7 +15,7 @@ struct OutcomeTests {
         let step = Step(.browser(Self.browser), rule: .browser, facts: [.ownership(.browser(because: .plainHTTP)), .browser(app: Self.browser.id)])
         var outcome = Outcome(step, launched: false)
         #expect(outcome.action == .fallback)
-        #expect(outcome.rule == "browser")
+        #expect(outcome.rule == .browser)
         #expect(outcome.reason
             == "the browser: an http link is never a universal link; only https ones are; the browser org.example.Browser gets it")
         outcome.preface = "it was started with the link"
@@ -32,7 +32,7 @@ struct OutcomeTests {
 
     @Test("Open answers alike when outcomes differ only in why")
     func answersAlike() {
-        let plain = Outcome(action: .deliver, appID: "a", sceneID: "s", rule: "preferring")
+        let plain = Outcome(action: .deliver, appID: "a", sceneID: "s", rule: .preferring)
         var explained = plain
         explained.preface = "more"
         #expect(plain.answersAlike(explained))
