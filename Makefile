@@ -249,7 +249,8 @@ bench-ab: deps release
 	  "$(or $(A),$(error A=path/to/waypost is needed))" "$(or $(B),$(CURDIR)/.build/release/waypost)"
 
 # libdbus's cost of making one OpenURL message: append iterators against one read of written bytes
-# (how the DBus module builds messages); installs valgrind when it is missing.
+# (how the DBus module builds messages with arguments); and of an empty reply, made by libdbus (how
+# the DBus module makes those) against read back; installs valgrind when it is missing.
 bench-message-building: deps
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq valgrind; }
 	Benchmarks/message-building.sh

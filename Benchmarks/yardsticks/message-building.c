@@ -4,7 +4,10 @@
  *   demarshal   dbus_message_demarshal of the same bytes, written beforehand, and a copy of that
  *               without its serial (what DBus does: its MessageWriter writes the bytes, libdbus reads
  *               and validates them once)
- * Usage: message-building iterators|demarshal COUNT */
+ * and a reply that carries nothing (an app's acknowledgement of OpenURL):
+ *   empty-reply-new        dbus_message_new_method_return (what DBus does for such a reply)
+ *   empty-reply-demarshal  the same reply written beforehand, read back and copied
+ * Usage: message-building iterators|demarshal|empty-reply-new|empty-reply-demarshal COUNT */
 #include <dbus/dbus.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,24 +39,35 @@ static DBusMessage *open_url_by_iterators(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3 || (strcmp(argv[1], "iterators") != 0 && strcmp(argv[1], "demarshal") != 0)) {
-        fprintf(stderr, "usage: message-building iterators|demarshal COUNT\n");
+    static const char *modes[] = {"iterators", "demarshal", "empty-reply-new", "empty-reply-demarshal"};
+    int mode = -1;
+    for (int i = 0; argc == 3 && i < 4; i++) if (strcmp(argv[1], modes[i]) == 0) mode = i;
+    if (mode < 0) {
+        fprintf(stderr, "usage: message-building iterators|demarshal|empty-reply-new|empty-reply-demarshal COUNT\n");
         return 2;
     }
     int count = atoi(argv[2]);
-    int by_iterators = strcmp(argv[1], "iterators") == 0;
     /* The bytes to read back, written once (libdbus refuses serial 0 when reading). */
     DBusMessage *prototype = open_url_by_iterators();
     dbus_message_set_serial(prototype, 1);
+    /* The call an empty reply answers, as received: the bus stamped its sender. */
+    DBusMessage *received = open_url_by_iterators();
+    dbus_message_set_serial(received, 7);
+    dbus_message_set_sender(received, ":1.9");
+    DBusMessage *empty = dbus_message_new_method_return(received);
+    dbus_message_set_serial(empty, 2);
+    DBusMessage *written = mode == 3 ? empty : prototype;
     char *bytes;
     int length;
-    if (!dbus_message_marshal(prototype, &bytes, &length)) return 1;
+    if (!dbus_message_marshal(written, &bytes, &length)) return 1;
     DBusError error;
     dbus_error_init(&error);
     for (int i = 0; i < count; i++) {
         DBusMessage *message;
-        if (by_iterators) {
+        if (mode == 0) {
             message = open_url_by_iterators();
+        } else if (mode == 2) {
+            message = dbus_message_new_method_return(received);
         } else {
             message = dbus_message_demarshal(bytes, length, &error);
             if (message == NULL) { fprintf(stderr, "%s\n", error.message); return 1; }
@@ -65,6 +79,8 @@ int main(int argc, char **argv) {
         dbus_message_unref(message);
     }
     dbus_free(bytes);
+    dbus_message_unref(empty);
+    dbus_message_unref(received);
     dbus_message_unref(prototype);
     return 0;
 }
