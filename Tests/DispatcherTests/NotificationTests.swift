@@ -31,9 +31,7 @@ struct NotificationTests {
         let desk = try await DunstDesk()
         defer { desk.close() }
         let session = desk.session
-        try await session.installApp(Self.mail)
-        try await session.start(Self.mail)
-        let bus = try await session.connect()
+        let (bus, _) = try await Self.mailRunning(in: session)
         var routed = try await Self.routed(bus, session)
         #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
         try await desk.click()
@@ -53,9 +51,7 @@ struct NotificationTests {
         let desk = try await DunstDesk(choosing: "#Archive")
         defer { desk.close() }
         let session = desk.session
-        try await session.installApp(Self.mail)
-        try await session.start(Self.mail)
-        let bus = try await session.connect()
+        let (bus, _) = try await Self.mailRunning(in: session)
         var routed = try await Self.routed(bus, session)
         #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
         try await desk.waitUntilShown(1)
@@ -71,9 +67,7 @@ struct NotificationTests {
         let desk = try await DunstDesk()
         defer { desk.close() }
         let session = desk.session
-        try await session.installApp(Self.mail)
-        let pid = try await session.start(Self.mail)
-        let bus = try await session.connect()
+        let (bus, pid) = try await Self.mailRunning(in: session)
         var routed = try await Self.routed(bus, session)
         #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
         kill(pid, SIGKILL)
@@ -96,11 +90,9 @@ struct NotificationTests {
         let desk = try await DunstDesk()
         defer { desk.close() }
         let session = desk.session
-        try await session.installApp(Self.mail)
+        let (bus, _) = try await Self.mailRunning(in: session)
         try await session.installApp(Self.neighbour)
-        try await session.start(Self.mail)
         try await session.start(Self.neighbour)
-        let bus = try await session.connect()
         var routed = try await Self.routed(bus, session)
         #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
         try await desk.waitUntilShown(1)
@@ -136,11 +128,8 @@ struct NotificationTests {
     func activationToken() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let server = try await session.spawn(DesktopSession.python, [Self.notificationServer.path])
-        #expect(await server.nextLine() == "ready")
-        try await session.installApp(Self.mail)
-        try await session.start(Self.mail)
-        let bus = try await session.connect()
+        let server = try await Self.testServer(in: session)
+        let (bus, _) = try await Self.mailRunning(in: session)
         var routed = try await Self.routed(bus, session)
         #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
         let notified = try #require(await server.nextLine())
@@ -177,11 +166,8 @@ struct NotificationTests {
     func budget() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let server = try await session.spawn(DesktopSession.python, [Self.notificationServer.path])
-        #expect(await server.nextLine() == "ready")
-        try await session.installApp(Self.mail)
-        try await session.start(Self.mail)
-        let bus = try await session.connect()
+        _ = try await Self.testServer(in: session)
+        let (bus, _) = try await Self.mailRunning(in: session)
         for number in 1...32 {
             #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n\(number)", Self.content) == "")
         }
@@ -200,11 +186,8 @@ struct NotificationTests {
     func explain() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let server = try await session.spawn(DesktopSession.python, [Self.notificationServer.path])
-        #expect(await server.nextLine() == "ready")
-        try await session.installApp(Self.mail)
-        try await session.start(Self.mail)
-        let bus = try await session.connect()
+        _ = try await Self.testServer(in: session)
+        let (bus, _) = try await Self.mailRunning(in: session)
         #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
         let explained = try await session.waypost(["notify", "explain", Self.mail.id, "n1"])
         #expect(explained.status == 0, "\(explained.stderr)")
@@ -220,9 +203,7 @@ struct NotificationTests {
         let desk = try await DunstDesk()
         defer { desk.close() }
         let session = desk.session
-        try await session.installApp(Self.mail)
-        try await session.start(Self.mail)
-        let bus = try await session.connect()
+        let (bus, _) = try await Self.mailRunning(in: session)
         var routed = try await Self.routed(bus, session)
         // Withdrawn before anyone clicks: off the screen, and nothing is opened.
         let first = try await session.waypost(["notify", "post", "Draft", "--open", "mail://inbox"])
@@ -248,6 +229,20 @@ struct NotificationTests {
 
     static let notificationServer = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Apps/notification_server.py")
+
+    /// Mail installed and started, and a connection of the test's own to the session's bus.
+    static func mailRunning(in session: DesktopSession) async throws -> (bus: Connection, pid: Int32) {
+        try await session.installApp(mail)
+        let pid = try await session.start(mail)
+        return (try await session.connect(), pid)
+    }
+
+    /// The tests' own spec-1.2 notification server, once it serves (the session stops it).
+    static func testServer(in session: DesktopSession) async throws -> ChildProcess {
+        let server = try await session.spawn(DesktopSession.python, [notificationServer.path])
+        try #require(await server.nextLine() == "ready")
+        return server
+    }
 
     /// Calls a running sample app's `io.waypost.test.Control` member; its string answer.
     static func app<each Argument: BusValue>(
