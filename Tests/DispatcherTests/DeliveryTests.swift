@@ -75,7 +75,7 @@ struct DeliveryTests {
 
     @Test("a daemon killed with SIGKILL mid-flood: no link arrives twice, and every link reported delivered arrived")
     func daemonKilledMidFlood() async throws {
-        let session = try await DesktopSession(deliveryTimeout: 5)
+        let session = try await DesktopSession()
         defer { session.close() }
         let app = try await CountingApp(session, id: "org.example.Flood", behaviour: .acknowledge)
         try await app.openScene("a")

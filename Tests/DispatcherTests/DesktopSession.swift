@@ -30,8 +30,10 @@ final class DesktopSession: Sendable {
 
     /// - Parameters:
     ///   - launchTimeout: seconds the dispatcher waits for a launched app to register.
-    ///   - deliveryTimeout: seconds it waits for an app to acknowledge an event.
-    init(launchTimeout: Double = 5, deliveryTimeout: Double = 1) async throws {
+    ///   - deliveryTimeout: seconds it waits for an app to acknowledge an event: the daemon's own
+    ///     default, which a Python sample app meets even on a loaded machine; a test of the timeout
+    ///     itself passes a shorter one.
+    init(launchTimeout: Double = 5, deliveryTimeout: Double = 5) async throws {
         let service = """
             [D-BUS Service]
             Name=io.waypost.Dispatcher
