@@ -85,7 +85,10 @@ struct Daemon: AsyncParsableCommand {
         // user's first rule (the browser extension's "Keep opening …") would wait for that.
         for made in [AssociationDirectories(xdg).user, AssociationDirectories(xdg).cache] { try? Files.makeDirectories(made) }
         do {
-            try await DirectoryChanges.watch(associations.watchedDirectories) { _ in Task { await associations.reload() } }
+            let unwatched = try await DirectoryChanges.watch(associations.watchedDirectories) { _ in Task { await associations.reload() } }
+            for directory in unwatched {
+                logger.warning("cannot watch \(directory.path) (\(directory.reason)): it is checked every 2 s instead")
+            }
         } catch {
             printError("waypost daemon: \(error)")
             throw ExitCode(69)

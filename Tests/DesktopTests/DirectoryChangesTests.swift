@@ -34,6 +34,32 @@ import Testing
         var iterator = changes.makeAsyncIterator()
         #expect(await iterator.next() == directory)
     }
+
+    /// How a directory GIO cannot monitor (inotify's instances all taken) is followed instead. Each
+    /// step is one change of the directory (a rename, one write, an unlink), so each is one report.
+    @Test(.timeLimit(.minutes(1)))
+    func pollingReportsAFileRenamedIntoPlaceAnEditedOneAndARemovedOne() async throws {
+        let directory = desktop.root + "/" + desktop.uniqueName("polled-dir")
+        let quiet = desktop.root + "/" + desktop.uniqueName("quiet-dir")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: quiet, withIntermediateDirectories: true)
+        let (changes, continuation) = AsyncStream.makeStream(of: String.self)
+        try DirectoryChanges.poll([quiet, directory], every: .milliseconds(20)) { continuation.yield($0) }
+        var iterator = changes.makeAsyncIterator()
+        let staged = desktop.root + "/" + desktop.uniqueName("staged.json")
+        let file = directory + "/shop.example.json"
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: staged))
+        try FileManager.default.moveItem(atPath: staged, toPath: file)
+        #expect(await iterator.next() == directory)
+        // Overwritten in place by one write (longer: a rewrite of the same size within one tick of
+        // the kernel's clock keeps its modification time, and polling cannot tell it).
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        try handle.write(contentsOf: Data("[{}]".utf8))
+        try handle.close()
+        #expect(await iterator.next() == directory)
+        try FileManager.default.removeItem(atPath: file)
+        #expect(await iterator.next() == directory)
+    }
 }
 
 /// The daemon takes every base directory from GLib, as GIO does: associations below the data,

@@ -9,13 +9,18 @@ enum DirectoryMonitorLoop {
     private final class Watch: Sendable {
         let directories: [String]
         let handler: @Sendable (String) -> Void
-        let ready: CheckedContinuation<Void, Never>
-        init(_ directories: [String], _ handler: @escaping @Sendable (String) -> Void, ready: CheckedContinuation<Void, Never>) {
+        /// Resumed with the directories GIO could not monitor, and why.
+        let ready: CheckedContinuation<[UnwatchedDirectory], Never>
+        init(
+            _ directories: [String], _ handler: @escaping @Sendable (String) -> Void,
+            ready: CheckedContinuation<[UnwatchedDirectory], Never>
+        ) {
             (self.directories, self.handler, self.ready) = (directories, handler, ready)
         }
     }
 
-    static func watch(_ directories: [String], _ handler: @escaping @Sendable (String) -> Void) async {
+    /// - Returns: the directories GIO could not monitor, and why.
+    static func watch(_ directories: [String], _ handler: @escaping @Sendable (String) -> Void) async -> [UnwatchedDirectory] {
         await withCheckedContinuation { ready in
             let watch = Watch(directories, handler, ready: ready)
             let context = Unmanaged.passRetained(watch).toOpaque()
@@ -41,16 +46,27 @@ enum DirectoryMonitorLoop {
             let entry = Unmanaged<MonitoredDirectory>.fromOpaque(data).takeUnretainedValue()
             entry.handler(entry.path)
         }
+        var unwatched: [UnwatchedDirectory] = []
         for path in watch.directories {
             let file = gio.g_file_new_for_path(path)
             defer { gio.g_object_unref(gpointer(file)) }
             // G_FILE_MONITOR_WATCH_MOVES: a file renamed into place (an atomic write) is one event.
-            guard let monitor = gio.g_file_monitor_directory(file, G_FILE_MONITOR_WATCH_MOVES, nil, nil) else { continue }
-            let entry = Unmanaged.passRetained(MonitoredDirectory(path: path, handler: watch.handler)).toOpaque()
-            _ = gio.g_signal_connect_data(
-                gpointer(monitor), "changed", unsafeBitCast(changed, to: GCallback.self), entry, nil, GConnectFlags(rawValue: 0))
+            do throws(GLibFailure) {
+                let created = try withGLibError { error in
+                    gio.g_file_monitor_directory(file, G_FILE_MONITOR_WATCH_MOVES, nil, error)
+                }
+                guard let monitor = created else {
+                    unwatched.append(UnwatchedDirectory(path: path, reason: "GIO gave no monitor"))
+                    continue
+                }
+                let entry = Unmanaged.passRetained(MonitoredDirectory(path: path, handler: watch.handler)).toOpaque()
+                _ = gio.g_signal_connect_data(
+                    gpointer(monitor), "changed", unsafeBitCast(changed, to: GCallback.self), entry, nil, GConnectFlags(rawValue: 0))
+            } catch {
+                unwatched.append(UnwatchedDirectory(path: path, reason: error.message))
+            }
         }
-        watch.ready.resume()
+        watch.ready.resume(returning: unwatched)
         let loop = gio.g_main_loop_new(context, 0)
         gio.g_main_loop_run(loop)
     }
