@@ -7,12 +7,9 @@ internal import Glibc
 struct DirectoryState: Equatable, Sendable {
     struct Entry: Equatable, Sendable {
         let size: Int
-        let modified: timespec
+        let modifiedSeconds: Int
+        let modifiedNanoseconds: Int
         let inode: UInt
-
-        static func == (a: Entry, b: Entry) -> Bool {
-            (a.size, a.modified.tv_sec, a.modified.tv_nsec, a.inode) == (b.size, b.modified.tv_sec, b.modified.tv_nsec, b.inode)
-        }
     }
 
     let entries: [String: Entry]
@@ -26,7 +23,9 @@ struct DirectoryState: Equatable, Sendable {
                 let name = String(cString: name)
                 var status = stat()
                 guard lstat(directory + "/" + name, &status) == 0 else { continue }
-                entries[name] = Entry(size: Int(status.st_size), modified: status.st_mtim, inode: UInt(status.st_ino))
+                entries[name] = Entry(
+                    size: Int(status.st_size), modifiedSeconds: Int(status.st_mtim.tv_sec),
+                    modifiedNanoseconds: Int(status.st_mtim.tv_nsec), inode: UInt(status.st_ino))
             }
         }
         self.entries = entries
