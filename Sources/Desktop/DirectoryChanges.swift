@@ -10,17 +10,20 @@ public enum DirectoryChanges {
     ///
     /// A directory GIO cannot monitor (when the user's processes hold as many inotify instances as
     /// the kernel allows, `fs.inotify.max_user_instances`) is compared with what it held every
-    /// `interval` instead, and returned, with GIO's reason, for the caller to say so.
+    /// `pollingInterval` instead, and returned, with GIO's reason, for the caller to say so.
     /// - Throws: `GIOLoadError` when GIO cannot be opened.
     @discardableResult
     public static func watch(
-        _ directories: [String], pollingEvery interval: Duration = .seconds(2), _ handler: @escaping @Sendable (String) -> Void
+        _ directories: [String], _ handler: @escaping @Sendable (String) -> Void
     ) async throws(GIOLoadError) -> [UnwatchedDirectory] {
         try GIO.load()
         let unwatched = await DirectoryMonitorLoop.watch(directories, handler)
-        if !unwatched.isEmpty { DirectoryPoll.start(unwatched.map(\.path), every: interval, handler) }
+        if !unwatched.isEmpty { DirectoryPoll.start(unwatched.map(\.path), every: pollingInterval, handler) }
         return unwatched
     }
+
+    /// How often `watch` compares a directory GIO cannot monitor.
+    public static let pollingInterval: Duration = .seconds(2)
 
     /// Calls `handler` with the directory's path whenever what one of `directories` holds differs
     /// from what it held `interval` before (entries' names, sizes, modification times, inodes):
@@ -37,9 +40,7 @@ public enum DirectoryChanges {
 }
 
 /// A directory `DirectoryChanges.watch` could not monitor, and GIO's reason; it is polled instead.
-public struct UnwatchedDirectory: Sendable, Equatable, CustomStringConvertible {
+public struct UnwatchedDirectory: Sendable, Equatable {
     public let path: String
     public let reason: String
-
-    public var description: String { "\(path): \(reason)" }
 }

@@ -87,7 +87,7 @@ struct Daemon: AsyncParsableCommand {
         do {
             let unwatched = try await DirectoryChanges.watch(associations.watchedDirectories) { _ in Task { await associations.reload() } }
             for directory in unwatched {
-                logger.warning("cannot watch \(directory.path) (\(directory.reason)): it is checked every 2 s instead")
+                logger.warning("cannot watch \(directory.path) (\(directory.reason)): it is checked every \(DirectoryChanges.pollingInterval) instead")
             }
         } catch {
             printError("waypost daemon: \(error)")
