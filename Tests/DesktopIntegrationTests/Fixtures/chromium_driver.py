@@ -213,8 +213,11 @@ def run(tools, scenario, port):
                 expression = f"chrome.storage.local.get('{key}').then(v => (v['{key}'] || []).includes({json.dumps(domain)}))"
                 tools.poll(lambda: True if evaluate(expression, extension_session()) == present else None, f"{key} {'holds' if present else 'lacks'} {domain}")
             elif action == "click":
-                box = evaluate(f"(() => {{ const r = document.querySelector({json.dumps(step['selector'])}).getBoundingClientRect();"
-                               " return [r.left + r.width / 2, r.top + r.height / 2]; })()", session)
+                # Measured after the page's next two frames: a trusted click sent before the page has
+                # painted since it loaded can miss its hit test and be lost (seen once in CI).
+                box = evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {"
+                               f" const r = document.querySelector({json.dumps(step['selector'])}).getBoundingClientRect();"
+                               " done([r.left + r.width / 2, r.top + r.height / 2]); })))", session)
                 for kind in ["mouseMoved", "mousePressed", "mouseReleased"]:
                     tools.call("Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1], "button": "left" if kind != "mouseMoved" else "none",
                                                             "buttons": 1 if kind == "mousePressed" else 0, "clickCount": 1}, session=session)
