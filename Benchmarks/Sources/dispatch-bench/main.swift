@@ -186,10 +186,10 @@ func main() async throws {
     session.adopt(cApp)
     session.adopt(router)
 
-    let rounds = 5, perRound = 1_000
+    let rounds = 25, perRound = 400, warmUp = 100
     print("dispatch-bench: private bus, waypost \(waypost)")
     print("app \(appID) in its own process with \(scenes) open scenes of \(conditionsPerScene) preferring conditions each; links of \(link(preferredBy: 500).count) characters")
-    print("\(rounds) rounds of \(perRound) sequential calls per figure, Waypost and C interleaved within each round")
+    print("\(rounds) rounds of \(perRound) sequential calls per figure, Waypost and C interleaved within each round (which goes first alternates), each batch after \(warmUp) untimed calls")
     print("")
     _ = try await opens(client, count: 500, target: 500)
     var open = Latency(samples: [])
@@ -197,22 +197,38 @@ func main() async throws {
     // CPU each process spends per call: client, middle, app, bus (for Waypost, then for C).
     var swiftCPU = [Double](repeating: 0, count: 4), cCPU = [Double](repeating: 0, count: 4), cCalls = 0
     let swiftProcesses = [getpid(), daemon.processIdentifier, app.processIdentifier, bus.pid]
-    for _ in 0..<rounds {
-        let before = swiftProcesses.map(cpuMicroseconds(of:))
-        let round = try await opens(client, count: perRound, target: 500)
-        for (index, pid) in swiftProcesses.enumerated() { swiftCPU[index] += cpuMicroseconds(of: pid) - before[index] }
-        open.samples += round.samples
-        let cServers = [router.processIdentifier, cApp.processIdentifier, bus.pid]
-        let cBefore = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
-        let warmUp = 200
-        let c = try yardsticks.meanMicroseconds(
-            calls: perRound, to: Yardsticks.routerName, method: "Route", warmUp: warmUp, address: bus.address)
-        let cAfter = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
-        for index in 0..<4 { cCPU[index] += cAfter[index] - cBefore[index] }
-        cCalls += perRound + warmUp  // the CPU figures include call-client's untimed calls
+    let cServers = [router.processIdentifier, cApp.processIdentifier, bus.pid]
+    for round in 0..<rounds {
+        // Each side's batch starts warm (untimed calls first, as call-client makes its own), and
+        // which goes first alternates, so that neither always follows the other's idle pause.
+        func measureOpens() async throws -> Latency {
+            _ = try await opens(client, count: warmUp, target: 500)
+            let before = swiftProcesses.map(cpuMicroseconds(of:))
+            let batch = try await opens(client, count: perRound, target: 500)
+            for (index, pid) in swiftProcesses.enumerated() { swiftCPU[index] += cpuMicroseconds(of: pid) - before[index] }
+            return batch
+        }
+        func measureTwoHops() throws -> Double {
+            let before = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
+            let mean = try yardsticks.meanMicroseconds(
+                calls: perRound, to: Yardsticks.routerName, method: "Route", warmUp: warmUp, address: bus.address)
+            let after = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
+            for index in 0..<4 { cCPU[index] += after[index] - before[index] }
+            cCalls += perRound + warmUp  // the CPU figures include call-client's untimed calls
+            return mean
+        }
+        let batch: Latency, c: Double
+        if round.isMultiple(of: 2) {
+            batch = try await measureOpens()
+            c = try measureTwoHops()
+        } else {
+            c = try measureTwoHops()
+            batch = try await measureOpens()
+        }
+        open.samples += batch.samples
         twoHops.append(c)
         oneHop.append(try yardsticks.meanMicroseconds(calls: perRound, address: bus.address))
-        ratios.append(round.mean / c)
+        ratios.append(batch.mean / c)
     }
     print("Open → app acknowledged (Swift client, in process)  median \(format(open.median)) µs  p99 \(format(open.p99)) µs  mean \(format(open.mean)) µs  (\(rounds * perRound) sequential)")
     print("C libdbus: one method call            mean \(format(median(oneHop))) µs   (call-client → echo-server; median of the rounds' means)")
