@@ -41,7 +41,9 @@ public enum Destination: Sendable, Equatable {
     /// The user's browser (a web link nobody owns, or whose owner could not take it).
     case browser(InstalledApp)
     /// Nowhere: the event is refused with this reason.
-    case nothing(Nowhere)
+    // Boxed, as are the larger facts below: steps are copied on every event's path, and a why
+    // (160 bytes inline) would make each copy of a step three times the size of where it goes.
+    indirect case nothing(Nowhere)
 
     /// The app the event would reach; nil for nothing.
     public var appID: String? {
@@ -72,7 +74,7 @@ public typealias Rule = OutcomeRule
 /// A fact behind a step, described only when someone reads the reason.
 public enum Fact: Sendable, Equatable {
     /// Who owns the web link (or why nobody does).
-    case ownership(OwnershipDecision)
+    indirect case ownership(OwnershipDecision)
     /// A user rule gives the custom-scheme link to an entry.
     case userRule(app: String, Ownership)
     /// A user rule leaves the link to the scheme's handlers.
@@ -99,9 +101,9 @@ public enum Fact: Sendable, Equatable {
     case noScene(app: String)
     case notRunning(app: String)
     case doesNotTakePart(app: String)
-    case routed(Decision)
+    indirect case routed(Decision)
     case browser(app: String)
-    case nowhere(Nowhere)
+    indirect case nowhere(Nowhere)
 }
 
 extension Fact: CustomStringConvertible {
