@@ -40,9 +40,9 @@ public enum Destination: Sendable, Equatable {
     case entry(InstalledApp)
     /// The user's browser (a web link nobody owns, or whose owner could not take it).
     case browser(InstalledApp)
-    /// Nowhere: the event is refused with this reason.
     // Boxed, as are the larger facts below: steps and facts are copied on every event's path, and
     // a why held inline (160 bytes) made a step 176 bytes for a 32-byte destination.
+    /// Nowhere: the event is refused with this reason.
     indirect case nothing(Nowhere)
 
     /// The app the event would reach; nil for nothing.
