@@ -198,25 +198,25 @@ func main() async throws {
     var swiftCPU = [Double](repeating: 0, count: 4), cCPU = [Double](repeating: 0, count: 4), cCalls = 0
     let swiftProcesses = [getpid(), daemon.processIdentifier, app.processIdentifier, bus.pid]
     let cServers = [router.processIdentifier, cApp.processIdentifier, bus.pid]
+    // Each side's batch starts warm (untimed calls first, as call-client makes its own), and which
+    // goes first alternates from round to round, so that neither always follows the other's pause.
+    func measureOpens() async throws -> Latency {
+        _ = try await opens(client, count: warmUp, target: 500)
+        let before = swiftProcesses.map(cpuMicroseconds(of:))
+        let batch = try await opens(client, count: perRound, target: 500)
+        for (index, pid) in swiftProcesses.enumerated() { swiftCPU[index] += cpuMicroseconds(of: pid) - before[index] }
+        return batch
+    }
+    func measureTwoHops() throws -> Double {
+        let before = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
+        let mean = try yardsticks.meanMicroseconds(
+            calls: perRound, to: Yardsticks.routerName, method: "Route", warmUp: warmUp, address: bus.address)
+        let after = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
+        for index in 0..<4 { cCPU[index] += after[index] - before[index] }
+        cCalls += perRound + warmUp  // the CPU figures include call-client's untimed calls
+        return mean
+    }
     for round in 0..<rounds {
-        // Each side's batch starts warm (untimed calls first, as call-client makes its own), and
-        // which goes first alternates, so that neither always follows the other's idle pause.
-        func measureOpens() async throws -> Latency {
-            _ = try await opens(client, count: warmUp, target: 500)
-            let before = swiftProcesses.map(cpuMicroseconds(of:))
-            let batch = try await opens(client, count: perRound, target: 500)
-            for (index, pid) in swiftProcesses.enumerated() { swiftCPU[index] += cpuMicroseconds(of: pid) - before[index] }
-            return batch
-        }
-        func measureTwoHops() throws -> Double {
-            let before = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
-            let mean = try yardsticks.meanMicroseconds(
-                calls: perRound, to: Yardsticks.routerName, method: "Route", warmUp: warmUp, address: bus.address)
-            let after = [waitedChildrenCPUMicroseconds()] + cServers.map(cpuMicroseconds(of:))
-            for index in 0..<4 { cCPU[index] += after[index] - before[index] }
-            cCalls += perRound + warmUp  // the CPU figures include call-client's untimed calls
-            return mean
-        }
         let batch: Latency, c: Double
         if round.isMultiple(of: 2) {
             batch = try await measureOpens()
