@@ -47,7 +47,7 @@ DEB_PACKAGES += libsystemd-dev
 endif
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps check-build-deps check-install-deps build release test test-release demo bench bench-browser browser-extension bench-activities bench-routing bench-bus bench-dispatch bench-instructions bench-ab bench-message-building bench-open dist install uninstall check-install clean
+.PHONY: all deps check-build-deps check-install-deps build release test test-release demo bench bench-browser browser-extension bench-activities bench-routing bench-bus bench-dispatch bench-instructions bench-ab bench-stages bench-message-building bench-open dist install uninstall check-install clean
 
 all: build
 
@@ -247,6 +247,15 @@ bench-ab: deps release
 	cd Benchmarks && $(SWIFT) build -c release --product dispatch-bench
 	Benchmarks/daemon-ab.sh "$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/dispatch-bench" \
 	  "$(or $(A),$(error A=path/to/waypost is needed))" "$(or $(B),$(CURDIR)/.build/release/waypost)"
+
+# Where an Open's time goes, stage by stage, beside the C two hops: each process's part and each bus
+# hop, timed from the kernel's record of their sendmsg and recvmsg calls (perf's syscall tracepoints
+# on every CPU, so it runs as root); installs linux-perf when it is missing.
+bench-stages: deps release
+	@command -v perf >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq linux-perf; }
+	cd Benchmarks && $(SWIFT) build -c release --product dispatch-bench
+	$(SUDO) Benchmarks/open-stages.sh "$(CURDIR)/.build/release/waypost" \
+	  "$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/dispatch-bench"
 
 # libdbus's cost of making one OpenURL message: append iterators against one read of written bytes
 # (how the DBus module builds messages with arguments); and of an empty reply, made by libdbus (how

@@ -1,0 +1,90 @@
+"""Reads the system calls open-stages.sh recorded and prints where each call's time went.
+
+A call is the chain of 16 system calls its messages make, in this order: the client sends; the bus
+reads it and sends it on; the middle (dispatcher or C router) reads it and sends its own call; the
+bus passes that to the app, which reads it and answers; the bus passes the answer back, the middle
+reads it and answers the client; the bus passes that on and the client reads it. A stage is the time
+from one of those calls to the next. Calls whose chain is broken (another message in between) are
+left out; the count of those kept is printed.
+
+    python3 open-stages.py TRACE BATCHES
+TRACE: `perf script -F pid,time,event,trace` output. BATCHES: lines of `SIDE BUS MIDDLE APP CLIENT` pids.
+"""
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+STEPS = [
+    ("client", "send"), ("bus", "read"), ("bus", "send"), ("middle", "read"), ("middle", "send"),
+    ("bus", "read"), ("bus", "send"), ("app", "read"), ("app", "send"),
+    ("bus", "read"), ("bus", "send"), ("middle", "read"), ("middle", "send"),
+    ("bus", "read"), ("bus", "send"), ("client", "read"),
+]
+STAGES = [
+    "bus: wakes, reads the call", "bus: routes it to the middle", "middle: wakes, reads it",
+    "MIDDLE: the call to the app made and sent", "bus: wakes, reads it", "bus: routes it to the app",
+    "app: wakes, reads it", "APP: answers", "bus: wakes, reads the answer", "bus: routes it to the middle",
+    "middle: wakes, reads it", "MIDDLE: the client's answer sent", "bus: wakes, reads it",
+    "bus: routes it to the client", "client: wakes, reads the answer",
+]
+LINE = re.compile(r"\s*(\d+)\s+([\d.]+):\s+syscalls:(\w+):\s*(\S*)")
+
+
+def events(path):
+    """(µs, pid, 'send' | 'read') in time order: sendmsg calls, and reads that returned bytes."""
+    for line in open(path):
+        match = LINE.match(line)
+        if not match:
+            continue
+        pid, seconds, name, value = int(match[1]), float(match[2]), match[3], match[4]
+        if name == "sys_enter_sendmsg":
+            yield seconds * 1e6, pid, "send"
+        elif name == "sys_exit_recvmsg":
+            returned = int(value, 16)
+            if 0 < returned < 1 << 63:  # bytes read; not EAGAIN
+                yield seconds * 1e6, pid, "read"
+
+
+def chains(trace, bus, middle, app, client):
+    """The timestamps of each complete call's 16 system calls."""
+    role = {bus: "bus", middle: "middle", app: "app", client: "client"}
+    mine = [(t, role[pid], kind) for t, pid, kind in trace if pid in role]
+    found, i = [], 0
+    while i < len(mine):
+        if mine[i][1:] != STEPS[0]:
+            i += 1
+            continue
+        times, j = [mine[i][0]], i + 1
+        while j < len(mine) and len(times) < len(STEPS):
+            step = mine[j][1:]
+            if step == STEPS[len(times)]:
+                times.append(mine[j][0])
+            elif step == STEPS[0]:
+                break  # the client sent again: this chain is broken
+            j += 1
+        if len(times) == len(STEPS):
+            found.append(times)
+        i = j
+    return found
+
+
+def main():
+    trace = list(events(sys.argv[1]))
+    by_side = defaultdict(list)
+    for line in open(sys.argv[2]):
+        side, *pids = line.split()
+        by_side[side] += chains(trace, *map(int, pids))
+    sides = ["waypost", "c"]
+    print(f"{'stage (median µs)':46s} {'Waypost':>8s} {'C':>8s} {'difference':>11s}")
+    for s, stage in enumerate(STAGES):
+        medians = [statistics.median(c[s + 1] - c[s] for c in by_side[side]) for side in sides]
+        print(f"{stage:46s} {medians[0]:8.1f} {medians[1]:8.1f} {medians[0] - medians[1]:+11.1f}")
+    totals = [statistics.median(c[-1] - c[0] for c in by_side[side]) for side in sides]
+    print(f"{'client send → client read (whole call)':46s} {totals[0]:8.1f} {totals[1]:8.1f} {totals[0] - totals[1]:+11.1f}")
+    print(f"ratio of the whole calls' medians, Waypost / C: {totals[0] / totals[1]:.2f}x "
+          f"({len(by_side['waypost'])} Opens and {len(by_side['c'])} C calls followed whole; traced, "
+          "so compare stages: bench-dispatch gives the untraced ratio)")
+
+
+main()
