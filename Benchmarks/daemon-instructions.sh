@@ -36,7 +36,8 @@ mkdir -p "$root/data/applications" "$root/config"
 printf '[Desktop Entry]\nType=Application\nName=Bench\nExec=%s app\nMimeType=x-scheme-handler/bench;\nX-Waypost=true\n' \
     "$bench" > "$root/data/applications/bench.App.desktop"
 update-desktop-database "$root/data/applications"
-export XDG_DATA_HOME=$root/data XDG_CONFIG_HOME=$root/config XDG_DATA_DIRS=/usr/share
+export HOME=$root/home XDG_DATA_HOME=$root/data XDG_CONFIG_HOME=$root/config XDG_CACHE_HOME=$root/cache \
+    XDG_STATE_HOME=$root/state XDG_DATA_DIRS=/usr/share
 { read -r address; read -r bus_pid; } < <(dbus-daemon --session --fork --print-address=1 --print-pid=1)
 export DBUS_SESSION_BUS_ADDRESS=$address
 

@@ -42,7 +42,8 @@ update-desktop-database "$root/data/applications"
 new_bus
 waypost_address=$address waypost_bus=$bus_pid
 (
-    export XDG_DATA_HOME=$root/data XDG_CONFIG_HOME=$root/config XDG_DATA_DIRS=/usr/share
+    export HOME=$root/home XDG_DATA_HOME=$root/data XDG_CONFIG_HOME=$root/config XDG_CACHE_HOME=$root/cache \
+        XDG_STATE_HOME=$root/state XDG_DATA_DIRS=/usr/share
     export DBUS_SESSION_BUS_ADDRESS=$waypost_address
     exec "$waypost" daemon > "$root/daemon.log" 2>&1
 ) &

@@ -1,9 +1,10 @@
 public import DBus
 public import Foundation
 
-/// The `waypost daemon` under test on a private bus, its XDG data and config directories under
-/// `root` (applications in `root/data/applications`) and the system's entries beside them; a client
-/// connection once the daemon holds its name. Children started with `adopt` are killed with it.
+/// The `waypost daemon` under test on a private bus, its HOME and XDG data, config, cache and state
+/// directories under `root` (applications in `root/data/applications`; never the user's activity
+/// store or association cache) and the system's entries beside them; a client connection once the
+/// daemon holds its name. Children started with `adopt` are killed with it.
 public final class DispatcherSession {
     public static let name: BusName = "io.waypost.Dispatcher"
 
@@ -14,11 +15,14 @@ public final class DispatcherSession {
     public let client: Connection
     private var children: [Process] = []
 
-    /// - Parameter more: environment beside the XDG directories (`XDG_STATE_HOME`, `HOME`, …).
+    /// - Parameter more: environment beside (or instead of) those directories.
     public init(root: URL, waypost: String, more: [String: String] = [:]) async throws {
         var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = root.appendingPathComponent("home").path
         environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
         environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        environment["XDG_CACHE_HOME"] = root.appendingPathComponent("cache").path
+        environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path
         environment["XDG_DATA_DIRS"] = "/usr/share"
         environment.merge(more) { $1 }
         bus = try PrivateBus(socketDirectory: root, environment: environment)
