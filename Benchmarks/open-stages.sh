@@ -67,8 +67,7 @@ DBUS_SESSION_BUS_ADDRESS=$c_address wait_for "the C router taking its name" has_
 DBUS_SESSION_BUS_ADDRESS=$c_address wait_for "the C app taking its name" has_owner io.waypost.bench.Echo
 
 perf record -q -a -o "$root/perf.data" \
-    -e syscalls:sys_enter_sendmsg -e syscalls:sys_exit_recvmsg -e syscalls:sys_exit_poll -e syscalls:sys_exit_epoll_wait \
-    2> "$root/perf.err" &
+    -e syscalls:sys_enter_sendmsg -e syscalls:sys_exit_recvmsg 2> "$root/perf.err" &
 perf=$!; pids+=("$perf")
 recording() {  # whether perf has started writing; a perf that exited says why, and the run stops
     kill -0 "$perf" 2>/dev/null || { echo "open-stages: perf could not record:" >&2; cat "$root/perf.err" >&2; exit 1; }
