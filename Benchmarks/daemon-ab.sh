@@ -26,14 +26,10 @@ addresses=() daemons=()
 start() {  # start WAYPOST: a bus, the daemon and the bench app; appends to addresses and daemons
     local root address bus_pid
     root=$(mktemp -d /tmp/daemon-ab.XXXXXX); roots+=("$root")
-    mkdir -p "$root/data/applications" "$root/config"
-    printf '[Desktop Entry]\nType=Application\nName=Bench\nExec=%s app\nMimeType=x-scheme-handler/bench;\nX-Waypost=true\n' \
-        "$bench" > "$root/data/applications/bench.App.desktop"
-    update-desktop-database "$root/data/applications"
+    throwaway_desktop "$root" "$bench"
     { read -r address; read -r bus_pid; } < <(dbus-daemon --session --fork --print-address=1 --print-pid=1)
     buses+=("$bus_pid")
-    export HOME=$root/home XDG_DATA_HOME=$root/data XDG_CONFIG_HOME=$root/config XDG_CACHE_HOME=$root/cache \
-        XDG_STATE_HOME=$root/state XDG_DATA_DIRS=/usr/share DBUS_SESSION_BUS_ADDRESS=$address
+    export DBUS_SESSION_BUS_ADDRESS=$address
     "$1" daemon > "$root/daemon.log" 2>&1 &
     daemons+=($!); pids+=($!)
     wait_for "$1 taking its name" has_owner io.waypost.Dispatcher

@@ -31,19 +31,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The bench app's desktop entry runs the bench executable, so the daemon's program check passes.
-mkdir -p "$root/data/applications" "$root/config"
-printf '[Desktop Entry]\nType=Application\nName=Bench\nExec=%s app\nMimeType=x-scheme-handler/bench;\nX-Waypost=true\n' \
-    "$bench" > "$root/data/applications/bench.App.desktop"
-update-desktop-database "$root/data/applications"
-export HOME=$root/home XDG_DATA_HOME=$root/data XDG_CONFIG_HOME=$root/config XDG_CACHE_HOME=$root/cache \
-    XDG_STATE_HOME=$root/state XDG_DATA_DIRS=/usr/share
-{ read -r address; read -r bus_pid; } < <(dbus-daemon --session --fork --print-address=1 --print-pid=1)
-export DBUS_SESSION_BUS_ADDRESS=$address
-
 WAIT_SECONDS=60
 # shellcheck source=bus-waits.sh
 . "$(dirname "$0")/bus-waits.sh"
+# The bench app's desktop entry runs the bench executable, so the daemon's program check passes.
+throwaway_desktop "$root" "$bench"
+{ read -r address; read -r bus_pid; } < <(dbus-daemon --session --fork --print-address=1 --print-pid=1)
+export DBUS_SESSION_BUS_ADDRESS=$address
+
 # Ir, then I1 misses, per operation, from the dump callgrind writes when told to.
 counts() {  # counts PID N
     callgrind_control -d "$1" >/dev/null 2>&1

@@ -35,15 +35,10 @@ new_bus() {  # new_bus: a private bus; sets address and bus_pid
 }
 
 # Waypost: the daemon and the bench app, as bench-dispatch runs them.
-mkdir -p "$root/data/applications" "$root/config"
-printf '[Desktop Entry]\nType=Application\nName=Bench\nExec=%s app\nMimeType=x-scheme-handler/bench;\nX-Waypost=true\n' \
-    "$bench" > "$root/data/applications/bench.App.desktop"
-update-desktop-database "$root/data/applications"
 new_bus
 waypost_address=$address waypost_bus=$bus_pid
 (
-    export HOME=$root/home XDG_DATA_HOME=$root/data XDG_CONFIG_HOME=$root/config XDG_CACHE_HOME=$root/cache \
-        XDG_STATE_HOME=$root/state XDG_DATA_DIRS=/usr/share
+    throwaway_desktop "$root" "$bench"
     export DBUS_SESSION_BUS_ADDRESS=$waypost_address
     exec "$waypost" daemon > "$root/daemon.log" 2>&1
 ) &
