@@ -244,6 +244,7 @@ final class BrowserHostSession: Sendable {
         }
         // Made first: GIO polls a directory that does not exist every 4 s.
         try? Files.makeDirectories(kept.directory)
-        try? await DirectoryChanges.watch([kept.directory]) { _ in self.pushOwnedDomains() }
+        // A directory GIO cannot monitor is compared every few seconds instead: changes still arrive.
+        _ = try? await DirectoryChanges.watch([kept.directory]) { _ in self.pushOwnedDomains() }
     }
 }

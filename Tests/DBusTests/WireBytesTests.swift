@@ -7,8 +7,8 @@ import Testing
 @Suite struct WireBytesTests {
     static let nested: [String: Variant] = [
         "s": .string("crème"), "b": .boolean(true), "y": .byte(7), "n": .int16(-3), "q": .uint16(3), "i": .int32(-70_000),
-        "u": .uint32(70_000), "x": .int64(.min), "t": .uint64(.max), "d": .double(-0.5), "o": .objectPath(try! ObjectPath("/a/b")),
-        "g": .signature(try! Signature("a{sv}")), "as": Variant(["one", "two"]),
+        "u": .uint32(70_000), "x": .int64(.min), "t": .uint64(.max), "d": .double(-0.5), "o": .objectPath(ObjectPath("/a/b")),
+        "g": .signature(Signature("a{sv}")), "as": Variant(["one", "two"]),
         "r": .structure([.int32(1), .string("two")]),
         "a{sv}": Variant(["inner": Variant(["deeper": Variant([Int32(1), 2])])]),
         "v": .variant(.string("boxed")),

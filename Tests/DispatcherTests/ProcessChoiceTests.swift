@@ -86,7 +86,7 @@ struct ProcessChoiceTests {
         processes.records[14] = Self.python(14, ["python3", "-u", "/tmp/impostor.py", Self.config], script: "/tmp/impostor.py", index: 2)
         for entry in [viaEnv, viaShell, shebang, wrapped] {
             do {
-                try Dispatcher.identify(pid: 14, of: entry, in: processes)
+                _ = try Dispatcher.identify(pid: 14, of: entry, in: processes)
                 Issue.record("\(entry.id) took python3 running /tmp/impostor.py")
             } catch {
                 guard case .programMismatch(entry.id, _, let running) = error else { Issue.record("\(error)"); continue }
@@ -143,7 +143,7 @@ struct ProcessChoiceTests {
                 let entry = try Dispatcher.registrable(id, in: directory)
                 var processes = Processes()
                 processes.records[40] = process
-                try Dispatcher.identify(pid: 40, of: entry, in: processes)
+                _ = try Dispatcher.identify(pid: 40, of: entry, in: processes)
                 return nil
             } catch { return error.failure.errorName.rawValue }
         }

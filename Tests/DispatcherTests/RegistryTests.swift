@@ -151,7 +151,7 @@ struct RegistryTests {
     func declarationsAcrossProcesses() throws {
         var registry = try Self.registry([(":1.1", "contacts")])
         try registry.addScene(owner: ":1.1", scene: "mine", declaration: "contacts")
-        registry.register(owner: try BusName(":1.2"), appID: "contacts", objectPath: "/app", pid: 2, singleScene: false)
+        registry.register(owner: BusName(":1.2"), appID: "contacts", objectPath: "/app", pid: 2, singleScene: false)
         #expect(throws: DispatchError.declarationMismatch(app: "contacts", differing: "other", declaredBy: ":1.1")) {
             try registry.declare(owner: ":1.2", [.windowGroup("other")])
         }
