@@ -4,8 +4,9 @@ A call is the chain of 16 system calls its messages make, in this order: the cli
 reads it and sends it on; the middle (dispatcher or C router) reads it and sends its own call; the
 bus passes that to the app, which reads it and answers; the bus passes the answer back, the middle
 reads it and answers the client; the bus passes that on and the client reads it. A stage is the time
-from one of those calls to the next. Calls whose chain is broken (another message in between) are
-left out; the count of those kept is printed.
+from one of those calls to the next. Each step is the next system call of that process and kind
+after the one before (anything else those processes do in between is passed over); a call whose
+client sends again before its chain is whole is left out, and the count of those kept is printed.
 
     python3 open-stages.py TRACE BATCHES
 TRACE: `perf script -F pid,time,event,trace` output. BATCHES: lines of `SIDE BUS MIDDLE APP CLIENT` pids.
@@ -76,6 +77,9 @@ def main():
         side, *pids = line.split()
         by_side[side] += chains(trace, *map(int, pids))
     sides = ["waypost", "c"]
+    for side in sides:
+        if not by_side[side]:
+            sys.exit(f"open-stages: no {side} call was followed whole in {sys.argv[1]}: was perf recording?")
     print(f"{'stage (median µs)':46s} {'Waypost':>8s} {'C':>8s} {'difference':>11s}")
     for s, stage in enumerate(STAGES):
         medians = [statistics.median(c[s + 1] - c[s] for c in by_side[side]) for side in sides]
