@@ -29,7 +29,7 @@ func link(preferredBy target: Int) -> String {
 
 func serveApp(address: String, first: Int, count: Int) async throws -> Never {
     let connection = try await Connection(address: address)
-    let ok: @Sendable (MethodCall) async throws -> Reply = { call in try call.reply() }
+    let ok: nonisolated(nonsending) @Sendable (MethodCall) async throws -> Reply = { call in try call.reply() }
     try connection.export(appPath, interfaces: [
         Interface(Contract.Application1.interface, methods: [
             Contract.Application1.openURL.exported(ok),
