@@ -106,11 +106,18 @@ RELEASE_BIN   := .build/release/waypost
 RELEASE_FLAGS := -c release --product waypost --static-swift-stdlib --disable-local-rpath
 # Linked by the toolchain's lld, for two things gold cannot do. Relative relocations packed (DT_RELR,
 # glibc 2.36 and later): 45,000 of them took a 1.1 MB table that every start read; packed, 9 KB. And
-# the functions a `waypost open` runs placed side by side (release/startup.order, written by `make
-# startup-order`): the kernel maps 64 KB of code around each page touched, so code spread over the
-# binary made each `waypost open` map about 2 MB more of it.
+# the functions a `waypost open` runs, then those the daemon runs, placed side by side
+# (release/startup.order, written by `make startup-order`): the kernel maps 64 KB of code or more
+# around each page touched, so code spread over the binary made each `waypost open` map about 2 MB
+# more of it, and kept about 1.5 MB more of it resident in the daemon.
+# No symbol of the binary is exported (--no-export-dynamic): the toolchain's static-stdlib link
+# arguments export every global symbol of an executable's own code, 8,000 of them, whose 650 KB
+# table each start mapped (about 0.9 MB of the idle daemon's RSS). No library or plugin looks a
+# waypost symbol up; a fatal error's stack trace names fewer functions (symbolicate its addresses
+# with the binary's symbol table, which stays).
 RELEASE_FLAGS += -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
-                 -Xlinker --symbol-ordering-file=$(CURDIR)/release/startup.order -Xlinker --no-warn-symbol-ordering
+                 -Xlinker --symbol-ordering-file=$(CURDIR)/release/startup.order -Xlinker --no-warn-symbol-ordering \
+                 -Xlinker --no-export-dynamic
 # GIO's headers without its libraries: the Desktop layer opens GIO itself (dlopen), so linking
 # gio-unix-2.0's libraries would only make every start load GIO, GObject and GLib and run GObject's
 # constructors (about 1.8 ms of CPU of a `waypost open`, and 1.4 MB), for nothing. A pkg-config file of its own
@@ -146,8 +153,9 @@ release: check-build-deps $(HEADERS_ONLY)/gio-unix-2.0.pc
 	  echo "error: $$found symbols of Foundation or ICU are linked into $(RELEASE_BIN) (the first above); find what imports Foundation (swift build -c release -v, or nm on each module's objects)." >&2; exit 1; \
 	fi
 
-# release/startup.order anew, from `waypost open` runs of the release binary under perf
-# (release/startup-order.sh); installs linux-perf when it is missing.
+# release/startup.order anew, from runs of the release binary's `waypost open` and daemon (with
+# Benchmarks' dispatch-bench app) under perf (release/startup-order.sh); installs linux-perf when it
+# is missing.
 .PHONY: startup-order
 startup-order: deps
 	@command -v perf >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq linux-perf; }
