@@ -107,9 +107,10 @@ RELEASE_FLAGS := -c release --product waypost --static-swift-stdlib --disable-lo
 # Linked by the toolchain's lld, for two things gold cannot do. Relative relocations packed (DT_RELR,
 # glibc 2.36 and later): 45,000 of them took a 1.1 MB table that every start read; packed, 9 KB. And
 # the functions a `waypost open` runs, then those the daemon runs, placed side by side
-# (release/startup.order, written by `make startup-order`): the kernel maps 64 KB of code or more
-# around each page touched, so code spread over the binary made each `waypost open` map about 2 MB
-# more of it, and kept about 1.5 MB more of it resident in the daemon.
+# (release/startup.order, written by `make startup-order`; lld moves sections, and the Swift compiler
+# gives each source file's functions one, so for our code it is their files): the kernel maps 64 KB
+# of code or more around each page touched, so code spread over the binary made each `waypost open`
+# map about 2 MB more of it, and kept about 1.5 MB more of it resident in the daemon.
 # No symbol of the binary is exported (--no-export-dynamic): the toolchain's static-stdlib link
 # arguments export every global symbol of an executable's own code, 8,000 of them, whose 650 KB
 # table each start mapped (about 0.9 MB of the idle daemon's RSS). No library or plugin looks a
