@@ -114,8 +114,7 @@ RELEASE_FLAGS := -c release --product waypost --static-swift-stdlib --disable-lo
 # No symbol of the binary is exported (--no-export-dynamic): the toolchain's static-stdlib link
 # arguments export every global symbol of an executable's own code, 8,000 of them, whose 650 KB
 # table each start mapped (about 0.9 MB of the idle daemon's RSS). No library or plugin looks a
-# waypost symbol up; a fatal error's stack trace names fewer functions (symbolicate its addresses
-# with the binary's symbol table, which stays).
+# waypost symbol up, and Swift's crash backtracer names functions from the symbol table, which stays.
 RELEASE_FLAGS += -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
                  -Xlinker --symbol-ordering-file=$(CURDIR)/release/startup.order -Xlinker --no-warn-symbol-ordering \
                  -Xlinker --no-export-dynamic
