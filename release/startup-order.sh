@@ -41,9 +41,7 @@ wait_for "the bench app declaring its scenes" grep -q ready "$root/app.out"
 "$bench" opens "$DBUS_SESSION_BUS_ADDRESS" 300 >/dev/null
 perf record -q -c 1 -e page-faults -o "$root/open.data" "$W" open waypost-startup-order://probe >/dev/null 2>&1 || true
 kill "$app"
-daemon=$(gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus \
-    -m org.freedesktop.DBus.GetConnectionUnixProcessID io.waypost.Dispatcher | sed 's/[^0-9]*uint32 \([0-9]*\).*/\1/')
-kill "$daemon"
+pkill -P "$recorder"  # the daemon, perf's one child: perf then writes its record and exits
 wait "$recorder" || true
 for data in open daemon; do
     perf script -i "$root/$data.data" -F ip,sym,dso 2>/dev/null | grep -F "($W)" | awk '{print $2}' | grep -v '^\[' || true
