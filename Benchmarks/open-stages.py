@@ -9,7 +9,7 @@ after the one before (anything else those processes do in between is passed over
 client sends again before its chain is whole is left out, and the count of those kept is printed.
 
     python3 open-stages.py TRACE BATCHES
-TRACE: `perf script -F pid,time,event,trace` output. BATCHES: lines of `SIDE BUS MIDDLE APP CLIENT` pids.
+TRACE: `perf script -F pid,cpu,time,event,trace` output. BATCHES: lines of `SIDE BUS MIDDLE APP CLIENT` pids.
 """
 import re
 import statistics
@@ -29,28 +29,28 @@ STAGES = [
     "middle: wakes, reads it", "MIDDLE: the client's answer sent", "bus: wakes, reads it",
     "bus: routes it to the client", "client: wakes, reads the answer",
 ]
-LINE = re.compile(r"\s*(\d+)\s+([\d.]+):\s+syscalls:(\w+):\s*(\S*)")
+LINE = re.compile(r"\s*(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+syscalls:(\w+):\s*(\S*)")
 
 
 def events(path):
-    """(µs, pid, 'send' | 'read') in time order: sendmsg calls, and reads that returned bytes."""
+    """(µs, pid, 'send' | 'read', CPU) in time order: sendmsg calls, and reads that returned bytes."""
     for line in open(path):
         match = LINE.match(line)
         if not match:
             continue
-        pid, seconds, name, value = int(match[1]), float(match[2]), match[3], match[4]
+        pid, cpu, seconds, name, value = int(match[1]), int(match[2]), float(match[3]), match[4], match[5]
         if name == "sys_enter_sendmsg":
-            yield seconds * 1e6, pid, "send"
+            yield seconds * 1e6, pid, "send", cpu
         elif name == "sys_exit_recvmsg":
             returned = int(value, 16)
             if 0 < returned < 1 << 63:  # bytes read; not EAGAIN
-                yield seconds * 1e6, pid, "read"
+                yield seconds * 1e6, pid, "read", cpu
 
 
 def chains(trace, bus, middle, app, client):
     """The timestamps of each complete call's 16 system calls."""
     role = {bus: "bus", middle: "middle", app: "app", client: "client"}
-    mine = [(t, role[pid], kind) for t, pid, kind in trace if pid in role]
+    mine = [(t, role[pid], kind) for t, pid, kind, _ in trace if pid in role]
     found, i = [], 0
     while i < len(mine):
         if mine[i][1:] != STEPS[0]:
@@ -70,12 +70,30 @@ def chains(trace, bus, middle, app, client):
     return found
 
 
+# The stages that are the programs' own work (the rows in capitals).
+OWN_WORK = [3, 7, 11]
+
+
+def cpus(trace, bus, middle, app, client):
+    """The CPU each of the batch's processes made most of its calls on, while its client ran."""
+    role = {bus: "bus", middle: "middle", app: "app", client: "client"}
+    times = [t for t, pid, _, _ in trace if pid == client]
+    counts = defaultdict(lambda: defaultdict(int))
+    for t, pid, _, cpu in trace:
+        if pid in role and times and times[0] <= t <= times[-1]:
+            counts[role[pid]][cpu] += 1
+    return " ".join(f"{r} {max(counts[r], key=counts[r].get) if counts[r] else '-'}" for r in role.values())
+
+
 def main():
     trace = list(events(sys.argv[1]))
     by_side = defaultdict(list)
+    rounds = defaultdict(list)  # each batch's calls and CPUs, by side, in the order they ran
     for line in open(sys.argv[2]):
         side, *pids = line.split()
-        by_side[side] += chains(trace, *map(int, pids))
+        batch = chains(trace, *map(int, pids))
+        by_side[side] += batch
+        rounds[side].append((batch, cpus(trace, *map(int, pids))))
     sides = ["waypost", "c"]
     for side in sides:
         if not by_side[side]:
@@ -89,6 +107,13 @@ def main():
     print(f"ratio of the whole calls' medians, Waypost / C: {totals[0] / totals[1]:.2f}x "
           f"({len(by_side['waypost'])} Opens and {len(by_side['c'])} C calls followed whole; traced, "
           "so compare stages: bench-dispatch gives the untraced ratio)")
+    # Round by round: whether a whole batch moved together (the VM's state, not the program's).
+    print("round by round, the middle's call, the app's answer, the middle's answer (median µs), Waypost | C,"
+          " and the CPU each Waypost process ran on:")
+    for number, batches in enumerate(zip(rounds["waypost"], rounds["c"]), start=1):
+        cells = [" / ".join(f"{statistics.median(c[s + 1] - c[s] for c in batch):.0f}" if batch else "-" for s in OWN_WORK)
+                 for batch, _ in batches]
+        print(f"  round {number}: {cells[0]:>14s} | {cells[1]:14s} ({batches[0][1]})")
 
 
 main()

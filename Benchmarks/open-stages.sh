@@ -80,5 +80,5 @@ for _ in $(seq "$rounds"); do
     echo "c $c_bus $router $echo_app $client" >> "$root/batches"
 done
 kill -INT "$perf"; wait "$perf" || true
-perf script -i "$root/perf.data" -F pid,time,event,trace 2>/dev/null > "$root/trace.txt"
+perf script -i "$root/perf.data" -F pid,cpu,time,event,trace 2>/dev/null > "$root/trace.txt"
 python3 "$here/open-stages.py" "$root/trace.txt" "$root/batches"
