@@ -107,7 +107,7 @@ def main():
     print(f"ratio of the whole calls' medians, Waypost / C: {totals[0] / totals[1]:.2f}x "
           f"({len(by_side['waypost'])} Opens and {len(by_side['c'])} C calls followed whole; traced, "
           "so compare stages: bench-dispatch gives the untraced ratio)")
-    # Round by round: whether a whole batch moved together (the VM's state, not the program's).
+    # Round by round: whether a whole batch moved together, and where its processes ran.
     print("round by round, the middle's call, the app's answer, the middle's answer (median µs), Waypost | C,"
           " and the CPU each Waypost process ran on:")
     for number, batches in enumerate(zip(rounds["waypost"], rounds["c"]), start=1):
