@@ -256,7 +256,7 @@ extension ConnectionCore {
             throw BusError(.invalidArgs, "\(member) takes '\(method.inputSignature)', not '\(signature)'")
         }
         let reply = try await method.handler(call).message
-        let replied = reply.message.signature.rawValue
+        let replied = reply.signature
         if replied != method.outputSignature {
             throw BusError(.failed, "\(member) answered '\(replied)' where it declares '\(method.outputSignature)'")
         }

@@ -63,6 +63,7 @@ private func startService(
             return try call.reply()
         },
         Method("WrongReply", returns: [Argument("text", "s")]) { call in try call.reply(Int32(1)) },
+        Method("EmptyReply", returns: [Argument("text", "s")]) { call in try call.reply() },
         Method("Sender", returns: [Argument("sender", "s")]) { call in try call.reply(call.sender.rawValue) },
     ]
     try connection.export(
@@ -237,6 +238,10 @@ private func startService(
         #expect(wrongVariant?.name == .invalidArgs)
         #expect(wrongVariant?.message.contains("expected 'i'") == true)
         #expect(await failure("WrongReply")?.name == .failed)
+        // An empty reply is made by libdbus itself, not read back: its signature is checked too.
+        let empty = await failure("EmptyReply")
+        #expect(empty?.name == .failed)
+        #expect(empty?.message.contains("answered '' where it declares 's'") == true)
         #expect(await failure("Missing")?.name == .unknownMethod)
     }
 

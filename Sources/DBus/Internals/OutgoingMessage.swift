@@ -26,12 +26,17 @@ struct OutgoingMessage: Sendable {
     let message: Message
     /// The method called, for messages that are calls (named in a timeout's error).
     let member: MemberName?
+    /// The arguments' signature as it was given to libdbus. Asking libdbus instead
+    /// (`dbus_message_get_signature`) re-reads the header of a message it has just made (an
+    /// empty reply's: about 2,500 instructions), on the path of every acknowledgement.
+    let signature: String
 
     /// Writes `header` in front of `arguments` and has libdbus read and check the whole.
     /// - Throws: `BusError` (`InvalidArgs`) when an argument cannot travel or the message is too long.
     init(_ header: Header, arguments: borrowing MessageWriter) throws(BusError) {
         member = header.member
         message = try Self.read(header, arguments: arguments).unnumberedCopy()
+        signature = arguments.signature
     }
 
     /// libdbus's reading of `header` in front of `arguments`, numbered 1 (it reads no message
@@ -138,11 +143,13 @@ struct OutgoingMessage: Sendable {
     private init(emptyReplyTo call: Message) {
         message = Message.emptyReply(to: call)
         member = nil
+        signature = ""
     }
 
     private init(errorReplyingTo call: Message, name: ErrorName, text: String) {
         message = Message.error(replyingTo: call, name: name, text: text)
         member = nil
+        signature = "s"  // its text
     }
 }
 
