@@ -27,8 +27,8 @@ struct OutgoingMessage: Sendable {
     /// The method called, for messages that are calls (named in a timeout's error).
     let member: MemberName?
     /// The arguments' signature as it was given to libdbus. Asking libdbus instead
-    /// (`dbus_message_get_signature`) re-reads the header of a message it has just made (an
-    /// empty reply's: about 2,500 instructions), on the path of every acknowledgement.
+    /// (`dbus_message_get_signature`) re-reads the whole header of a message it has just made (an
+    /// empty reply's), on the path of every acknowledgement.
     let signature: String
 
     /// Writes `header` in front of `arguments` and has libdbus read and check the whole.
