@@ -47,9 +47,13 @@ def events(path):
                 yield seconds * 1e6, pid, "read", cpu
 
 
+def roles(bus, middle, app, client):
+    return {bus: "bus", middle: "middle", app: "app", client: "client"}
+
+
 def chains(trace, bus, middle, app, client):
     """The timestamps of each complete call's 16 system calls."""
-    role = {bus: "bus", middle: "middle", app: "app", client: "client"}
+    role = roles(bus, middle, app, client)
     mine = [(t, role[pid], kind) for t, pid, kind, _ in trace if pid in role]
     found, i = [], 0
     while i < len(mine):
@@ -76,7 +80,7 @@ OWN_WORK = [3, 7, 11]
 
 def cpus(trace, bus, middle, app, client):
     """The CPU each of the batch's processes made most of its calls on, while its client ran."""
-    role = {bus: "bus", middle: "middle", app: "app", client: "client"}
+    role = roles(bus, middle, app, client)
     times = [t for t, pid, _, _ in trace if pid == client]
     counts = defaultdict(lambda: defaultdict(int))
     for t, pid, _, cpu in trace:
