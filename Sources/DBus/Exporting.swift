@@ -17,29 +17,78 @@ public struct Argument: Sendable, Hashable {
 ///
 /// Calls whose signature differs from `arguments` are refused with `InvalidArgs` before the handler
 /// runs; a reply whose signature differs from `returns` is replaced by a `Failed` error (a bug in the
-/// handler). The handler runs as its own task and may await other calls.
+/// handler).
 ///
-/// The handler runs where its task does (`nonisolated(nonsending)`): on the connection's thread,
-/// isolated to `executor.serial`, when the object was exported with the connection's `executor`
-/// — so an actor living there is called without a hop — and on the global executor otherwise.
+/// A handler that may await (`init`) runs as its own task, where that task does
+/// (`nonisolated(nonsending)`): on the connection's thread, isolated to `executor.serial`, when the
+/// object was exported with the connection's `executor` — so an actor living there is called
+/// without a hop — and on the global executor otherwise.
+///
+/// A handler that never suspends (`Method.answeringAtOnce`, e.g. an acknowledgement) is called on the
+/// connection's thread as its call is dispatched, with no task and no thread hop, unless the object
+/// was exported with an executor other than the connection's (then it runs there, as a task). It
+/// must never block. When the object was exported with the connection's `executor` and jobs are
+/// already queued there, the call waits behind them, so calls are still answered in arrival order.
 public struct Method: Sendable {
     public var name: MemberName
     public var arguments: [Argument]
     public var returns: [Argument]
-    let handler: nonisolated(nonsending) @Sendable (MethodCall) async throws -> Reply
+    let answer: Answer
     let inputSignature: String
     let outputSignature: String
+
+    enum Answer: Sendable {
+        typealias Awaiting = nonisolated(nonsending) @Sendable (MethodCall) async throws -> Reply
+        case atOnce(@Sendable (MethodCall) throws -> Reply)
+        case awaited(Awaiting)
+    }
 
     public init(
         _ name: MemberName, arguments: [Argument] = [], returns: [Argument] = [],
         handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) {
+        self.init(name, arguments, returns, .awaited(handler))
+    }
+
+    /// A method whose handler never suspends (a name of its own: a trailing closure that does not
+    /// await would otherwise pick it over `init` silently).
+    public static func answeringAtOnce(
+        _ name: MemberName, arguments: [Argument] = [], returns: [Argument] = [],
+        handler: @escaping @Sendable (MethodCall) throws -> Reply
+    ) -> Method {
+        Method(name, arguments, returns, .atOnce(handler))
+    }
+
+    private init(_ name: MemberName, _ arguments: [Argument], _ returns: [Argument], _ answer: Answer) {
         self.name = name
         self.arguments = arguments
         self.returns = returns
-        self.handler = handler
+        self.answer = answer
         inputSignature = arguments.map(\.signature.rawValue).joined()
         outputSignature = returns.map(\.signature.rawValue).joined()
+    }
+
+    /// The handler's reply, checked against `returns`.
+    nonisolated(nonsending) func reply(to call: MethodCall) async throws -> OutgoingMessage {
+        switch answer {
+        case .atOnce(let handler): try checked(handler(call).message)
+        case .awaited(let handler): try checked(await handler(call).message)
+        }
+    }
+
+    /// Refuses a call whose arguments are not the declared ones, before the handler sees it.
+    func accepts(_ call: MethodCall) throws(BusError) {
+        let signature = call.message.signature.rawValue
+        if signature != inputSignature {
+            throw BusError(.invalidArgs, "\(name) takes '\(inputSignature)', not '\(signature)'")
+        }
+    }
+
+    func checked(_ reply: OutgoingMessage) throws(BusError) -> OutgoingMessage {
+        if reply.signature != outputSignature {
+            throw BusError(.failed, "\(name) answered '\(reply.signature)' where it declares '\(outputSignature)'")
+        }
+        return reply
     }
 }
 
@@ -159,9 +208,9 @@ extension Connection {
     /// libdbus answers `org.freedesktop.DBus.Peer` (`Ping`, `GetMachineId`) at any path. Calls to paths,
     /// interfaces or methods not exported get `UnknownObject` or `UnknownMethod`.
     ///
-    /// Each call is answered by a task of its own, started on `executor` when given: pass this
-    /// connection's `executor` to answer on its thread, with no thread hop (handlers must then never
-    /// block). Such a task starts isolated to `executor.serial`, so a handler calling an actor that
+    /// Each call is answered by a task of its own (unless its method answers at once, `Method`),
+    /// started on `executor` when given: pass this connection's `executor` to answer on its thread,
+    /// with no thread hop (handlers must then never block). Such a task starts isolated to `executor.serial`, so a handler calling an actor that
     /// lives there (its `unownedExecutor` is `executor.serial`) does not hop either.
     /// - Throws: `BusError` `ObjectPathInUse` when something is already exported at `path`.
     public func export(_ path: ObjectPath, interfaces: [Interface], executor: (any TaskExecutor)? = nil) throws {
@@ -196,36 +245,58 @@ private let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable
 private let properties: InterfaceName = "org.freedesktop.DBus.Properties"
 
 extension ConnectionCore {
-    /// Starts answering a received method call (on the loop thread): the work runs as a task, on the
-    /// executor the object was exported with.
+    /// Starts answering a received method call (on the loop thread): at once when its method answers
+    /// without suspending (`Method`), otherwise as a task, on the executor the object was exported with.
     func receiveMethodCall(_ message: Message) {
         let call = MethodCall(message: message)
-        let path = call.path
-        let (object, children) = objects.lookUp(path, listingChildren: call.interface == introspectable)
-        if let object, object.executor === executor {
+        let (object, children) = objects.lookUp(call.path, listingChildren: call.interface == introspectable)
+        let method = object.flatMap { Self.method(for: call, in: $0) }
+        if let object, let method, case .atOnce(let handler) = method.answer, mayAnswerAtOnce(for: object) {
+            reply(to: message, Result { () throws(BusError) in
+                try method.accepts(call)
+                return try method.checked(Self.busErrors { try handler(call).message })
+            })
+        } else if let object, object.executor === executor {
             // Started isolated to the loop's serial executor: the handler, nonsending, runs there,
             // and so do actors on that executor and the calls they make — one job to start the
             // task and one per reply awaited, instead of a hop at every change of isolation.
             loopIsolation.assumeIsolated { loop in
-                loop.start { await self.answer(call, object, children) }
+                loop.start { await self.answer(call, object, method, children) }
             }
         } else {
-            Task(executorPreference: object?.executor) { await self.answer(call, object, children) }
+            Task(executorPreference: object?.executor) { await self.answer(call, object, method, children) }
         }
     }
 
-    nonisolated(nonsending) private func answer(_ call: MethodCall, _ object: ExportedObject?, _ children: [String]) async {
-        let message = call.message
+    /// The exported method `call` is for, unless it asks for what every object answers itself
+    /// (`Introspect`, `Properties`).
+    private static func method(for call: MethodCall, in object: ExportedObject) -> Method? {
+        if call.interface == properties || call.interface == introspectable && call.member == "Introspect" { return nil }
+        return object.method(call.member, in: call.interface)
+    }
+
+    /// Whether a method of `object` that never suspends may answer here and now: not when the object
+    /// was exported with another executor, nor when jobs are queued ahead on the connection's, whose
+    /// calls must be answered in the order they came.
+    private func mayAnswerAtOnce(for object: ExportedObject) -> Bool {
+        guard let objectExecutor = object.executor else { return true }
+        return objectExecutor === executor && !loop.hasQueuedJobs
+    }
+
+    nonisolated(nonsending) private func answer(
+        _ call: MethodCall, _ object: ExportedObject?, _ method: Method?, _ children: [String]
+    ) async {
         let outcome: Result<OutgoingMessage, BusError>
         do {
-            outcome = .success(try await handle(call, object, children))
-        } catch let error as BusError {
-            outcome = .failure(error)
-        } catch let error as ArgumentError {
-            outcome = .failure(BusError(error))
+            outcome = .success(try await Self.busErrors { try await handle(call, object, method, children) })
         } catch {
-            outcome = .failure(BusError(.failed, String(describing: error)))
+            outcome = .failure(error)
         }
+        reply(to: call.message, outcome)
+    }
+
+    /// Sends the reply or the error, unless the caller asked for none.
+    private func reply(to message: Message, _ outcome: Result<OutgoingMessage, BusError>) {
         guard message.expectsReply else { return }
         switch outcome {
         case .success(let reply): try? send(reply)
@@ -233,11 +304,29 @@ extension ConnectionCore {
         }
     }
 
-    /// `object` and `children`: what was exported at the call's path when it arrived.
+    /// What a handler throws, as the error the caller receives.
+    private static func busErrors<T>(_ body: () throws -> T) throws(BusError) -> T {
+        do { return try body() } catch { throw busError(error) }
+    }
+
+    nonisolated(nonsending) private static func busErrors<T>(_ body: nonisolated(nonsending) () async throws -> T) async throws(BusError) -> T {
+        do { return try await body() } catch { throw busError(error) }
+    }
+
+    private static func busError(_ error: any Error) -> BusError {
+        switch error {
+        case let error as BusError: error
+        case let error as ArgumentError: BusError(error)
+        default: BusError(.failed, String(describing: error))
+        }
+    }
+
+    /// `object`, its `method` for the call and `children`: what was exported at the call's path when
+    /// it arrived.
     nonisolated(nonsending) private func handle(
-        _ call: MethodCall, _ object: ExportedObject?, _ children: [String]
+        _ call: MethodCall, _ object: ExportedObject?, _ method: Method?, _ children: [String]
     ) async throws -> OutgoingMessage {
-        let (message, path, member) = (call.message, call.path, call.member)
+        let (path, member) = (call.path, call.member)
         if call.interface == introspectable, member == "Introspect", object != nil || !children.isEmpty {
             return try call.reply(introspectionXML(object, children: children)).message
         }
@@ -245,22 +334,14 @@ extension ConnectionCore {
         if call.interface == properties {
             return try await answerProperties(call, object: object)
         }
-        guard let method = object.method(member, in: call.interface) else {
+        guard let method else {
             if let interface = call.interface, object.interfaces[interface] == nil {
                 throw BusError(.unknownMethod, "no interface \(interface) at \(path)")
             }
             throw BusError(.unknownMethod, "no method \(member) at \(path)")
         }
-        let signature = message.signature.rawValue
-        if signature != method.inputSignature {
-            throw BusError(.invalidArgs, "\(member) takes '\(method.inputSignature)', not '\(signature)'")
-        }
-        let reply = try await method.handler(call).message
-        let replied = reply.signature
-        if replied != method.outputSignature {
-            throw BusError(.failed, "\(member) answered '\(replied)' where it declares '\(method.outputSignature)'")
-        }
-        return reply
+        try method.accepts(call)
+        return try await method.reply(to: call)
     }
 
     nonisolated(nonsending) private func answerProperties(

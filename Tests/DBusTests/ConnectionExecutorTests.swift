@@ -1,4 +1,6 @@
 import DBus
+import Dispatch
+import Synchronization
 import Testing
 
 private let interface: InterfaceName = "org.waypost.Test"
@@ -109,6 +111,76 @@ private actor Tally {
         // Each call saw a different count: the actor ran one call at a time, and every call was answered.
         #expect(counts.sorted() == Array(1...400).map(UInt32.init))
         #expect(await tally.offThreadCount == 0)
+        service.close()
+        client.close()
+    }
+
+    @Test func aMethodAnsweringAtOnceRunsOnTheConnectionThreadWhateverTheObjectsExecutor() async throws {
+        let service = try await PrivateBus.suiteBus.connect()
+        let client = try await PrivateBus.suiteBus.connect()
+        let offThread = Counter()
+        try service.export(path, interfaces: [
+            Interface(interface, methods: [
+                Method.answeringAtOnce("Acknowledge", arguments: [Argument("token", "u")], returns: [Argument("token", "u")]) { call in
+                    if !service.executor.isCurrent { offThread.increment() }
+                    let token = try call.arguments(UInt32.self)
+                    return try call.reply(token)
+                }
+            ])
+        ])  // no executor: a task would run on the global pool
+        let serviceName = service.uniqueName
+        for token in UInt32(1)...20 {
+            let reply = try await client.call(
+                destination: serviceName, path: path, interface: interface, member: "Acknowledge", token)
+            #expect(try reply.decode(UInt32.self) == token)
+        }
+        #expect(offThread.value == 0)
+        service.close()
+        client.close()
+    }
+
+    @Test func aMethodAnsweringAtOnceWaitsBehindCallsThatArrivedBeforeIt() async throws {
+        // Both calls are read in one go: the first one's task is queued on the connection's thread
+        // when the second arrives, and the second must not overtake it.
+        let service = try await PrivateBus.suiteBus.connect()
+        let client = try await PrivateBus.suiteBus.connect()
+        let order = Mutex<[String]>([])
+        let answered = Beacon()
+        try service.export(path, interfaces: [
+            Interface(interface, methods: [
+                Method("First") { call in
+                    order.withLock { $0.append("first") }
+                    answered.signal()
+                    return try call.reply()
+                },
+                Method.answeringAtOnce("Second") { call in
+                    order.withLock { $0.append("second") }
+                    answered.signal()
+                    return try call.reply()
+                },
+            ])
+        ], executor: service.executor)
+        // The service's thread is held until both calls wait in its socket.
+        let held = Beacon()
+        let release = DispatchSemaphore(value: 0)
+        service.executor.afterPendingInput {
+            held.signal()
+            release.wait()
+        }
+        try await withDeadline { try await held.next() }
+        let serviceName = service.uniqueName
+        try client.send(destination: serviceName, path: path, interface: interface, member: "First")
+        try client.send(destination: serviceName, path: path, interface: interface, member: "Second")
+        // The bus handles one sender's messages in order: once it answered this, it passed both on.
+        _ = try await client.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetId")
+        release.signal()
+        try await withDeadline {
+            try await answered.next()
+            try await answered.next()
+        }
+        #expect(order.withLock { $0 } == ["first", "second"])
         service.close()
         client.close()
     }

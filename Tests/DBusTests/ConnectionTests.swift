@@ -65,6 +65,15 @@ private func startService(
         Method("WrongReply", returns: [Argument("text", "s")]) { call in try call.reply(Int32(1)) },
         Method("EmptyReply", returns: [Argument("text", "s")]) { call in try call.reply() },
         Method("Sender", returns: [Argument("sender", "s")]) { call in try call.reply(call.sender.rawValue) },
+        // The same failures from handlers that answer at once, on the connection's thread.
+        Method.answeringAtOnce("RefuseAtOnce") { _ in throw BusError("org.waypost.Error.Refused", "not today") },
+        Method.answeringAtOnce("FailLocallyAtOnce") { _ in throw Local() },
+        Method.answeringAtOnce("WantsIntAtOnce", arguments: [Argument("option", "v")]) { call in
+            _ = try call.arguments(Variant.self).decode(as: Int32.self)
+            return try call.reply()
+        },
+        Method.answeringAtOnce("WrongReplyAtOnce", returns: [Argument("text", "s")]) { call in try call.reply(Int32(1)) },
+        Method.answeringAtOnce("EmptyReplyAtOnce", returns: [Argument("text", "s")]) { call in try call.reply() },
     ]
     try connection.export(
         testPath,
@@ -232,16 +241,19 @@ private func startService(
                 }
             }
         }
-        #expect(await failure("Refuse") == BusError("org.waypost.Error.Refused", "not today"))
-        #expect(await failure("FailLocally")?.name == .failed)
-        let wrongVariant = await failure("WantsInt", .string("three"))
-        #expect(wrongVariant?.name == .invalidArgs)
-        #expect(wrongVariant?.message.contains("expected 'i'") == true)
-        #expect(await failure("WrongReply")?.name == .failed)
-        // An empty reply is made by libdbus itself, not read back: its signature is checked too.
-        let empty = await failure("EmptyReply")
-        #expect(empty?.name == .failed)
-        #expect(empty?.message.contains("answered '' where it declares 's'") == true)
+        for answer in ["", "AtOnce"] {
+            func member(_ name: String) -> MemberName { MemberName(rawValue: name + answer)! }
+            #expect(await failure(member("Refuse")) == BusError("org.waypost.Error.Refused", "not today"))
+            #expect(await failure(member("FailLocally"))?.name == .failed)
+            let wrongVariant = await failure(member("WantsInt"), .string("three"))
+            #expect(wrongVariant?.name == .invalidArgs)
+            #expect(wrongVariant?.message.contains("expected 'i'") == true)
+            #expect(await failure(member("WrongReply"))?.name == .failed)
+            // An empty reply is made by libdbus itself, not read back: its signature is checked too.
+            let empty = await failure(member("EmptyReply"))
+            #expect(empty?.name == .failed)
+            #expect(empty?.message.contains("answered '' where it declares 's'") == true)
+        }
         #expect(await failure("Missing")?.name == .unknownMethod)
     }
 
@@ -252,6 +264,12 @@ private func startService(
         }
         #expect(error?.name == .invalidArgs)
         #expect(error?.message.contains("'i'") == true)
+        let atOnce = await #expect(throws: BusError.self) {
+            try await client.call(
+                destination: service.uniqueName, path: testPath, interface: testInterface, member: "WantsIntAtOnce", "seven")
+        }
+        #expect(atOnce?.name == .invalidArgs)
+        #expect(atOnce?.message.contains("takes 'v', not 's'") == true)
     }
 
     @Test func unknownObjectsAndInterfacesGetTheStandardErrors() async throws {
