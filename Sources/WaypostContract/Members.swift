@@ -30,6 +30,12 @@ extension Contract {
             Method(name, arguments: arguments.map(\.argument), returns: results.map(\.argument), handler: handler)
         }
 
+        /// A method exported as declared here, answered by `handler` without suspending: on the
+        /// connection's thread as the call arrives, with no task (`Method.answeringAtOnce`).
+        public func exportedAnsweringAtOnce(_ handler: @escaping @Sendable (MethodCall) throws -> Reply) -> Method {
+            .answeringAtOnce(name, arguments: arguments.map(\.argument), returns: results.map(\.argument), handler: handler)
+        }
+
 
         /// A signal declared for introspection as declared here.
         public var signalDeclaration: SignalDeclaration {

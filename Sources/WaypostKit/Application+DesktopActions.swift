@@ -13,7 +13,7 @@ extension Application {
             Members.interface,
             methods: [
                 // Started, registered: nothing more to show than the scenes the app opens itself.
-                Members.activate.exported { call in try call.reply() },
+                Members.activate.exportedAnsweringAtOnce { call in try call.reply() },
                 Members.open.exported { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     let (uris, _) = try call.arguments([String].self, [String: Variant].self)

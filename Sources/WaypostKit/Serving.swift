@@ -8,8 +8,8 @@ import WaypostContract
 /// Policy: only the dispatcher instance the app registered with may call; an event for a scene the
 /// app has closed, or one the scene has no handler for, is refused with an error, so the
 /// dispatcher falls through to the next destination the rules allow and it is never lost.
-/// An event is acknowledged on receipt — once its scene and handler are found — and the handler
-/// runs after, handlers one at a time in the order their events arrived: a slow handler never
+/// An event is acknowledged on receipt — once its scene and handler are found, on the connection's
+/// thread as the call arrives (`exportedAnsweringAtOnce`) — and the handler runs after, handlers one at a time in the order their events arrived: a slow handler never
 /// looks like a hung app to the dispatcher (docs/delivery.md).
 extension Application {
     /// Where each process serves `io.waypost.Application1` (it names the path when it registers).
@@ -20,14 +20,14 @@ extension Application {
         return Interface(
             Members.interface,
             methods: [
-                Members.openURL.exported { [weak self] call in
+                Members.openURL.exportedAnsweringAtOnce { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
                     let (scene, uri, platform) = try call.arguments(String.self, String.self, [String: Variant].self)
                     runAfterAcknowledging(try handling(.url(uri), inScene: scene, context: Self.context(platform)))
                     return try call.reply()
                 },
-                Members.continueUserActivity.exported { [weak self] call in
+                Members.continueUserActivity.exportedAnsweringAtOnce { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
                     let (scene, type, activity, platform) = try call.arguments(
@@ -36,7 +36,7 @@ extension Application {
                         try handling(.activity(Self.activity(type, activity)), inScene: scene, context: Self.context(platform)))
                     return try call.reply()
                 },
-                Members.receiveNotificationResponse.exported { [weak self] call in
+                Members.receiveNotificationResponse.exportedAnsweringAtOnce { [weak self] call in
                     guard let self else { throw BusError(.unknownObject, "the application stopped") }
                     try checkCaller(call)
                     let (scene, response, platform) = try call.arguments(String.self, [String: Variant].self, [String: Variant].self)
