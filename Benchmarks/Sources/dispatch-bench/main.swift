@@ -29,11 +29,12 @@ func link(preferredBy target: Int) -> String {
 
 func serveApp(address: String, first: Int, count: Int) async throws -> Never {
     let connection = try await Connection(address: address)
-    let ok: nonisolated(nonsending) @Sendable (MethodCall) async throws -> Reply = { call in try call.reply() }
+    // Acknowledgements answered at once, as WaypostKit answers them.
+    let ok: @Sendable (MethodCall) throws -> Reply = { call in try call.reply() }
     try connection.export(appPath, interfaces: [
         Interface(Contract.Application1.interface, methods: [
-            Contract.Application1.openURL.exported(ok),
-            Contract.Application1.continueUserActivity.exported(ok),
+            Contract.Application1.openURL.exportedAnsweringAtOnce(ok),
+            Contract.Application1.continueUserActivity.exportedAnsweringAtOnce(ok),
             Contract.Application1.createScene.exported { call in try call.reply("created") },
         ])
     ], executor: connection.executor)  // answered on the connection's thread, like the C echo-server
