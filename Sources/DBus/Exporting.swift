@@ -68,14 +68,6 @@ public struct Method: Sendable {
         outputSignature = returns.map(\.signature.rawValue).joined()
     }
 
-    /// The handler's reply, checked against `returns`.
-    nonisolated(nonsending) func reply(to call: MethodCall) async throws -> OutgoingMessage {
-        switch answer {
-        case .atOnce(let handler): try checked(handler(call).message)
-        case .awaited(let handler): try checked(await handler(call).message)
-        }
-    }
-
     /// Refuses a call whose arguments are not the declared ones, before the handler sees it.
     func accepts(_ call: MethodCall) throws(BusError) {
         let signature = call.message.signature.rawValue
@@ -84,6 +76,7 @@ public struct Method: Sendable {
         }
     }
 
+    /// The handler's reply, unless it is not what the method declares.
     func checked(_ reply: OutgoingMessage) throws(BusError) -> OutgoingMessage {
         if reply.signature != outputSignature {
             throw BusError(.failed, "\(name) answered '\(reply.signature)' where it declares '\(outputSignature)'")
@@ -184,6 +177,9 @@ struct ExportedObject: Sendable {
     let methods: [InterfaceName: [MemberName: Method]]
     /// Where its handlers' tasks start; nil: the global concurrent executor.
     let executor: (any TaskExecutor)?
+    /// Whether any of its methods answers at once (only then is a call's method looked up before
+    /// its task starts).
+    let answersSomeAtOnce: Bool
 
     init(_ interfaces: [Interface], executor: (any TaskExecutor)?) {
         self.executor = executor
@@ -191,6 +187,9 @@ struct ExportedObject: Sendable {
         order = interfaces.map(\.name)
         methods = self.interfaces.mapValues { interface in
             Dictionary(interface.methods.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        answersSomeAtOnce = interfaces.contains { interface in
+            interface.methods.contains { if case .atOnce = $0.answer { true } else { false } }
         }
     }
 
@@ -250,8 +249,7 @@ extension ConnectionCore {
     func receiveMethodCall(_ message: Message) {
         let call = MethodCall(message: message)
         let (object, children) = objects.lookUp(call.path, listingChildren: call.interface == introspectable)
-        let method = object.flatMap { Self.method(for: call, in: $0) }
-        if let object, let method, case .atOnce(let handler) = method.answer, mayAnswerAtOnce(for: object) {
+        if let object, object.answersSomeAtOnce, let (method, handler) = answeredAtOnce(call, by: object) {
             reply(to: message, Result { () throws(BusError) in
                 try method.accepts(call)
                 return try method.checked(Self.busErrors { try handler(call).message })
@@ -261,36 +259,32 @@ extension ConnectionCore {
             // and so do actors on that executor and the calls they make — one job to start the
             // task and one per reply awaited, instead of a hop at every change of isolation.
             loopIsolation.assumeIsolated { loop in
-                loop.start { await self.answer(call, object, method, children) }
+                loop.start { await self.answer(call, object, children) }
             }
         } else {
-            Task(executorPreference: object?.executor) { await self.answer(call, object, method, children) }
+            Task(executorPreference: object?.executor) { await self.answer(call, object, children) }
         }
     }
 
-    /// The exported method `call` is for, unless it asks for what every object answers itself
-    /// (`Introspect`, `Properties`).
-    private static func method(for call: MethodCall, in object: ExportedObject) -> Method? {
+    /// The method and its handler when `call` may be answered here and now: its method never
+    /// suspends, and it is neither for an object exported with another executor nor behind jobs
+    /// queued on the connection's, whose calls must be answered in the order they came.
+    private func answeredAtOnce(
+        _ call: MethodCall, by object: ExportedObject
+    ) -> (Method, @Sendable (MethodCall) throws -> Reply)? {
         if call.interface == properties || call.interface == introspectable && call.member == "Introspect" { return nil }
-        return object.method(call.member, in: call.interface)
+        guard let method = object.method(call.member, in: call.interface), case .atOnce(let handler) = method.answer
+        else { return nil }
+        if let objectExecutor = object.executor, objectExecutor !== executor || loop.hasQueuedJobs { return nil }
+        return (method, handler)
     }
 
-    /// Whether a method of `object` that never suspends may answer here and now: not when the object
-    /// was exported with another executor, nor when jobs are queued ahead on the connection's, whose
-    /// calls must be answered in the order they came.
-    private func mayAnswerAtOnce(for object: ExportedObject) -> Bool {
-        guard let objectExecutor = object.executor else { return true }
-        return objectExecutor === executor && !loop.hasQueuedJobs
-    }
-
-    nonisolated(nonsending) private func answer(
-        _ call: MethodCall, _ object: ExportedObject?, _ method: Method?, _ children: [String]
-    ) async {
+    nonisolated(nonsending) private func answer(_ call: MethodCall, _ object: ExportedObject?, _ children: [String]) async {
         let outcome: Result<OutgoingMessage, BusError>
         do {
-            outcome = .success(try await Self.busErrors { try await handle(call, object, method, children) })
+            outcome = .success(try await handle(call, object, children))
         } catch {
-            outcome = .failure(error)
+            outcome = .failure(Self.busError(error))
         }
         reply(to: call.message, outcome)
     }
@@ -309,10 +303,6 @@ extension ConnectionCore {
         do { return try body() } catch { throw busError(error) }
     }
 
-    nonisolated(nonsending) private static func busErrors<T>(_ body: nonisolated(nonsending) () async throws -> T) async throws(BusError) -> T {
-        do { return try await body() } catch { throw busError(error) }
-    }
-
     private static func busError(_ error: any Error) -> BusError {
         switch error {
         case let error as BusError: error
@@ -321,10 +311,9 @@ extension ConnectionCore {
         }
     }
 
-    /// `object`, its `method` for the call and `children`: what was exported at the call's path when
-    /// it arrived.
+    /// `object` and `children`: what was exported at the call's path when it arrived.
     nonisolated(nonsending) private func handle(
-        _ call: MethodCall, _ object: ExportedObject?, _ method: Method?, _ children: [String]
+        _ call: MethodCall, _ object: ExportedObject?, _ children: [String]
     ) async throws -> OutgoingMessage {
         let (path, member) = (call.path, call.member)
         if call.interface == introspectable, member == "Introspect", object != nil || !children.isEmpty {
@@ -334,14 +323,17 @@ extension ConnectionCore {
         if call.interface == properties {
             return try await answerProperties(call, object: object)
         }
-        guard let method else {
+        guard let method = object.method(member, in: call.interface) else {
             if let interface = call.interface, object.interfaces[interface] == nil {
                 throw BusError(.unknownMethod, "no interface \(interface) at \(path)")
             }
             throw BusError(.unknownMethod, "no method \(member) at \(path)")
         }
         try method.accepts(call)
-        return try await method.reply(to: call)
+        switch method.answer {
+        case .atOnce(let handler): return try method.checked(handler(call).message)
+        case .awaited(let handler): return try method.checked(await handler(call).message)
+        }
     }
 
     nonisolated(nonsending) private func answerProperties(
