@@ -250,10 +250,14 @@ extension ConnectionCore {
         let call = MethodCall(message: message)
         let (object, children) = objects.lookUp(call.path, listingChildren: call.interface == introspectable)
         if let object, object.answersSomeAtOnce, let (method, handler) = answeredAtOnce(call, by: object) {
-            reply(to: message, Result { () throws(BusError) in
+            let outcome: Result<OutgoingMessage, BusError>
+            do {
                 try method.accepts(call)
-                return try method.checked(Self.busErrors { try handler(call).message })
-            })
+                outcome = .success(try method.checked(handler(call).message))
+            } catch {
+                outcome = .failure(Self.busError(error))
+            }
+            reply(to: message, outcome)
         } else if let object, object.executor === executor {
             // Started isolated to the loop's serial executor: the handler, nonsending, runs there,
             // and so do actors on that executor and the calls they make — one job to start the
@@ -298,11 +302,7 @@ extension ConnectionCore {
         }
     }
 
-    /// What a handler throws, as the error the caller receives.
-    private static func busErrors<T>(_ body: () throws -> T) throws(BusError) -> T {
-        do { return try body() } catch { throw busError(error) }
-    }
-
+    /// What a handler threw, as the error the caller receives.
     private static func busError(_ error: any Error) -> BusError {
         switch error {
         case let error as BusError: error
