@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions (and simulated L1 instruction-cache misses) the daemon spends per `Open`, counted by
-# valgrind's callgrind: unlike time on a shared VM, the count is the same from run to run, so it can
-# judge a change of a few per cent. A private bus, the release daemon under callgrind, the bench app
+# valgrind's callgrind: unlike time on a shared VM, the count moves by about half a per cent from run
+# to run, so it can judge a change of a few per cent. A private bus, the release daemon under callgrind, the bench app
 # with 1,000 open scenes, N sequential `Open`s from `dispatch-bench opens`; then the C router
 # (Benchmarks/yardsticks' `echo-server --forward-to`) is counted the same way, per two-hop call.
 #
