@@ -3,8 +3,9 @@
 /// One dedicated thread owns the libdbus connection and runs its dispatch loop; no Swift concurrency
 /// thread ever blocks on the bus. Methods may be called from any task. Exported method handlers run
 /// as their own tasks, so a handler awaiting another peer never stops the connection from
-/// dispatching (that peer may call back in); those that never suspend may answer at once (`Method`). The connection closes on `close()`, when the bus goes
-/// away, or when the last reference to it is dropped.
+/// dispatching (that peer may call back in); those that never suspend may answer at once
+/// (`Method`). The connection closes on `close()`, when the bus goes away, or when the last
+/// reference to it is dropped.
 public final class Connection: Sendable {
     let core: ConnectionCore
 

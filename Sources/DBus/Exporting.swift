@@ -209,8 +209,9 @@ extension Connection {
     ///
     /// Each call is answered by a task of its own (unless its method answers at once, `Method`),
     /// started on `executor` when given: pass this connection's `executor` to answer on its thread,
-    /// with no thread hop (handlers must then never block). Such a task starts isolated to `executor.serial`, so a handler calling an actor that
-    /// lives there (its `unownedExecutor` is `executor.serial`) does not hop either.
+    /// with no thread hop (handlers must then never block). Such a task starts isolated to
+    /// `executor.serial`, so a handler calling an actor that lives there (its `unownedExecutor` is
+    /// `executor.serial`) does not hop either.
     /// - Throws: `BusError` `ObjectPathInUse` when something is already exported at `path`.
     public func export(_ path: ObjectPath, interfaces: [Interface], executor: (any TaskExecutor)? = nil) throws {
         let object = ExportedObject(interfaces, executor: executor)
