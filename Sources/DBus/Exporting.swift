@@ -24,10 +24,10 @@ public struct Argument: Sendable, Hashable {
 /// object was exported with the connection's `executor` — so an actor living there is called
 /// without a hop — and on the global executor otherwise.
 ///
-/// A handler that never suspends (`Method.answeringAtOnce`, e.g. an acknowledgement) is called on the
-/// connection's thread as its call is dispatched, with no task and no thread hop, unless the object
-/// was exported with an executor other than the connection's (then it runs there, as a task). It
-/// must never block. When the object was exported with the connection's `executor` and jobs are
+/// A handler that never suspends (`Method.answeringAtOnce`, e.g. an acknowledgement) is called on
+/// the connection's thread as its call is dispatched, with no task and no thread hop, unless the
+/// object was exported with an executor other than the connection's (then it runs there, as a
+/// task). It must never block. When the object was exported with the connection's `executor` and jobs are
 /// already queued there, the call waits behind them, so calls are still answered in arrival order.
 public struct Method: Sendable {
     public var name: MemberName
@@ -277,7 +277,10 @@ extension ConnectionCore {
     private func answeredAtOnce(
         _ call: MethodCall, by object: ExportedObject
     ) -> (Method, @Sendable (MethodCall) throws -> Reply)? {
-        if call.interface == properties || call.interface == introspectable && call.member == "Introspect" { return nil }
+        // What every object answers itself, as `handle` does.
+        if call.interface == properties || call.interface == introspectable && call.member == "Introspect" {
+            return nil
+        }
         guard let method = object.method(call.member, in: call.interface), case .atOnce(let handler) = method.answer
         else { return nil }
         if let objectExecutor = object.executor, objectExecutor !== executor || loop.hasQueuedJobs { return nil }
