@@ -115,28 +115,37 @@ private actor Tally {
         client.close()
     }
 
-    @Test func aMethodAnsweringAtOnceRunsOnTheConnectionThreadWhateverTheObjectsExecutor() async throws {
+    @Test func aMethodAnsweringAtOnceRunsOnTheConnectionThreadUnlessItsObjectNamesAnotherExecutor() async throws {
         let service = try await PrivateBus.suiteBus.connect()
+        let other = try await PrivateBus.suiteBus.connect()
         let client = try await PrivateBus.suiteBus.connect()
-        let offThread = Counter()
-        try service.export(path, interfaces: [
-            Interface(interface, methods: [
-                Method.answeringAtOnce("Acknowledge", arguments: [Argument("token", "u")], returns: [Argument("token", "u")]) { call in
-                    if !service.executor.isCurrent { offThread.increment() }
-                    let token = try call.arguments(UInt32.self)
-                    return try call.reply(token)
-                }
-            ])
-        ])  // no executor: a task would run on the global pool
+        let offService = Counter()
+        let offOther = Counter()
+        func acknowledge(on expected: Connection, counting misses: Counter) -> Method {
+            .answeringAtOnce("Acknowledge", arguments: [Argument("token", "u")], returns: [Argument("token", "u")]) { call in
+                if !expected.executor.isCurrent { misses.increment() }
+                let token = try call.arguments(UInt32.self)
+                return try call.reply(token)
+            }
+        }
+        let elsewhere: ObjectPath = "/org/waypost/Elsewhere"
+        // No executor: a task would run on the global pool; at once, it runs on the service's thread.
+        try service.export(path, interfaces: [Interface(interface, methods: [acknowledge(on: service, counting: offService)])])
+        // Another connection's executor, named for this object: its handler runs there, as a task.
+        try service.export(
+            elsewhere, interfaces: [Interface(interface, methods: [acknowledge(on: other, counting: offOther)])],
+            executor: other.executor)
         let serviceName = service.uniqueName
         for token in UInt32(1)...20 {
-            let reply = try await client.call(
-                destination: serviceName, path: path, interface: interface, member: "Acknowledge", token)
-            #expect(try reply.decode(UInt32.self) == token)
+            for objectPath in [path, elsewhere] {
+                let reply = try await client.call(
+                    destination: serviceName, path: objectPath, interface: interface, member: "Acknowledge", token)
+                #expect(try reply.decode(UInt32.self) == token)
+            }
         }
-        #expect(offThread.value == 0)
-        service.close()
-        client.close()
+        #expect(offService.value == 0)
+        #expect(offOther.value == 0)
+        for connection in [service, other, client] { connection.close() }
     }
 
     @Test func aMethodAnsweringAtOnceWaitsBehindCallsThatArrivedBeforeIt() async throws {
