@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Instructions (and simulated L1 instruction-cache misses) the daemon spends per `Open`, counted by
 # valgrind's callgrind: unlike time on a shared VM, the count moves by about half a per cent from run
-# to run, so it can judge a change of a few per cent. A private bus, the release daemon under callgrind, the bench app
-# with 1,000 open scenes, N sequential `Open`s from `dispatch-bench opens`; then the C router
-# (Benchmarks/yardsticks' `echo-server --forward-to`) is counted the same way, per two-hop call.
+# to run, so it can judge a change of a few per cent. A private bus, the release daemon under
+# callgrind, the bench app with 1,000 open scenes, N sequential `Open`s from `dispatch-bench opens`;
+# then the C router (Benchmarks/yardsticks' `echo-server --forward-to`) is counted the same way, per
+# two-hop call.
 #
 # What valgrind 3.19 (Debian 12's) cannot do, and how the daemon counted is still the release one:
 # - it cannot read the debug information lld writes, so it runs a copy with the debug sections

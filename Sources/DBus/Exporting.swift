@@ -27,8 +27,9 @@ public struct Argument: Sendable, Hashable {
 /// A handler that never suspends (`Method.answeringAtOnce`, e.g. an acknowledgement) is called on
 /// the connection's thread as its call is dispatched, with no task and no thread hop, unless the
 /// object was exported with an executor other than the connection's (then it runs there, as a
-/// task). It must never block. When the object was exported with the connection's `executor` and jobs are
-/// already queued there, the call waits behind them, so calls are still answered in arrival order.
+/// task). It must never block. When the object was exported with the connection's `executor` and
+/// jobs are already queued there, the call waits behind them, so calls are still answered in
+/// arrival order.
 public struct Method: Sendable {
     public var name: MemberName
     public var arguments: [Argument]

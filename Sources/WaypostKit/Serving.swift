@@ -9,8 +9,9 @@ import WaypostContract
 /// app has closed, or one the scene has no handler for, is refused with an error, so the
 /// dispatcher falls through to the next destination the rules allow and it is never lost.
 /// An event is acknowledged on receipt — once its scene and handler are found, on the connection's
-/// thread as the call arrives (`exportedAnsweringAtOnce`) — and the handler runs after, handlers one at a time in the order their events arrived: a slow handler never
-/// looks like a hung app to the dispatcher (docs/delivery.md).
+/// thread as the call arrives (`exportedAnsweringAtOnce`) — and the handler runs after, handlers
+/// one at a time in the order their events arrived: a slow handler never looks like a hung app to
+/// the dispatcher (docs/delivery.md).
 extension Application {
     /// Where each process serves `io.waypost.Application1` (it names the path when it registers).
     static let objectPath: ObjectPath = "/io/waypost/Application"
