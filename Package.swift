@@ -159,13 +159,11 @@ let package = Package(
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "Planning", "Associations", "TestSupport", "WaypostContract", "waypost"],
-            exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "WaypostKitTests",
             dependencies: ["WaypostKit", "DBus", "TestSupport", "waypost", "waypost-contacts", "waypost-photos", "waypost-notes", "waypost-player",
                            "waypost-icecream"],
-            exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "DesktopIntegrationTests", dependencies: ["AssociationSources", "DBus", "Installation", "TestSupport", "waypost"],
@@ -174,7 +172,7 @@ let package = Package(
         // The GTK samples' windows under Xvfb and openbox.
         .testTarget(
             name: "WindowTests", dependencies: ["TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
-            exclude: ["Fixtures"], swiftSettings: strict),
+            swiftSettings: strict),
         .testTarget(
             name: "AssociationSourcesTests", dependencies: ["AssociationSources", "TestSupport", "association-verify"],
             exclude: ["Fixtures"],

@@ -27,6 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "Tests/DesktopIntegrationTests/Fixtures")
 sys.path.insert(0, FIXTURES)
 from chromium_driver import DevTools, Pages  # noqa: E402
+from lab_bus import lab_bus_config  # noqa: E402
 
 ROUNDS = int(os.environ.get("ROUNDS", "40"))
 WAYPOST = os.path.realpath(os.environ.get("WAYPOST", os.path.join(ROOT, ".build/release/waypost")))
@@ -41,7 +42,7 @@ def start_session(root):
     for directory in ["home", "data/applications", "data/waypost/associations", "config", "runtime", "logs"]:
         os.makedirs(f"{root}/{directory}", exist_ok=True)
     os.chmod(f"{root}/runtime", 0o700)
-    bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={FIXTURES}/session.conf", "--nofork", "--print-address=1"],
+    bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={lab_bus_config(root)}", "--nofork", "--print-address=1"],
                            stdout=subprocess.PIPE, env=environment, text=True)
     environment["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().strip()
     return bus, environment

@@ -25,6 +25,8 @@ from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Benchmarks"))
+from lab_bus import lab_bus_config  # noqa: E402
 FIXTURES = os.path.join(ROOT, "Tests/HandoffTests/Fixtures")
 SAMPLE = os.path.join(ROOT, "Tests/Apps/sample_app.py")
 ROUNDS = int(os.environ.get("ROUNDS", "20"))
@@ -47,7 +49,7 @@ def device(root, name):
     env = {"PATH": "/usr/bin:/bin", "HOME": f"{root}/home", "XDG_DATA_HOME": f"{root}/data", "XDG_CONFIG_HOME": f"{root}/config",
            "XDG_CACHE_HOME": f"{root}/cache", "XDG_RUNTIME_DIR": f"{root}/runtime", "XDG_DATA_DIRS": "/usr/share",
            "XDG_CONFIG_DIRS": f"{root}/config", "GIO_USE_VFS": "local", "DISPLAY": f":{display}", "XDG_CURRENT_DESKTOP": "X-Generic"}
-    bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={FIXTURES}/session.conf", "--nofork", "--print-address=1"],
+    bus = subprocess.Popen(["/usr/bin/dbus-daemon", f"--config-file={lab_bus_config(root)}", "--nofork", "--print-address=1"],
                            env=env, stdout=subprocess.PIPE, stderr=open(f"{root}/logs/bus.log", "ab"))
     processes.append(bus)
     env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().decode().strip()

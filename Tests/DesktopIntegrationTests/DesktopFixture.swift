@@ -3,9 +3,9 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A throwaway desktop for one test: a private `dbus-daemon` started from `Fixtures/session.conf`
-/// with its own HOME, XDG_DATA_HOME, XDG_CONFIG_HOME and XDG_RUNTIME_DIR, real desktop entries, and
-/// nothing of Waypost's until the test runs `waypost install --user` (the bus then starts the
+/// A throwaway desktop for one test: a private `dbus-daemon` (the lab desktop: it starts only the
+/// services the session writes) with its own HOME, XDG_DATA_HOME, XDG_CONFIG_HOME and
+/// XDG_RUNTIME_DIR, real desktop entries, and nothing of Waypost's until the test runs `waypost install --user` (the bus then starts the
 /// daemon on demand, from the service file install wrote). `close()` tears it all down.
 final class ThrowawayDesktop: Sendable {
     private let session: PrivateSession
@@ -37,7 +37,7 @@ final class ThrowawayDesktop: Sendable {
     init() async throws {
         // GIO's D-Bus launches need no GVfs; keep it from looking for one.
         session = try await PrivateSession(
-            name: "waypost-desktop", directories: ["files"], configFile: Self.fixtures.appendingPathComponent("session.conf"),
+            name: "waypost-desktop", directories: ["files"],
             extraEnvironment: ["GIO_USE_VFS": "local"])
     }
 

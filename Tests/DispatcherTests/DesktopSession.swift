@@ -23,7 +23,6 @@ final class DesktopSession: Sendable {
     static let sampleApp = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Apps/sample_app.py")
 
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     /// The interpreter Debian's python3-dbus and python3-gi are installed for.
     static let python = "/usr/bin/python3"
@@ -41,7 +40,7 @@ final class DesktopSession: Sendable {
 
             """
         session = try await PrivateSession(
-            name: "waypost-session", configFile: Self.fixtures.appendingPathComponent("session.conf")
+            name: "waypost-session"
         ) { root in
             try service.write(
                 to: root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service"), atomically: true,

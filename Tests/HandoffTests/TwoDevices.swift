@@ -35,7 +35,7 @@ final class Device: Sendable {
         self.xvfb = xvfb
         do {
             session = try await PrivateSession(
-                name: "waypost-handoff-\(name)", configFile: Self.fixtures.appendingPathComponent("session.conf"),
+                name: "waypost-handoff-\(name)",
                 extraEnvironment: ["DISPLAY": ":\(number)", "GIO_USE_VFS": "local", "XDG_CURRENT_DESKTOP": "X-Generic"])
         } catch {
             xvfb.send(SIGTERM)

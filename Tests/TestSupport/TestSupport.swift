@@ -23,9 +23,37 @@ public func waitUntil(
     throw TestFailure("timed out waiting until \(what)\n\(context())")
 }
 
+/// Which desktop a private session models, as far as its bus goes: what the bus can start
+/// besides the services the test itself writes into the session's `data/dbus-1/services`.
+public enum ModelledDesktop: Sendable {
+    /// The lab desktop (X11 or no display, no portal): nothing the machine installed. A bus that
+    /// loaded the machine's services would change with what is installed on it (once
+    /// xdg-desktop-portal is, Chromium opens links through it; gjs brings GNOME Shell's
+    /// notification server), so a lab test names only its own.
+    case lab
+    /// The desktop people run, its portal part: the real xdg-desktop-portal with its GTK backend and
+    /// permission store, and the document portal where `/dev/fuse` exists. The portal's GTK
+    /// backend serves only on a display and with `XDG_CURRENT_DESKTOP=GNOME`, which the session
+    /// sets unless the test gives another.
+    case portal
+
+    /// The machine's service files the bus may start, by bus name.
+    var machineServices: [String] {
+        switch self {
+        case .lab: []
+        case .portal:
+            ["org.freedesktop.portal.Desktop", "org.freedesktop.impl.portal.PermissionStore", "org.freedesktop.impl.portal.desktop.gtk"]
+                + (FileManager.default.fileExists(atPath: "/dev/fuse") ? ["org.freedesktop.portal.Documents"] : [])
+        }
+    }
+}
+
 /// A throwaway desktop session: HOME and the XDG directories under one temporary root, and a
-/// private `dbus-daemon` (never the user's bus) started from a config file with that environment, so
-/// that the services it activates inherit it. `close()` kills the bus and removes the root.
+/// private `dbus-daemon` (never the user's bus) started with that environment, so that the
+/// services it activates inherit it, and with a configuration the session writes: it listens on a
+/// socket file below the root (abstract sockets belong to one network namespace; Flatpak needs a
+/// path) and starts only the session's own services and the `desktop`'s. `close()` kills the bus
+/// and removes the root.
 public final class PrivateSession: Sendable {
     public let root: URL
     public let address: String
@@ -37,11 +65,11 @@ public final class PrivateSession: Sendable {
     ///   - name: a prefix for the temporary root's name.
     ///   - directories: made below the root besides home, data/applications, data/dbus-1/services,
     ///     config, runtime and logs.
-    ///   - configFile: the bus's config (it should list `<standard_session_servicedirs/>`).
+    ///   - desktop: what the bus may start besides the session's own services.
     ///   - extraEnvironment: set for the bus and everything started in the session.
     ///   - prepare: runs once the directories exist, before the bus starts (service files…).
     public init(
-        name: String, directories: [String] = [], configFile: URL, extraEnvironment: [String: String] = [:],
+        name: String, directories: [String] = [], desktop: ModelledDesktop = .lab, extraEnvironment: [String: String] = [:],
         prepare: (URL) throws -> Void = { _ in }
     ) async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
@@ -57,8 +85,10 @@ public final class PrivateSession: Sendable {
         environment["XDG_RUNTIME_DIR"] = root.appendingPathComponent("runtime").path
         environment["XDG_DATA_DIRS"] = try Self.systemDataWithoutApplications(in: root).path
         environment["XDG_CONFIG_DIRS"] = root.appendingPathComponent("config").path
+        if desktop == .portal { environment["XDG_CURRENT_DESKTOP"] = "GNOME" }
         environment.merge(extraEnvironment) { _, new in new }
         try prepare(root)
+        let configFile = try Self.writeBusConfiguration(in: root, desktop: desktop)
 
         // The address it prints is its word that it listens.
         bus = try await ChildProcess.start(
@@ -71,6 +101,39 @@ public final class PrivateSession: Sendable {
         self.address = address
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         self.environment = environment
+    }
+
+    /// The bus's configuration: a session bus on a socket file in the session's runtime directory,
+    /// starting services from the session's own `data/dbus-1/services` and from a directory of
+    /// links to the machine's service files the desktop names; every name may be owned and every
+    /// message eavesdropped (the tests' monitors), as on a stock session bus.
+    static func writeBusConfiguration(in root: URL, desktop: ModelledDesktop) throws -> URL {
+        let machine = root.appendingPathComponent("machine-services")
+        try FileManager.default.createDirectory(at: machine, withIntermediateDirectories: true)
+        for name in desktop.machineServices {
+            try FileManager.default.createSymbolicLink(
+                at: machine.appendingPathComponent("\(name).service"),
+                withDestinationURL: URL(fileURLWithPath: "/usr/share/dbus-1/services/\(name).service"))
+        }
+        let config = root.appendingPathComponent("bus.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:dir=\(root.appendingPathComponent("runtime").path)</listen>
+              <auth>EXTERNAL</auth>
+              <servicedir>\(root.appendingPathComponent("data/dbus-1/services").path)</servicedir>
+              <servicedir>\(machine.path)</servicedir>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+        return config
     }
 
     /// `/usr/share` without its `applications`: the MIME database, GSettings schemas and the rest of

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// A private desktop session for one test, after the dispatcher tests' `DesktopSession`: its own
-/// `dbus-daemon` (from `Fixtures/session.conf`), a throwaway HOME and XDG directories with real
+/// `dbus-daemon` (the lab desktop), a throwaway HOME and XDG directories with real
 /// desktop entries, and the dispatcher installed as a D-Bus activatable service.
 ///
 /// Apps under test run in this process, so their desktop entries name this test runner as their
@@ -27,7 +27,6 @@ final class KitSession: Sendable {
     static let waypost = binDirectory.appendingPathComponent("waypost")
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     init(deliveryTimeout: Double = 10) async throws {
         let service = """
@@ -36,7 +35,7 @@ final class KitSession: Sendable {
             Exec=\(Self.waypost.path) daemon --verbose --launch-timeout 5 --delivery-timeout \(deliveryTimeout)
 
             """
-        session = try await PrivateSession(name: "waypost-kit", configFile: Self.fixtures.appendingPathComponent("session.conf")) { root in
+        session = try await PrivateSession(name: "waypost-kit") { root in
             try service.write(
                 to: root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service"),
                 atomically: true, encoding: .utf8)

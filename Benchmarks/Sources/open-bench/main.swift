@@ -190,7 +190,7 @@ func runBench(rounds: Int) async throws {
           <type>session</type>
           <listen>unix:tmpdir=/tmp</listen>
           <auth>EXTERNAL</auth>
-          <standard_session_servicedirs/>
+          <servicedir>\(root)/data/dbus-1/services</servicedir>
           <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
         </busconfig>
         """, to: "\(root)/session.conf")
