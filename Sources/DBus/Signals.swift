@@ -1,11 +1,14 @@
 import Synchronization
 
-/// Which signals a subscription wants, in the bus's match-rule terms (`type='signal'` implied).
+/// Which messages a subscription wants, in the bus's match-rule terms: signals (`type='signal'`),
+/// or for a monitor (`Connection.monitor`) another kind.
 ///
 /// The bus filters by the rule; the connection matches again locally to hand each signal only to the
 /// subscriptions it fits. A well-known `sender` is resolved by the bus only, so locally it is not
 /// compared (the bus sends the signal with the owner's unique name).
 public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
+    /// `.signal` for subscriptions; a monitor may watch method calls and replies too.
+    public var kind: Message.Kind
     public var sender: BusName?
     public var path: ObjectPath?
     public var interface: InterfaceName?
@@ -14,9 +17,10 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     public var arguments: [Int: String]
 
     public init(
-        sender: BusName? = nil, path: ObjectPath? = nil, interface: InterfaceName? = nil,
+        kind: Message.Kind = .signal, sender: BusName? = nil, path: ObjectPath? = nil, interface: InterfaceName? = nil,
         member: MemberName? = nil, arguments: [Int: String] = [:]
     ) {
+        self.kind = kind
         self.sender = sender
         self.path = path
         self.interface = interface
@@ -26,7 +30,13 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
 
     /// The rule as the bus's `AddMatch` takes it.
     public var description: String {
-        var parts = ["type='signal'"]
+        let type = switch kind {
+        case .signal: "signal"
+        case .methodCall: "method_call"
+        case .methodReturn: "method_return"
+        case .error: "error"
+        }
+        var parts = ["type='\(type)'"]
         if let sender { parts.append("sender='\(sender)'") }
         if let path { parts.append("path='\(path)'") }
         if let interface { parts.append("interface='\(interface)'") }
@@ -39,6 +49,7 @@ public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
     }
 
     func matches(_ message: Message) -> Bool {
+        if message.kind != kind { return false }
         if let sender, sender.isUnique || sender == .bus, message.sender != sender { return false }
         if let path, message.path != path { return false }
         if let interface, message.interface != interface { return false }

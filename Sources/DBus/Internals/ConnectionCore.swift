@@ -29,6 +29,8 @@ final class ConnectionCore: Sendable {
     let subscriptions = SignalSubscriptions()
     let objects = ExportedObjects()
     let lifecycle = ConnectionLifecycle()
+    /// Set once the connection watches the bus as a monitor (`Monitoring.swift`).
+    let monitor = Mutex<BusMonitor?>(nil)
 
     private init(connection: LibdbusReference, uniqueName: BusName, wakeDescriptor: Int32) {
         self.connection = connection
@@ -125,6 +127,7 @@ final class ConnectionCore: Sendable {
             ? .closedLocally : .disconnected(BusError(.disconnected, "the bus closed the connection"))
         calls.end(with: reason.error)
         subscriptions.end(reason)
+        monitor.withLock { $0.take() }?.end(reason)
         // Released outside any lock: releasing a handler may release a Connection.
         _ = objects.removeAll()
         lifecycle.ended(reason)
@@ -137,6 +140,7 @@ final class ConnectionCore: Sendable {
     /// - Throws: `BusError` (`Disconnected`) once the connection is closed.
     func send(_ message: OutgoingMessage) throws(BusError) {
         if let reason = lifecycle.closingReason { throw reason.error }
+        if monitor.withLock({ $0?.isSealed ?? false }) { throw BusError(.accessDenied, "a monitor connection sends nothing") }
         _ = try sendNow(message)
     }
 
@@ -200,6 +204,7 @@ final class ConnectionCore: Sendable {
 
     /// Every message the bus sends this connection, from the filter.
     func receive(_ message: Message) {
+        if let watching = monitor.withLock({ $0 }), watching.takes(message, ownName: uniqueName) { return }
         switch message.kind {
         case .methodReturn, .error:
             // No call: a late reply to a call that timed out or was cancelled.
