@@ -36,7 +36,7 @@ public struct ApplicationCatalog: Sendable {
     /// - Throws: `invalidScheme` when `scheme` is not a URL scheme.
     public func handlers(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
         let contentType = try Self.schemeHandlerType(scheme)
-        return handlersInPreferenceOrder(contentType: contentType)
+        return schemeHandlers(contentType: contentType)
             .compactMap(ApplicationEntry.init(reading:))
             .filter { $0.participates && $0.declares(scheme: scheme) }
     }
@@ -54,7 +54,7 @@ public struct ApplicationCatalog: Sendable {
     ) throws(CatalogError) -> ApplicationEntry? {
         let contentType = try Self.schemeHandlerType(scheme)
         let excluded = excludedID.map { $0.hasSuffix(".desktop") ? String($0.dropLast(8)) : $0 }
-        return handlersInPreferenceOrder(contentType: contentType)
+        return schemeHandlers(contentType: contentType)
             .lazy
             .compactMap(ApplicationEntry.init(reading:))
             .first { !$0.participates && $0.id != excluded }
@@ -64,7 +64,25 @@ public struct ApplicationCatalog: Sendable {
     /// mimeapps.list default, then GIO's recommended order): where a web link no app owns may go.
     /// - Throws: `invalidScheme`.
     public func entries(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
-        handlersInPreferenceOrder(contentType: try Self.schemeHandlerType(scheme)).compactMap(ApplicationEntry.init(reading:))
+        schemeHandlers(contentType: try Self.schemeHandlerType(scheme)).compactMap(ApplicationEntry.init(reading:))
+    }
+
+    /// The ids GIO itself recommends for a type (what the portal offers, or opens when there is
+    /// one), nothing added back: `waypost install` and `doctor` compare it with Waypost's entry alone.
+    public func recommendedHandlerIDs(forType contentType: String) -> [String] {
+        recommendedHandlers(contentType: contentType).compactMap(\.desktopFileID)
+    }
+
+    /// GIO's handlers of a scheme in the user's order, then those `waypost install` hid from GIO (its
+    /// `[Removed Associations]`, so that the portal sees Waypost's entry alone): they still handle
+    /// the scheme for the dispatcher, in the order GIO gave them before.
+    private func schemeHandlers(contentType: String) -> [AppInfoReference] {
+        var handlers = handlersInPreferenceOrder(contentType: contentType)
+        let hidden = TakeoverRecord.installed(directories: XDGDirectories(self)).flatMap { $0.hiddenHandlers(forType: contentType) }
+        for id in hidden where !handlers.contains(where: { $0.desktopFileID == id }) {
+            if let reference = AppInfoReference.load(desktopFileID: id) { handlers.append(reference) }
+        }
+        return handlers
     }
 
     /// Every installed entry with `X-Waypost=true`, ordered by id.

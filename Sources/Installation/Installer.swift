@@ -103,8 +103,12 @@ public struct Installer: Sendable {
                     report.changes.append("\(type) → Waypost → \(app)\(was)")
                 }
             }
+            for type in wanted.keys.sorted() where Self.isScheme(type) {
+                try recommendOwnEntryAlone(for: type, in: &mimeApps, record: &record, report: &report)
+            }
             for type in record.types where wanted[type] == nil {
                 try mimeApps.restoreDefault(type, from: own, previousLine: record.previousLines[type])
+                try restoreAssociations(of: type, in: &mimeApps, record: &record)
                 let back = record.previousDefaults[type]?.first.map { " back to \($0)" } ?? ""
                 record.previousDefaults[type] = nil
                 record.previousLines[type] = nil
@@ -112,9 +116,10 @@ public struct Installer: Sendable {
                 report.changes.append("\(type) \(why)\(back)")
             }
             // Nothing handed over any more: the file goes back to what it was, byte for byte.
-            if record.types.isEmpty && record.createdGroup {
-                mimeApps.removeCreatedGroup(addedFinalNewline: record.addedFinalNewline)
+            if record.types.isEmpty && (record.createdGroup || record.createdRemovedGroup) {
+                mimeApps.removeCreatedGroups(Self.createdGroups(record), addedFinalNewline: record.addedFinalNewline)
                 record.createdGroup = false
+                record.createdRemovedGroup = false
                 record.addedFinalNewline = false
             }
             let changed = mimeApps.text.bytes != before
@@ -156,12 +161,16 @@ public struct Installer: Sendable {
             if let record = try TakeoverRecord.load(path: layout.record) {
                 var mimeApps = try MimeAppsList(path: record.mimeAppsList.isEmpty ? layout.mimeAppsList : record.mimeAppsList)
                 let before = mimeApps.text.bytes
+                var record = record
                 for type in record.types {
                     if try !mimeApps.restoreDefault(type, from: own, previousLine: record.previousLines[type]) {
                         report.warnings.append("\(type): its default was changed since install; left as it is")
                     }
+                    for group in try restoreAssociations(of: type, in: &mimeApps, record: &record) {
+                        report.warnings.append("\(type): its [\(group)] line was changed since install; left as it is")
+                    }
                 }
-                if record.createdGroup { mimeApps.removeCreatedGroup(addedFinalNewline: record.addedFinalNewline) }
+                mimeApps.removeCreatedGroups(Self.createdGroups(record), addedFinalNewline: record.addedFinalNewline)
                 if mimeApps.text.bytes != before {
                     try mimeApps.save(removeWhenEmpty: record.createdFile)
                     report.changes.append("restored \(mimeApps.path)")
@@ -197,6 +206,61 @@ public struct Installer: Sendable {
         }
         return wanted
     }
+
+    /// Makes GIO recommend Waypost's entry alone for a handed-over scheme: every other entry that
+    /// lists it goes into `[Removed Associations]`, and an `[Added Associations]` line naming others
+    /// (which would outweigh the removal) names Waypost's entry instead. The portal's OpenURI opens a
+    /// scheme's links without asking only when GIO recommends one app, and then opens the default:
+    /// with the app's own entry recommended too, every link from Chromium or a Flatpak app asked
+    /// the user to choose between Waypost and the app. The dispatcher still sees the hidden entries
+    /// (`ApplicationCatalog` adds back what the record says Waypost hid). Each line is recorded as it
+    /// was before Waypost first wrote it, for `uninstall`.
+    private func recommendOwnEntryAlone(
+        for type: String, in mimeApps: inout MimeAppsList, record: inout TakeoverRecord, report: inout Report
+    ) throws(KeyFileError) {
+        let removed = mimeApps.ids(for: type, in: MimeAppsList.removedGroup)
+        let others = catalog.recommendedHandlerIDs(forType: type).filter { $0 != own && !removed.contains($0) }
+        if !others.isEmpty {
+            let change = try mimeApps.setLine(type, to: removed + others, in: MimeAppsList.removedGroup)
+            let previous = record.removedAssociations[type].map(\.previous) ?? change.previousLine
+            record.removedAssociations[type] = .init(written: removed + others, previous: previous)
+            record.createdRemovedGroup = record.createdRemovedGroup || change.createdGroup
+            record.addedFinalNewline = record.addedFinalNewline || change.addedFinalNewline
+            report.changes.append("\(type): GIO recommends Waypost alone (\(others.joined(separator: ", ")) in [Removed Associations])")
+        }
+        let added = mimeApps.ids(for: type, in: MimeAppsList.addedGroup)
+        if added.contains(where: { $0 != own }) {
+            let change = try mimeApps.setLine(type, to: [own], in: MimeAppsList.addedGroup)
+            let previous = record.addedAssociations[type].map(\.previous) ?? change.previousLine
+            record.addedAssociations[type] = .init(written: [own], previous: previous)
+            report.changes.append("\(type): [Added Associations] names Waypost instead of \(added.filter { $0 != own }.joined(separator: ", "))")
+        }
+    }
+
+    /// Puts back the association lines `recommendOwnEntryAlone` wrote for `type`, each only while it
+    /// is as Waypost wrote it, and forgets them.
+    /// - Returns: the groups whose line the user changed since (left as they are).
+    @discardableResult
+    private func restoreAssociations(
+        of type: String, in mimeApps: inout MimeAppsList, record: inout TakeoverRecord
+    ) throws(KeyFileError) -> [String] {
+        var changedSince: [String] = []
+        for (group, line) in [(MimeAppsList.removedGroup, record.removedAssociations[type]), (MimeAppsList.addedGroup, record.addedAssociations[type])] {
+            guard let line else { continue }
+            if try !mimeApps.restoreLine(type, in: group, ifStill: line.written, previousLine: line.previous) { changedSince.append(group) }
+        }
+        record.removedAssociations[type] = nil
+        record.addedAssociations[type] = nil
+        return changedSince
+    }
+
+    /// The groups Waypost created in `mimeapps.list`, the last created first.
+    static func createdGroups(_ record: TakeoverRecord) -> [String] {
+        (record.createdRemovedGroup ? [MimeAppsList.removedGroup] : []) + (record.createdGroup ? [MimeAppsList.defaultsGroup] : [])
+    }
+
+    /// A scheme of an app's own (not http or https, which the portal opens with the default anyway).
+    static func isScheme(_ type: String) -> Bool { type.hasPrefix("x-scheme-handler/") && !webTypes.contains(type) }
 
     /// What `install --web [--html]` takes over. An app's own `MimeType=x-scheme-handler/https` never
     /// hands it all of https: its domains go to it through associations only.

@@ -13,8 +13,24 @@ import Testing
         defer { desktop.close() }
         try await desktop.installApp("org.example.Notes", mimeTypes: ["x-scheme-handler/notes", "x-scheme-handler/memo"], declarations: [("main", ["kind": "window-group"])])
         try await desktop.installPlainApp("org.example.Old", mimeTypes: ["x-scheme-handler/notes"])
-        // Comments, odd spacing, other groups, a replaced line, an added line, no final newline.
-        let original = "# my choices\n[Added Associations]\ntext/plain=gedit.desktop;\n\n[Default Applications]\n  x-scheme-handler/notes = org.example.Old.desktop;\ntext/html=firefox.desktop;\n\n# end, no newline"
+        // Comments, odd spacing, other groups, a replaced line, an added line, no final newline; the
+        // user's own association lines for the schemes handed over: an added one (which would
+        // outweigh a removal) and a removed one that Waypost adds to.
+        let original = """
+            # my choices
+            [Added Associations]
+            text/plain=gedit.desktop;
+            x-scheme-handler/notes = org.example.Old.desktop;
+
+            [Default Applications]
+              x-scheme-handler/notes = org.example.Old.desktop;
+            text/html=firefox.desktop;
+
+            [Removed Associations]
+            x-scheme-handler/memo=org.example.Gone.desktop;
+
+            # end, no newline
+            """
         try Data(original.utf8).write(to: desktop.mimeAppsList)
 
         let install = try await desktop.waypost("install", "--user")
@@ -30,6 +46,17 @@ import Testing
         let entry = try String(contentsOf: desktop.applications.appendingPathComponent("io.waypost.Dispatcher.desktop"), encoding: .utf8)
         #expect(entry.contains("Exec=\(ThrowawayDesktop.waypost) open %U"))
         #expect(entry.contains("DBusActivatable=true"))
+        // What the portal counts: GIO recommends Waypost's entry alone for each scheme, so it opens
+        // links without asking, with its default, Waypost.
+        for scheme in ["notes", "memo"] {
+            let mime = try await desktop.run("/usr/bin/gio", ["mime", "x-scheme-handler/\(scheme)"])
+            let recommended = mime.output.components(separatedBy: "Recommended applications:").last ?? ""
+            #expect(recommended.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                == ["io.waypost.Dispatcher.desktop"], "\(mime.output)")
+        }
+        // The dispatcher still sees the apps GIO no longer recommends.
+        let explained = try await desktop.waypost("explain", "notes://x")
+        #expect(explained.output.contains("org.example.Notes"), "\(explained.output)\(explained.errors)")
         let service = try String(contentsOf: desktop.root.appendingPathComponent("data/dbus-1/services/io.waypost.Dispatcher.service"), encoding: .utf8)
         #expect(service.contains("Exec=\(ThrowawayDesktop.waypost) daemon"))
 
@@ -136,7 +163,13 @@ import Testing
         defer { desktop.close() }
         try await desktop.installApp("org.example.Notes", mimeTypes: ["x-scheme-handler/notes"], declarations: [("main", ["kind": "window-group"])])
         try #require(await desktop.waypost("install").status == 0)
-        #expect(try String(contentsOf: desktop.mimeAppsList, encoding: .utf8) == "[Default Applications]\nx-scheme-handler/notes=io.waypost.Dispatcher.desktop;\n")
+        #expect(try String(contentsOf: desktop.mimeAppsList, encoding: .utf8) == """
+            [Default Applications]
+            x-scheme-handler/notes=io.waypost.Dispatcher.desktop;
+            [Removed Associations]
+            x-scheme-handler/notes=org.example.Notes.desktop;
+
+            """)
         try #require(await desktop.waypost("uninstall").status == 0)
         #expect(!FileManager.default.fileExists(atPath: desktop.mimeAppsList.path))
     }

@@ -86,6 +86,49 @@ import Testing
         #expect(list.defaults(for: "x-scheme-handler/notes") == ["chosen.desktop"])
     }
 
+    @Test("association lines set in any group and put back leave the file as it was", arguments: [
+        // both groups there, the type's lines odd-spaced, no final newline
+        "[Added Associations]\n x-scheme-handler/notes = old.desktop;\n\n[Removed Associations]\nx-scheme-handler/notes=gone.desktop;\n# end",
+        // no [Removed Associations], no final newline: the group is created, then removed with the newline
+        "[Added Associations]\nx-scheme-handler/notes=old.desktop;",
+        "",
+    ])
+    func associationLines(text: String) throws {
+        var (list, _) = try list(text)
+        let type = "x-scheme-handler/notes"
+        let removed = list.ids(for: type, in: MimeAppsList.removedGroup) + ["app.desktop"]
+        let removal = try list.setLine(type, to: removed, in: MimeAppsList.removedGroup)
+        let hadAdded = !list.ids(for: type, in: MimeAppsList.addedGroup).isEmpty
+        let addition = hadAdded ? try list.setLine(type, to: [own], in: MimeAppsList.addedGroup) : nil
+        #expect(list.ids(for: type, in: MimeAppsList.removedGroup).last == "app.desktop")
+        if let addition {
+            #expect(list.ids(for: type, in: MimeAppsList.addedGroup) == [own])
+            #expect(try list.restoreLine(type, in: MimeAppsList.addedGroup, ifStill: [own], previousLine: addition.previousLine))
+        }
+        #expect(try list.restoreLine(type, in: MimeAppsList.removedGroup, ifStill: removed, previousLine: removal.previousLine))
+        list.removeCreatedGroups(removal.createdGroup ? [MimeAppsList.removedGroup] : [], addedFinalNewline: removal.addedFinalNewline)
+        #expect(String(decoding: list.text.bytes, as: UTF8.self) == text)
+    }
+
+    @Test func aRemovalLineTheUserChangedSinceIsLeftAlone() throws {
+        var (list, _) = try list("[Removed Associations]\nx-scheme-handler/notes=gone.desktop;\n")
+        let change = try list.setLine("x-scheme-handler/notes", to: ["gone.desktop", "app.desktop"], in: MimeAppsList.removedGroup)
+        _ = try list.setLine("x-scheme-handler/notes", to: ["gone.desktop"], in: MimeAppsList.removedGroup)  // the user's edit
+        #expect(try !list.restoreLine(
+            "x-scheme-handler/notes", in: MimeAppsList.removedGroup, ifStill: ["gone.desktop", "app.desktop"], previousLine: change.previousLine))
+        #expect(list.ids(for: "x-scheme-handler/notes", in: MimeAppsList.removedGroup) == ["gone.desktop"])
+    }
+
+    @Test func theEntriesWaypostHidAreThoseItAddedNotTheUsers() {
+        var record = TakeoverRecord(mimeAppsList: "/m")
+        record.removedAssociations["x-scheme-handler/notes"] = .init(
+            written: ["gone.desktop", "app.desktop"], previous: "x-scheme-handler/notes = gone.desktop;")
+        record.removedAssociations["x-scheme-handler/memo"] = .init(written: ["memo.desktop"], previous: nil)
+        #expect(record.hiddenHandlers(forType: "x-scheme-handler/notes") == ["app.desktop"])
+        #expect(record.hiddenHandlers(forType: "x-scheme-handler/memo") == ["memo.desktop"])
+        #expect(record.hiddenHandlers(forType: "x-scheme-handler/other").isEmpty)
+    }
+
     @Test func aMissingFileReadsAsEmpty() throws {
         let list = try MimeAppsList(path: "/nonexistent/mimeapps.list")
         #expect(!list.existed && list.text.lines.isEmpty)
@@ -96,6 +139,12 @@ import Testing
         record.createdGroup = true
         record.previousDefaults = ["x-scheme-handler/notes": ["old.desktop", "other.desktop"], "text/markdown": []]
         record.previousLines = ["x-scheme-handler/notes": "  x-scheme-handler/notes = old.desktop;\\x"]
+        record.createdRemovedGroup = true
+        record.removedAssociations = [
+            "x-scheme-handler/notes": .init(written: ["gone.desktop", "app.desktop"], previous: "x-scheme-handler/notes=gone.desktop;"),
+            "x-scheme-handler/memo": .init(written: ["memo.desktop"], previous: nil),
+        ]
+        record.addedAssociations = ["x-scheme-handler/notes": .init(written: [own], previous: " x-scheme-handler/notes = old.desktop;")]
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString)").path
         try Files.write(record.bytes, to: path)
         #expect(try TakeoverRecord.load(path: path) == record)

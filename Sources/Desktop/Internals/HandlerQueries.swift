@@ -53,6 +53,12 @@ func dataDirectoriesInPrecedenceOrder() -> [String] {
     }
 }
 
+/// GIO's recommended handlers for a content type, in its order.
+/// `g_app_info_get_recommended_for_type` (transfer full).
+func recommendedHandlers(contentType: String) -> [AppInfoReference] {
+    takeAppInfoList(gio.g_app_info_get_recommended_for_type(contentType))
+}
+
 /// The id of GIO's default entry for a content type (mimeapps.list first, then its own choice),
 /// nil when there is none. `g_app_info_get_default_for_type` (transfer full).
 func gioDefaultHandlerID(contentType: String) -> String? {
