@@ -136,6 +136,12 @@ public enum Opener: Sendable, Hashable, CustomStringConvertible {
     /// a process of another user): never guessed.
     case unknown(reason: String)
 
+    /// The opener of a link the OpenURI portal passed on, from the opener of the connection that asked
+    /// the portal: its app, through the portal; none when that connection is no app's.
+    public init(throughPortal asker: Opener) {
+        self = .portal(app: asker.appID)
+    }
+
     /// The opening app's id, when known.
     public var appID: String? {
         switch self {

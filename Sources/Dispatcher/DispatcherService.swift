@@ -30,6 +30,8 @@ public final class DispatcherService: Sendable {
 
     /// Takes `waypost-handoff:` links as offers, once started (HandoffService.swift).
     let handoff = Mutex<HandoffService?>(nil)
+    /// The links apps hand the OpenURI portal, for the opener and token of the one it passes on.
+    let portalRequests = PortalRequests()
     /// KRunner's activation token for its next `Run` (DispatcherService+Search.swift).
     let runnerToken = Mutex<String?>(nil)
     /// Reads the user's rules again before `OwnedDomains` answers (`readsUserRules(with:)`).
@@ -71,6 +73,12 @@ public final class DispatcherService: Sendable {
         let reply = try await connection.requestName(Contract.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner || reply == .alreadyOwner else {
             throw BusError(.failed, "\(Contract.busName) is taken: \(await currentOwner())")
+        }
+        // After the name: the link that started the daemon waits for none of it.
+        Task { [portalRequests, connection, logger] in
+            do { try await portalRequests.watch(on: connection) } catch {
+                logger.warning("cannot watch the portal's requests (\(error)): links apps open through it keep no token and name the portal as their opener")
+            }
         }
     }
 
@@ -206,9 +214,19 @@ public final class DispatcherService: Sendable {
                     try call.reply()
                 },
                 method(Members.open, .delivers, inFlight: .many) { call in
-                    let (uris, platform) = try call.arguments([String].self, [String: Variant].self)
+                    var (uris, platform) = try call.arguments([String].self, [String: Variant].self)
                     var failures: [(full: String, redacted: String)] = []
-                    let opener = self.opener(of: call.sender, platform)
+                    let opener: PendingOpener
+                    // The portal passes on one app's link: that app is its opener, and its token (which
+                    // portal 1.16 drops) goes with it.
+                    if uris.count == 1, let request = await self.portalRequests.claim(uris[0], from: call.sender) {
+                        opener = self.dispatcher.openers.start(throughPortal: request.caller)
+                        if platform[Contract.PlatformData.Keys.activationToken.name] == nil, let token = request.activationToken {
+                            platform[Contract.PlatformData.Keys.activationToken.name] = Variant(token)
+                        }
+                    } else {
+                        opener = self.opener(of: call.sender, platform)
+                    }
                     for uri in uris {
                         do {
                             _ = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in

@@ -62,6 +62,13 @@ public final class OpenerLookup: Sendable {
         return PendingOpener { await self.find(caller: caller, askedAt: askedAt, portalAppID: portalAppID) }
     }
 
+    /// Who opened a link the OpenURI portal passed on: the app behind `caller`, the connection that
+    /// asked the portal, named as opening through it.
+    func start(throughPortal caller: BusName) -> PendingOpener {
+        let askedAt = RunningProgram.bootTicksNow()
+        return PendingOpener { Opener(throughPortal: await self.find(caller: caller, askedAt: askedAt, portalAppID: nil)) }
+    }
+
     /// On the caller's executor (the connection's thread): a walk is a few reads of `/proc` per
     /// process, at most `OpenerSearch.maximumDepth` of them, cheaper than two thread hops.
     nonisolated(nonsending) func find(caller: BusName, askedAt: UInt64, portalAppID: String?) async -> Opener {
