@@ -124,6 +124,67 @@ public struct Doctor: Sendable {
         return findings
     }
 
+    /// What xdg-desktop-portal remembered for a scheme (its permission store's `desktop-used-apps`
+    /// table): for each calling app (`""`: apps outside a sandbox), the app it opens the scheme's links
+    /// with without asking; and whether the user asked to be asked always.
+    public struct PortalChoices: Sendable, Hashable {
+        public var remembered: [String: String]
+        public var alwaysAsk: Bool
+
+        public init(remembered: [String: String], alwaysAsk: Bool) {
+            self.remembered = remembered
+            self.alwaysAsk = alwaysAsk
+        }
+    }
+
+    /// The schemes handed over to Waypost, as `x-scheme-handler/…` types (whose portal choices
+    /// `portalFindings` reads).
+    public func handedOverSchemes() -> [String] {
+        ((try? TakeoverRecord.load(path: layout.record)) ?? nil)?.types.filter(Installer.isScheme) ?? []
+    }
+
+    /// How the OpenURI portal (Chromium's links, every Flatpak app's) opens the schemes handed to
+    /// Waypost. Portal 1.16 opens a link without its "Open With…" dialog when GIO recommends one app
+    /// for the scheme, and then with the choice it remembered for the calling app if any, else the
+    /// default.
+    /// - Parameter choices: scheme type → what the portal remembered; nil when its permission store
+    ///   could not be asked (no portal on this bus).
+    public func portalFindings(choices: [String: PortalChoices]?) -> [Finding] {
+        var findings: [Finding] = []
+        let schemes = handedOverSchemes()
+        var asking: [String] = []
+        for type in schemes {
+            let scheme = String(type.dropFirst("x-scheme-handler/".count))
+            let recommended = catalog.recommendedHandlerIDs(forType: type)
+            if recommended != [own] {
+                asking.append(scheme)
+                findings.append(Finding(.problem, "\(scheme): the portal asks which app opens its links (Chromium's, Flatpak apps'): GIO recommends \(recommended.isEmpty ? "no app" : recommended.joined(separator: ", "))",
+                                        fix: "run `waypost refresh`"))
+            }
+            guard let choice = choices?[type] else { continue }
+            if choice.alwaysAsk {
+                findings.append(Finding(.problem, "\(scheme): the portal always asks which app opens its links (its \"always ask\" setting)",
+                                        fix: "clear it (and what the portal remembered for the scheme): \(Self.permissionStoreCommand("Delete", type: type))"))
+            }
+            for (app, chosen) in choice.remembered.sorted(by: { $0.key < $1.key }) where chosen + ".desktop" != own {
+                let from = app.isEmpty ? "apps outside a sandbox (Chromium, …)" : app
+                findings.append(Finding(.problem, "\(scheme): the portal sends links from \(from) straight to \(chosen), past Waypost (a choice it remembered from its dialog)",
+                                        fix: "forget it: \(Self.permissionStoreCommand("DeletePermission", type: type, app: app))"))
+            }
+        }
+        if !schemes.isEmpty && asking.isEmpty {
+            let names = schemes.map { String($0.dropFirst("x-scheme-handler/".count)) }.joined(separator: ", ")
+            findings.append(Finding(.ok, "the portal opens \(names) links with Waypost, without asking"))
+        }
+        return findings
+    }
+
+    /// A `gdbus` command line calling the portal's permission store.
+    static func permissionStoreCommand(_ member: String, type: String, app: String? = nil) -> String {
+        "gdbus call --session --dest org.freedesktop.impl.portal.PermissionStore --object-path /org/freedesktop/impl/portal/PermissionStore "
+            + "--method org.freedesktop.impl.portal.PermissionStore.\(member) desktop-used-apps \(type)" + (app.map { " '\($0)'" } ?? "")
+    }
+
     /// http and https after `install --web`: still Waypost's, or taken back by a browser; and apps
     /// that claim domains whose links cannot reach them.
     func webFindings(record: TakeoverRecord?, participating: [ApplicationEntry], declared: inout Set<String>) -> [Finding] {

@@ -158,6 +158,7 @@ struct Doctor: AsyncParsableCommand {
         }
         let browser = try withDesktop("doctor") { () throws(GIOLoadError) in try options.browserLayout() }
         let findings = doctor.check(activatable: await Self.activatable()) + [await Self.ownerFinding()]
+            + doctor.portalFindings(choices: await Self.portalChoices(for: doctor.handedOverSchemes()))
             + doctor.browserFindings(browser, program: try installedProgram())
         for finding in findings {
             let mark = switch finding.severity { case .ok: "ok  "; case .note: "note"; case .problem: "FIX " }
@@ -188,6 +189,38 @@ struct Doctor: AsyncParsableCommand {
                 return Finding(.note, "nobody owns \(Contract.busName) now (\(BusClient.message(error)))")
             }
         }
+    }
+
+    /// What the OpenURI portal remembered for each scheme type (its permission store's
+    /// `desktop-used-apps`); nil without a bus, or where no permission store runs or can be started
+    /// (doctor starts no part of the portal a desktop lacks).
+    static func portalChoices(for types: [String]) async -> [String: Installation.Doctor.PortalChoices]? {
+        guard !types.isEmpty, let connection = try? await Connection.session() else { return nil }
+        defer { connection.close() }
+        let store: BusName = "org.freedesktop.impl.portal.PermissionStore"
+        let activatable = try? await connection.call(
+            destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "ListActivatableNames"
+        ).decode([String].self)
+        let running = (try? await connection.nameOwner(of: store)) != nil
+        guard running || activatable?.contains(store.rawValue) == true else { return nil }
+        var choices: [String: Installation.Doctor.PortalChoices] = [:]
+        for type in types {
+            do {
+                let (permissions, data) = try await connection.call(
+                    destination: store, path: "/org/freedesktop/impl/portal/PermissionStore",
+                    interface: "org.freedesktop.impl.portal.PermissionStore", member: "Lookup", "desktop-used-apps", type
+                ).decode([String: [String]].self, Variant.self)
+                // Each app's permissions: [the chosen app, how often, the threshold].
+                let remembered = permissions.compactMapValues(\.first)
+                let alwaysAsk = (try? data.decode(as: [String: Variant].self))?["always-ask"].flatMap { try? $0.decode(as: Bool.self) } ?? false
+                choices[type] = Installation.Doctor.PortalChoices(remembered: remembered, alwaysAsk: alwaysAsk)
+            } catch let error as BusError where error.name.rawValue == "org.freedesktop.portal.Error.NotFound" {
+                choices[type] = Installation.Doctor.PortalChoices(remembered: [:], alwaysAsk: false)
+            } catch {
+                printError("waypost doctor: the portal's permission store did not answer for \(type): \(BusClient.message(error))")
+            }
+        }
+        return choices
     }
 
     /// Whether the session bus can start the dispatcher: asks it to (`StartServiceByName`), which
