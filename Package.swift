@@ -172,7 +172,7 @@ let package = Package(
         // The GTK samples' windows under Xvfb and openbox.
         .testTarget(
             name: "WindowTests", dependencies: ["TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
-            swiftSettings: strict),
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "AssociationSourcesTests", dependencies: ["AssociationSources", "TestSupport", "association-verify"],
             exclude: ["Fixtures"],

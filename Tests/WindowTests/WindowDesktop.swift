@@ -18,11 +18,14 @@ final class WindowDesktop: Sendable {
     static let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     static let waypost = binDirectory.appendingPathComponent("waypost").path
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     /// Everything these tests run, from `make deps`.
     static let tools = ["/usr/bin/Xvfb", "/usr/bin/openbox", "/usr/bin/xdotool", "/usr/bin/xprop", "/usr/bin/wmctrl", "/usr/bin/import"]
     static var runsHere: Bool { tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) } }
 
-    init() async throws {
+    /// - Parameter desktop: `.portal` adds the real xdg-desktop-portal to the bus (and
+    ///   `XDG_CURRENT_DESKTOP=GNOME`, which its GTK backend needs).
+    init(desktop: ModelledDesktop = .lab) async throws {
         // Xvfb writes the display it took to -displayfd once it accepts connections, then closes that
         // descriptor: a copy of stdout, so that stdout stays open (ChildProcess signals a child only
         // until its output ends). `exec`: the pid signalled is Xvfb's.
@@ -38,7 +41,7 @@ final class WindowDesktop: Sendable {
             // GTK without the accessibility bus, which the private bus does not have; drawn by its
             // cairo renderer, since Xvfb's OpenGL is llvmpipe on the CPU the other tests share.
             session = try await PrivateSession(
-                name: "waypost-windows",
+                name: "waypost-windows", desktop: desktop,
                 extraEnvironment: [
                     "DISPLAY": display, "GIO_USE_VFS": "local", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1", "GSK_RENDERER": "cairo",
                 ])

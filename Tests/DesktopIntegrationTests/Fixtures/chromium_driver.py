@@ -7,7 +7,9 @@ of a JSON scenario and prints one JSON line per step. Every wait waits for an ev
 
 usage: chromium_driver.py SCENARIO.json
 scenario: {"extension": DIR, "profile": DIR, "pages": {name: html}, "steps": [{"do": ...}, ...]}
-and optionally "display": ":N", a display to use instead of starting Xvfb.
+and optionally "display": ":N", a display to use instead of starting Xvfb; without "extension", none
+is loaded; "external_schemes": [scheme, ...] are links the test pages may open outside the browser
+without Chromium asking first (as the user's "Always allow" for the pages' origin does).
 pages are served at http://localhost:PORT/NAME; "{port}" in a page or step is replaced by PORT.
 """
 import http.server
@@ -131,6 +133,12 @@ def drive(scenario, port, display, xvfb):
         os.dup2(from_chromium_write, 4)
 
     environment = dict(os.environ, DISPLAY=":" + display)
+    if scenario.get("external_schemes"):
+        # What Chromium keeps when the user ticks "Always allow localhost to open links of this type".
+        os.makedirs(os.path.join(scenario["profile"], "Default"), exist_ok=True)
+        allowed = {f"http://localhost:{port}": {scheme: True for scheme in scenario["external_schemes"]}}
+        with open(os.path.join(scenario["profile"], "Default", "Preferences"), "w") as preferences:
+            json.dump({"protocol_handler": {"allowed_origin_protocol_pairs": allowed}}, preferences)
     chromium = subprocess.Popen(
         ["/usr/bin/chromium", "--no-sandbox", "--remote-debugging-pipe", "--enable-unsafe-extension-debugging",
          f"--user-data-dir={scenario['profile']}", "--no-first-run", "--no-default-browser-check", "--disable-gpu",
@@ -153,8 +161,10 @@ def drive(scenario, port, display, xvfb):
 
 
 def run(tools, scenario, port):
-    extension = tools.call("Extensions.loadUnpacked", {"path": scenario["extension"]})["id"]
-    print(json.dumps({"do": "load-extension", "id": extension}), flush=True)
+    extension = None
+    if scenario.get("extension"):
+        extension = tools.call("Extensions.loadUnpacked", {"path": scenario["extension"]})["id"]
+        print(json.dumps({"do": "load-extension", "id": extension}), flush=True)
 
     targets = tools.call("Target.getTargets")["targetInfos"]
     page = next(t for t in targets if t["type"] == "page")
