@@ -13,7 +13,7 @@ ZSH_COMPLETION_DIR    ?= $(DATADIR)/zsh/site-functions
 FISH_COMPLETION_DIR   ?= $(DATADIR)/fish/vendor_completions.d
 # Debian packages the build needs: `release`, `dist` and `install` check for these and stop naming
 # the missing ones, never installing anything (a packager's build, a chroot, CI as root or not).
-BUILD_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev libsqlite3-dev libcurl4-openssl-dev
+BUILD_PACKAGES := pkg-config libdbus-1-dev libglib2.0-dev libsqlite3-dev libcurl4-openssl-dev libwayland-dev
 # Debian packages the build, the tests and the demo need; `deps` (run by `make demo` and `make test`)
 # installs the missing ones.
 DEB_PACKAGES := $(BUILD_PACKAGES) dbus-daemon libglib2.0-bin \
@@ -96,6 +96,8 @@ build: deps
 # by its C++ namespace (icu_NN) and its C functions, which that copy renames swift_u*.
 # libcurl is not linked at all: AssociationSources opens it on the first verification
 # (Internals/CurlLibrary.swift); the check refuses a direct reference to a curl_* function too.
+# Nor is libwayland-client: Desktop opens it when the compositor is asked for a token
+# (Internals/WaylandClient.swift); a direct wl_* reference is refused alike.
 #
 # STATIC_LIBDBUS=1 (opt-in) links libdbus-1.a from libdbus-1-dev into the binary, with the
 # libsystemd it calls, as `pkg-config --static --libs dbus-1` lists it. Its cost: the binary carries
@@ -141,6 +143,9 @@ release: check-build-deps $(HEADERS_ONLY)/gio-unix-2.0.pc
 	fi
 	@if nm -D --undefined-only $(RELEASE_BIN) | grep -E ' curl_[a-z_]+$$'; then \
 	  echo "error: the symbols above are libcurl functions called directly; call them through AssociationSources' curl table." >&2; exit 1; \
+	fi
+	@if nm -D --undefined-only $(RELEASE_BIN) | grep -E ' wl_[a-z_]+$$'; then \
+	  echo "error: the symbols above are libwayland-client's, used directly; use them through Desktop's wayland table." >&2; exit 1; \
 	fi
 	@if [ "$(STATIC_LIBDBUS)" = 1 ] && nm -D --undefined-only $(RELEASE_BIN) | grep -E ' _?dbus_'; then \
 	  echo "error: with STATIC_LIBDBUS=1 the symbols above still come from the shared libdbus." >&2; exit 1; \

@@ -49,6 +49,9 @@ let package = Package(
             name: "CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        // libwayland-client's headers only (libwayland-dev): Desktop opens the library itself, when a
+        // token is needed for an action on the desktop's own surface.
+        .systemLibrary(name: "CWayland"),
         .systemLibrary(name: "CLinux"),
         // The system's libsqlite3, for the activity store (SQLITE_TRANSIENT binds spelled in C).
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -60,7 +63,7 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
 
         // The desktop layer over GIO: content types (and later desktop entries, mimeapps, launching).
-        .target(name: "Desktop", dependencies: ["CGIO", "CLinux", "ExternalEvents"], swiftSettings: strict),
+        .target(name: "Desktop", dependencies: ["CGIO", "CLinux", "CWayland", "ExternalEvents"], swiftSettings: strict),
 
         // The D-Bus contract of dbus/*.xml as Swift, once: names, members, errors, a{sv} keys and codecs
         // (to and from the routing core's declarations, modifiers and activities).

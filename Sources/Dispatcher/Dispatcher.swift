@@ -26,6 +26,8 @@ public actor Dispatcher {
         public var ownEntryID = Contract.busName.rawValue
         /// The daemon's own program: an entry that runs it is never a browser (no loop).
         public var ownExecutable: String?
+        /// Tokens for the user's actions on the desktop's own surfaces, which report none.
+        public var shellActionTokens = ShellActionTokens.none
         public init() {}
     }
 
@@ -88,7 +90,7 @@ public actor Dispatcher {
         self.contentTypes = contentTypes
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
-        notificationPoster = NotificationPoster(connection: connection)
+        notificationPoster = NotificationPoster(connection: connection, tokens: configuration.shellActionTokens)
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
         installedApps = DesktopApps(directory: directory, contentTypes: contentTypes, ownID: ownID, ownProgram: ownProgram)
         openers = OpenerLookup(connection: connection, directory: directory, processes: processes) { id in

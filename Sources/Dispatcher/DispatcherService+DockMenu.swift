@@ -39,9 +39,9 @@ extension DispatcherService {
                     return try call.reply(value)
                 },
                 method(Members.event, .takesTurns, inFlight: .few) { call in
-                    let (id, event, _, _) = try call.arguments(Int32.self, String.self, Variant.self, UInt32.self)
+                    let (id, event, _, timestamp) = try call.arguments(Int32.self, String.self, Variant.self, UInt32.self)
                     // Answered at once: the dock does not wait for the app, nor the app for the dock.
-                    if event == "clicked" { Task { await self.dispatcher.chooseDockMenuItem(of: appID, id: id) } }
+                    if event == "clicked" { Task { await self.dispatcher.chooseDockMenuItem(of: appID, id: id, clickedAt: timestamp) } }
                     return try call.reply()
                 },
                 method(Members.eventGroup, .takesTurns, inFlight: .few) { call in
@@ -50,8 +50,8 @@ extension DispatcherService {
                     // one per item is taken (a menu has no more items than that).
                     let clicks = events.filter { $0.fields.1 == "clicked" }.prefix(ShortcutLimits.items + ShortcutLimits.recentActivities)
                     for click in clicks {
-                        let id = click.fields.0
-                        Task { await self.dispatcher.chooseDockMenuItem(of: appID, id: id) }
+                        let (id, timestamp) = (click.fields.0, click.fields.3)
+                        Task { await self.dispatcher.chooseDockMenuItem(of: appID, id: id, clickedAt: timestamp) }
                     }
                     return try call.reply([Int32]())
                 },

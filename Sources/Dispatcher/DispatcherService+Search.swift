@@ -52,8 +52,11 @@ extension DispatcherService {
                 },
                 method(Members.activateResult, .delivers, inFlight: .many) { call in
                     let (identifier, _, timestamp) = try call.arguments(String.self, [String].self, UInt32.self)
-                    // GNOME Shell gives a timestamp, no token: the startup id convention carries it.
-                    let platform = LaunchPlatformData(activationToken: nil, desktopStartupID: "waypost-search_TIME\(timestamp)")
+                    // GNOME Shell gives a timestamp, no token: on X11 the startup id convention carries
+                    // it; on Wayland a token for this pick comes from the compositor.
+                    let platform = LaunchPlatformData(
+                        activationToken: await self.dispatcher.configuration.shellActionTokens.forReportedAction(),
+                        desktopStartupID: "waypost-search_TIME\(timestamp)")
                     if try await self.acceptFromSearch(identifier, platform) { return try call.reply() }
                     try await self.continueFromSearch(identifier, platform, caller: call.sender)
                     return try call.reply()

@@ -102,18 +102,23 @@ extension Dispatcher {
     }
 
     /// A click on an item: a shortcut item as `PerformShortcut` delivers, a recent activity continued.
-    func chooseDockMenuItem(of appID: String, id: Int32) async {
+    /// The dock gives the click's time and no token: on X11 the startup id convention carries the
+    /// time; on Wayland a token for the click comes from the compositor.
+    func chooseDockMenuItem(of appID: String, id: Int32, clickedAt timestamp: UInt32) async {
         guard let entry = dockMenus.entries[appID]?[id] else { return }
+        let platformData = LaunchPlatformData(
+            activationToken: await configuration.shellActionTokens.forReportedAction(),
+            desktopStartupID: "waypost-dock_TIME\(timestamp)")
         do {
             switch entry {
             case .shortcut(let item):
                 let raw = item.activity
                 let details = try Contract.ActivityDetails(raw)
                 let activity = UserActivity(type: item.type, details)
-                let pending = PendingEvent(event: .activity(activity), activity: raw, platformData: LaunchPlatformData())
+                let pending = PendingEvent(event: .activity(activity), activity: raw, platformData: platformData)
                 _ = try await carryOut(pending, .shortcut(activity, app: appID))
             case .recent(let saved, _):
-                _ = try await continueSavedActivity(id: saved, platformData: LaunchPlatformData())
+                _ = try await continueSavedActivity(id: saved, platformData: platformData)
             }
         } catch {
             logger.info("the quicklist item \(id) of \(appID) went nowhere: \(error)")

@@ -11,7 +11,8 @@ public struct NotificationID: Sendable, Hashable, CustomStringConvertible {
 /// What the notification server says of a notification it shows.
 public enum NotificationEvent: Sendable, Hashable {
     /// The user chose an action (`default` is a click on the notification itself); the activation
-    /// token is the one the server sent just before (`ActivationToken`, spec 1.2), if any.
+    /// token is the one the server sent just before (`ActivationToken`, spec 1.2), else one obtained
+    /// for the click from the compositor (`ShellActionTokens`: GNOME Shell 43 sends none), if any.
     case action(String, activationToken: String?)
     /// It left the screen (`NotificationClosed`; the spec's reason: 1 expired, 2 dismissed, 3 closed
     /// by a call, 4 other). Nothing more comes for it.
@@ -94,9 +95,13 @@ public final class NotificationPoster: Sendable {
     }
 
     private let connection: Connection
+    private let tokens: ShellActionTokens
     private let state = Mutex(State())
 
-    public init(connection: Connection) { self.connection = connection }
+    public init(connection: Connection, tokens: ShellActionTokens = .none) {
+        self.connection = connection
+        self.tokens = tokens
+    }
 
     deinit { state.withLock { $0.listening?.cancel() } }
 
@@ -208,16 +213,25 @@ public final class NotificationPoster: Sendable {
             }
         }
         guard let (handler, event) = call else { return }
-        handler(event)
+        guard case .action(let key, let token) = event else { return handler(event) }
+        let (connection, tokens) = (connection, self.tokens)
         // Acted on, it is done (as a tapped notification leaves Notification Center): a server
         // that keeps it on screen (dunst after `dunstctl action`) is asked to close it, after
         // what the action started has run up to its first wait.
-        guard case .action = event else { return }
-        let connection = connection
-        Task(executorPreference: connection.executor) {
+        func done() {
             try? connection.send(
                 destination: sender, path: Self.path, interface: Self.interface, member: "CloseNotification", id)
             handler(.closed(reason: 2))
+        }
+        if token != nil || !tokens.mayObtain {
+            handler(event)
+            Task(executorPreference: connection.executor) { done() }
+            return
+        }
+        // The server gave no token (GNOME Shell): one for this click, from the compositor, now.
+        Task(executorPreference: connection.executor) {
+            handler(.action(key, activationToken: await tokens.forReportedAction()))
+            done()
         }
     }
 

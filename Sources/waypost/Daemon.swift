@@ -65,6 +65,8 @@ struct Daemon: AsyncParsableCommand {
             throw ExitCode(69)
         }
         configuration.ownExecutable = try? RunningProgram.executable(ofProcess: getpid())
+        configuration.shellActionTokens = .compositor(
+            waylandDisplay: getenv("WAYLAND_DISPLAY").map { String(cString: $0) }, logger: logger)
         let directory = CachedDirectory(catalog)
         // Universal links: the table is built before the name is taken, so the first link sees it,
         // and rebuilt (off the connection's thread) whenever entries, association files or the
