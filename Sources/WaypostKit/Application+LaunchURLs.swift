@@ -1,5 +1,6 @@
 import DBus
 import ExternalEvents
+import Glibc
 import Synchronization
 import WaypostContract
 
@@ -18,11 +19,18 @@ extension Application {
     /// - Throws: `launchURLNotDelivered` with the URL and why: no scene takes it, or the scene's
     ///   handler refused it.
     public func openLaunchURL(_ url: String) async throws(WaypostError) -> String {
+        // The launcher's token, which the URL's window comes to the front with (docs/windows.md).
+        let launchedWith = Contract.PlatformData(
+            activationToken: getenv("XDG_ACTIVATION_TOKEN").map { String(cString: $0) },
+            desktopStartupID: getenv("DESKTOP_STARTUP_ID").map { String(cString: $0) })
+        let context = EventContext(activationToken: launchedWith.activationToken, desktopStartupID: launchedWith.desktopStartupID)
         if let (connection, owner) = state.withLock({ state in state.connection.flatMap { c in state.dispatcher.map { (c, $0) } } }) {
             do {
                 let reply = try await connection.call(
                     destination: owner, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
-                    member: Contract.Dispatcher1.open.name, url, [String: Variant](), timeout: .seconds(30))
+                    member: Contract.Dispatcher1.open.name, url,
+                    launchedWith.variants,
+                    timeout: .seconds(30))
                 let outcome = try Contract.RoutingOutcome(try reply.decode([String: Variant].self))
                 return outcome.sceneID ?? outcome.declarationID ?? outcome.appID ?? ""
             } catch {
@@ -43,15 +51,15 @@ extension Application {
         do {
             switch decision.action {
             case .deliver(let scene):
-                try await handling(.url(url), inScene: scene, context: EventContext())()
+                try await handling(.url(url), inScene: scene, context: context)()
                 return scene
             case .create(let declaration):
                 guard let factory = state.withLock({ $0.createScene }) else {
                     throw BusError(.failed, "\(id) opens no new scenes (it set no onCreateScene handler)")
                 }
                 let scene = try await factory(SceneRequest(
-                    declaration: declarations.first { $0.id == declaration }!, event: .url(url), context: EventContext()))
-                try await handling(.url(url), inScene: scene.id, context: EventContext())()
+                    declaration: declarations.first { $0.id == declaration }!, event: .url(url), context: context))
+                try await handling(.url(url), inScene: scene.id, context: context)()
                 return scene.id
             case .unhandled:
                 throw BusError(.failed, decision.reason)

@@ -2,15 +2,21 @@ public import ExternalEvents
 import DBus
 import WaypostContract
 
-/// What the opener told about an event, so that the receiving window can raise itself.
+/// What the opener told about an event, so that the receiving window can come to the front.
 public struct EventContext: Sendable, Hashable {
-    /// The Wayland activation token (`xdg_activation_v1`), when the opener gave one.
+    /// The token to present the scene's window with: the opener's xdg-activation token, else the
+    /// startup id it gave (on X11 the same thing's name; GIO sends a Wayland token under it too). Hand
+    /// it to the toolkit as it is (docs/windows.md: GTK 4 sets it on the display before presenting on
+    /// Wayland and on the window on X11; Qt and GTK 3 read `XDG_ACTIVATION_TOKEN`). Nil when the
+    /// opener gave none (`gio open` from a terminal): a Wayland compositor then leaves the window
+    /// where it is.
     public var activationToken: String?
-    /// The X11 startup-notification id, when the opener gave one.
+    /// The startup id alone, as the opener gave it (X11 startup notification): what
+    /// `activationToken` falls back to. Kept for apps that read it before; read `activationToken`.
     public var desktopStartupID: String?
 
     public init(activationToken: String? = nil, desktopStartupID: String? = nil) {
-        self.activationToken = activationToken
+        self.activationToken = activationToken ?? desktopStartupID
         self.desktopStartupID = desktopStartupID
     }
 }

@@ -41,8 +41,9 @@ struct DesktopActionTests {
             let scene = try app.openScene("contacts", id: id)
             scene.handlesExternalEvents(preferring: preferring, allowing: ["*"])
             scene.onContinueUserActivity(Self.show) { activity, context in
-                // GLib 2.74 passes the launch context's token as desktop-startup-id; later GLibs add activation-token.
-                inbox.yield((id, activity, context.activationToken ?? context.desktopStartupID))
+                // GLib 2.74 passes the launch context's token as desktop-startup-id (later GLibs add
+                // activation-token): the one name an app reads carries it either way.
+                inbox.yield((id, activity, context.activationToken))
             }
         }
         try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
