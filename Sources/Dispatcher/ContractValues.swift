@@ -26,7 +26,7 @@ extension Outcome {
     func contractOutcome(reason: Bool) -> Contract.RoutingOutcome {
         Contract.RoutingOutcome(
             action: action, appID: appID, sceneID: sceneID, declarationID: declarationID,
-            rule: rule, reason: reason ? self.reason : nil)
+            rule: rule, reason: reason ? self.reason : nil, token: reason ? carriedToken : nil)
     }
 
     /// As `Explain` answers: the first step's keys, with the reason, and every step in `steps`.

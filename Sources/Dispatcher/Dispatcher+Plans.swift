@@ -37,6 +37,12 @@ extension Dispatcher {
     /// Carries out the plan for `event`, step by step, until a destination takes it.
     /// - Parameter callerShowsPages: the caller is the browser: the plan hands the link to no browser.
     func carryOut(_ pending: PendingEvent, _ event: PlannedEvent, callerShowsPages: Bool = false) async throws(DispatchError) -> Outcome {
+        var outcome = try await carryOutSteps(pending, event, callerShowsPages: callerShowsPages)
+        outcome.carriedToken = pending.platformData.activationToken != nil || pending.platformData.desktopStartupID != nil
+        return outcome
+    }
+
+    private func carryOutSteps(_ pending: PendingEvent, _ event: PlannedEvent, callerShowsPages: Bool) async throws(DispatchError) -> Outcome {
         var opener: OpenerFact = pending.opener == nil ? .known(nil) : .pending
         var refused = Refusals()
         var launched: Set<String> = []

@@ -18,6 +18,9 @@ public struct Outcome: Sendable, Equatable {
     var step: Step?
     /// What was done, said after the step's reason (how a non-participating entry got the link).
     var preface: String?
+    /// Whether the event carried a token its window could come to the front with; nil for an
+    /// outcome not carried out (`Explain`).
+    var carriedToken: Bool?
 
     init(
         action: Action, appID: String, sceneID: String? = nil, declarationID: String? = nil, rule: Rule,

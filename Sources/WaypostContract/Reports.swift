@@ -38,6 +38,10 @@ extension Contract {
             public static let error = Key<String>("error")
             /// Microseconds from receiving the request to the app's acknowledgement.
             public static let micros = Key<UInt64>("micros")
+            /// `Routed`: whether the event carried a token its window can come to the front with
+            /// (an activation token or a startup id). Without one, a Wayland compositor leaves the
+            /// window where it is.
+            public static let token = Key<Bool>("token")
             /// Who opened the event: an app id, "via portal", "process NAME" when no app matched, or
             /// "unknown" (the caller exited, its pid was reused, another user's process).
             public static let opener = Key<String>("opener")
@@ -49,7 +53,9 @@ extension Contract {
                 action.declaration, appID.declaration, sceneID.declaration, declarationID.declaration, rule.declaration,
             ]
             public static let explained = delivered + [reason.declaration, opener.declaration, steps.declaration]
-            public static let routed = delivered + [reason.declaration, opener.declaration, error.declaration, micros.declaration]
+            public static let routed = delivered + [
+                reason.declaration, opener.declaration, error.declaration, micros.declaration, token.declaration,
+            ]
         }
 
         public var action: Action?
@@ -61,17 +67,19 @@ extension Contract {
         public var error: Failure?
         public var micros: UInt64?
         public var opener: String?
+        /// `Routed`: whether the event carried a token; nil elsewhere.
+        public var token: Bool?
         /// `Explain`'s plan, step by step (the first is this outcome's destination); nil elsewhere.
         public var steps: [RoutingOutcome]?
 
         public init(
             action: Action? = nil, appID: String? = nil, sceneID: String? = nil, declarationID: String? = nil,
             rule: Rule? = nil, reason: String? = nil, error: Failure? = nil, micros: UInt64? = nil, opener: String? = nil,
-            steps: [RoutingOutcome]? = nil
+            token: Bool? = nil, steps: [RoutingOutcome]? = nil
         ) {
             (self.action, self.appID, self.sceneID, self.declarationID) = (action, appID, sceneID, declarationID)
             (self.rule, self.reason, self.error, self.micros, self.opener) = (rule, reason, error, micros, opener)
-            self.steps = steps
+            (self.token, self.steps) = (token, steps)
         }
 
         /// - Throws: `KeyError` for a value of the wrong type, or an action, rule or error outside the contract.
@@ -100,6 +108,7 @@ extension Contract {
             }
             micros = try outcome.value(Keys.micros)
             opener = try outcome.value(Keys.opener)
+            token = try outcome.value(Keys.token)
             // A step holds no steps of its own: one level is read, deeper ones are refused.
             steps = try outcome.value(Keys.steps)?.map { step throws(KeyError) in
                 guard step[Keys.steps.name] == nil else {
@@ -124,6 +133,7 @@ extension Contract {
             outcome.insert(Keys.error, error?.errorName.rawValue)
             outcome.insert(Keys.micros, micros)
             outcome.insert(Keys.opener, opener)
+            outcome.insert(Keys.token, token)
             outcome.insert(Keys.steps, steps?.map(\.variants))
             return outcome
         }

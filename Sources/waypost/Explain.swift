@@ -95,6 +95,10 @@ struct Explain: AsyncParsableCommand {
                 let place = step.sceneID.map { " scene \($0)" } ?? step.declarationID.map { " new scene of \($0)" } ?? ""
                 print("  \(number + 1). \(step.action?.rawValue ?? "?") \(step.appID ?? "?")\(place), rule \(step.rule?.rawValue ?? "?"): \(step.reason ?? "")")
             }
+            // Where it goes does not say whether its window comes forward: on Wayland that is the token's.
+            if getenv("WAYLAND_DISPLAY") != nil {
+                print("window:         comes to the front only if the opener gives a token (gio open from a terminal and Firefox give none)")
+            }
         }
     }
 

@@ -60,7 +60,9 @@ struct Monitor: AsyncParsableCommand {
             if let error = report.error {
                 print("\(event) ✗ \(error.errorName.rawValue): \(report.reason ?? "")\(opener)")
             } else {
-                print(report.line(for: event) + (report.micros.map { " \($0) µs" } ?? "") + opener)
+                // Said before the opener, which ends the line.
+                let untokened = report.token == false ? ", no token: a Wayland compositor leaves its window where it is" : ""
+                print(report.line(for: event) + (report.micros.map { " \($0) µs" } ?? "") + untokened + opener)
             }
             fflush(nil)
             seen += 1

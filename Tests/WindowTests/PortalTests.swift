@@ -22,7 +22,7 @@ import Testing
         // Contacts running with Ada's window, so the link has a scene to choose.
         try await desktop.run("/usr/bin/gio", ["open", "contacts://show?id=0F3A-ADA"])
         let ada = try await desktop.activeWindow(titled: "Ada Lovelace – Contacts")
-        let monitor = try await ChildProcess.start(WindowDesktop.waypost, ["monitor", "--count", "1"], environment: desktop.environment)
+        let monitor = try await ChildProcess.start(WindowDesktop.waypost, ["monitor", "--count", "2"], environment: desktop.environment)
         #expect(await monitor.nextLine()?.hasPrefix("watching") == true)
 
         // Chat asks the portal to open Bob's link, with the token its compositor gave it.
@@ -35,6 +35,12 @@ import Testing
         #expect(Set(try await desktop.windowTitles()) == ["Ada Lovelace – Contacts", "Bob Kahn – Contacts"])
         let routed = await monitor.nextLine() ?? ""
         #expect(routed.contains("→ io.waypost.example.Contacts") && routed.hasSuffix("(opened by org.example.Chat (via portal))"), "\(routed)")
+        #expect(!routed.contains("no token"), "\(routed)")
+
+        // gio open from a terminal gives no token: the monitor says what that means on Wayland.
+        try await desktop.run("/usr/bin/gio", ["open", "contacts://show?id=0F3A-ADA"])
+        let untokened = await monitor.nextLine() ?? ""
+        #expect(untokened.contains(", no token: a Wayland compositor leaves its window where it is (opened by process gio)"), "\(untokened)")
     }
 
     /// `waypost doctor` reads what the portal would do: ask (GIO recommends another app too), or
