@@ -14,9 +14,9 @@ routed = [line.rstrip("\n") for line in open(routed_file) if line.strip() and no
 samples = [json.loads(line) for line in open(samples_file) if line.strip()]
 received = [r for r in samples if r.get("event") != "ready"]
 
-# `waypost monitor` lines: "EVENT → APP [scene ID|new DECL] [ACTION, RULE] N µs (opened by OPENER)" or
-# "EVENT ✗ ERROR: REASON (opened by OPENER)".
-delivered = re.compile(r"^(\S+) → (\S+) (?:scene (\S+) |new (\S+) )?\[(\w+), ([\w-]+)\](?: (\d+) µs)?(?: \(opened by .*\))?$")
+# `waypost monitor` lines: "EVENT → APP [scene ID|new DECL] [ACTION, RULE] N µs[, no token: …] (opened by
+# OPENER)" or "EVENT ✗ ERROR: REASON (opened by OPENER)".
+delivered = re.compile(r"^(\S+) → (\S+) (?:scene (\S+) |new (\S+) )?\[(\w+), ([\w-]+)\](?: (\d+) µs)?(?:, no token: [^(]*)?(?: \(opened by .*\))?$")
 failed = re.compile(r"^(\S+) ✗ (\S+?):? (.*)$")
 
 

@@ -60,8 +60,9 @@ struct Monitor: AsyncParsableCommand {
             if let error = report.error {
                 print("\(event) ✗ \(error.errorName.rawValue): \(report.reason ?? "")\(opener)")
             } else {
-                // Said before the opener, which ends the line.
-                let untokened = report.token == false ? ", no token: a Wayland compositor leaves its window where it is" : ""
+                // In a Wayland session, where it matters; said before the opener, which ends the line.
+                let untokened = report.token == false && getenv("WAYLAND_DISPLAY") != nil
+                    ? ", no token: a Wayland compositor leaves its window where it is" : ""
                 print(report.line(for: event) + (report.micros.map { " \($0) µs" } ?? "") + untokened + opener)
             }
             fflush(nil)

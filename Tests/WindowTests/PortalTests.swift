@@ -22,7 +22,9 @@ import Testing
         // Contacts running with Ada's window, so the link has a scene to choose.
         try await desktop.run("/usr/bin/gio", ["open", "contacts://show?id=0F3A-ADA"])
         let ada = try await desktop.activeWindow(titled: "Ada Lovelace – Contacts")
-        let monitor = try await ChildProcess.start(WindowDesktop.waypost, ["monitor", "--count", "2"], environment: desktop.environment)
+        // The monitor as a Wayland session's: it says what a missing token means there.
+        let monitor = try await ChildProcess.start(
+            WindowDesktop.waypost, ["monitor", "--count", "2"], environment: desktop.environment.merging(["WAYLAND_DISPLAY": "wayland-0"]) { $1 })
         #expect(await monitor.nextLine()?.hasPrefix("watching") == true)
 
         // Chat asks the portal to open Bob's link, with the token its compositor gave it.
