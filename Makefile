@@ -37,6 +37,9 @@ DEB_PACKAGES += time
 DEB_PACKAGES += gir1.2-dbusmenu-glib-0.4
 # Plasma's recent resources: a real kactivitymanagerd on the tests' bus, its database read with sqlite3.
 DEB_PACKAGES += kactivitymanagerd sqlite3
+# The desktop people run: the real portal (its GTK backend and permission store) on the tests' bus,
+# and a real Flatpak app built offline into a throwaway installation.
+DEB_PACKAGES += xdg-desktop-portal xdg-desktop-portal-gtk flatpak
 # `check-install`'s tools: groff renders the manual pages, desktop-file-validate the entry.
 CHECK_INSTALL_PACKAGES := groff-base desktop-file-utils
 DEB_PACKAGES += groff-base
@@ -167,7 +170,8 @@ startup-order: deps
 	@command -v perf >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq linux-perf; }
 	release/startup-order.sh
 
-# WAYPOST_REQUIRE_BROWSER=1: the Chromium tests fail rather than skip where Chromium is missing.
+# WAYPOST_REQUIRE_BROWSER=1: the Chromium tests fail rather than skip where Chromium is missing (and
+# so on for the windows, Wayland compositors and Flatpak).
 # The extension inside the binary must be browser/ as it is: checked before the tests. Chromium's
 # tests run after the others, not beside them: a click waits at most 300 ms for the daemon's answer
 # (then stays in the browser, by design), which a machine busy with the whole suite can exceed. The
@@ -178,9 +182,9 @@ test: deps
 	@mkdir -p .build && /usr/bin/python3 browser/embed.py .build/BrowserExtensionFiles.check.swift && \
 	  cmp -s .build/BrowserExtensionFiles.check.swift Sources/Installation/BrowserExtensionFiles.swift || \
 	  { echo "Sources/Installation/BrowserExtensionFiles.swift is not browser/'s copy: run make browser-extension" >&2; exit 1; }
-	$(SWIFT) test --skip BrowserExtensionTests --skip WindowTests
-	WAYPOST_REQUIRE_WINDOWS=1 $(SWIFT) test --no-parallel --filter WindowTests --skip BrowserExtensionTests
-	WAYPOST_REQUIRE_BROWSER=1 $(SWIFT) test --filter BrowserExtensionTests
+	WAYPOST_REQUIRE_FLATPAK=1 $(SWIFT) test --skip BrowserExtensionTests --skip ChromiumTests --skip WindowTests --skip WaylandTests
+	WAYPOST_REQUIRE_WINDOWS=1 WAYPOST_REQUIRE_WAYLAND=1 $(SWIFT) test --no-parallel --filter 'WindowTests|WaylandTests' --skip BrowserExtensionTests --skip ChromiumTests
+	WAYPOST_REQUIRE_BROWSER=1 $(SWIFT) test --filter 'BrowserExtensionTests|ChromiumTests'
 
 # The daemon's and the desktop's end-to-end tests again, run against the release binary that
 # `make install` installs: what users run is tested. Then the DBus module's own tests, compiled

@@ -176,6 +176,11 @@ let package = Package(
         .testTarget(
             name: "WindowTests", dependencies: ["TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
             exclude: ["Fixtures"], swiftSettings: strict),
+        // A real Flatpak app built offline (a runtime from the host's files, a local repo), in a throwaway
+        // FLATPAK_USER_DIR: registration through xdg-dbus-proxy, launch through `flatpak run`, the portal.
+        .testTarget(
+            name: "FlatpakTests", dependencies: ["TestSupport", "waypost"],
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "AssociationSourcesTests", dependencies: ["AssociationSources", "TestSupport", "association-verify"],
             exclude: ["Fixtures"],

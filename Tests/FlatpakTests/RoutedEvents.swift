@@ -1,0 +1,53 @@
+// Watching what the session does: the lines `waypost monitor` prints, and bounded waits for a line.
+import Foundation
+import TestSupport
+
+/// The lines `waypost monitor` prints, read in order:
+/// `URI → APP scene SCENE [ACTION, RULE] N µs (opened by OPENER)`, or `URI ✗ ERROR: REASON (opened by OPENER)`.
+final class RoutedEvents: Sendable {
+    private let process: ChildProcess
+    private let busLog: @Sendable () -> String
+
+    init(process: ChildProcess, busLog: @escaping @Sendable () -> String) {
+        self.process = process
+        self.busLog = busLog
+    }
+
+    /// The next line about `uri` (earlier lines about other events are skipped), within 30 s.
+    func line(for uri: String) async throws -> String {
+        let process = self.process
+        let line = try await withDeadline("waypost monitor shows \(uri)", context: busLog) { () async -> String? in
+            while let line = await process.nextLine() {
+                if line.hasPrefix(uri + " ") { return line }
+            }
+            return nil
+        }
+        guard let line else { throw TestFailure("waypost monitor ended before it showed \(uri)\n\(busLog())") }
+        return line
+    }
+}
+
+/// The next line `process` prints (nil once its output ended), within 30 s.
+func nextLine(of process: ChildProcess) async throws -> String? {
+    try await withDeadline("\(process.pid) prints a line") { await process.nextLine() }
+}
+
+/// `body`'s result, or a failure naming `what` (and `context`) once `seconds` passed: a bound for a
+/// loaded machine, not a figure.
+func withDeadline<T: Sendable>(
+    _ what: String, seconds: Int = 30, context: @escaping @Sendable () -> String = { "" },
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw TestFailure("timed out waiting until \(what)\n\(context())")
+        }
+        return value
+    }
+}
