@@ -4,6 +4,9 @@
 //   direct   gio open → org.freedesktop.Application.Open on the same app, its own DBusActivatable entry
 //            (the floor a GIO opener allows)
 //   exec     gio open → spawn of an Exec= entry (a tiny C program: what users get from a plain handler)
+//   spawned  gio open → spawn of `waypost open %U` from an entry without DBusActivatable → the
+//            dispatcher → OpenURL in the app: the handler entry's other possible shape (what the
+//            portal 1.16 would pass a token to), beside `waypost`, the shape installed
 //   owned    gio open https://bench.example/… → the dispatcher → OpenURL in the app whose entry claims
 //            bench.example and whose installed association names it (a universal link)
 //   unowned  gio open https://unowned.example/… → the dispatcher → Application.Open on the browser, the
@@ -215,8 +218,10 @@ func runBench(rounds: Int) async throws {
     environment["DBUS_SESSION_BUS_ADDRESS"] = String(decoding: address, as: UTF8.self)
 
     let applications = "\(root)/data/applications"
-    try write("[Desktop Entry]\nType=Application\nName=Routed\nExec=\(me) app \(fifo)\nMimeType=x-scheme-handler/benchwp;\nX-Waypost=true\nX-Waypost-Associated-Domains=bench.example;\n",
+    try write("[Desktop Entry]\nType=Application\nName=Routed\nExec=\(me) app \(fifo)\nMimeType=x-scheme-handler/benchwp;x-scheme-handler/benchsp;\nX-Waypost=true\nX-Waypost-Associated-Domains=bench.example;\n",
               to: "\(applications)/io.waypost.bench.Routed.desktop")
+    try write("[Desktop Entry]\nType=Application\nName=Spawned\nExec=\(waypost) open %U\nNoDisplay=true\nStartupNotify=true\nMimeType=x-scheme-handler/benchsp;\n",
+              to: "\(applications)/io.waypost.bench.Spawned.desktop")
     try write("[Desktop Entry]\nType=Application\nName=Direct\nExec=\(me) app \(fifo)\nDBusActivatable=true\nMimeType=x-scheme-handler/benchdirect;x-scheme-handler/https;\n",
               to: "\(applications)/io.waypost.bench.Direct.desktop")
     try write("[Desktop Entry]\nType=Application\nName=Exec\nExec=\(handler) \(fifo) %u\nMimeType=x-scheme-handler/benchexec;\n",
@@ -227,6 +232,10 @@ func runBench(rounds: Int) async throws {
               to: "\(root)/data/waypost/associations/bench.example.json")
     waitFor(spawn("/usr/bin/update-desktop-database", [applications], environment: environment))
     guard waitFor(spawn(waypost, ["install", "--user", "--web"], environment: environment)) == 0 else { fatalError("waypost install failed") }
+    // benchsp goes through Waypost too, but by the spawned entry: the other shape, beside the installed one.
+    let mimeApps = try String(contentsOfFile: "\(root)/config/mimeapps.list", encoding: .utf8)
+    try mimeApps.replacingOccurrences(of: "x-scheme-handler/benchsp=io.waypost.Dispatcher.desktop;", with: "x-scheme-handler/benchsp=io.waypost.bench.Spawned.desktop;")
+        .write(toFile: "\(root)/config/mimeapps.list", atomically: true, encoding: .utf8)
 
     // The daemon's own time per link (Open received → app acknowledged), from its Routed signal,
     // which it emits only while someone called MonitorRouted.
@@ -253,6 +262,7 @@ func runBench(rounds: Int) async throws {
         ("waypost", "waypost", gio, { "benchwp://item?round=\($0)" }),
         ("direct", "direct", gio, { "benchdirect://item?round=\($0)" }),
         ("exec", "exec", gio, { "benchexec://item?round=\($0)" }),
+        ("spawned", "waypost", gio, { "benchsp://item?round=\($0)" }),
         ("owned", "waypost", gio, { "https://bench.example/item/\($0)" }),
         ("unowned", "direct", gio, { "https://unowned.example/item/\($0)" }),
         ("process", "waypost", waypost, { "benchwp://item?process=\($0)" }),
@@ -288,6 +298,8 @@ func runBench(rounds: Int) async throws {
     let waypostMedian = median(samples["waypost"]!), direct = median(samples["direct"]!), exec = median(samples["exec"]!)
     print(String(format: "  waypost / direct (target ≤ 1.10): %.2f×", waypostMedian / direct))
     print(String(format: "  exec / direct: %.2f×   waypost / exec: %.2f×", exec / direct, waypostMedian / exec))
+    print(String(format: "  the handler entry spawned instead (`waypost open %%U`) / direct: %.2f×   / waypost, D-Bus activated: %.2f×",
+                 median(samples["spawned"]!) / direct, median(samples["spawned"]!) / waypostMedian))
     print(String(format: "  owned https link / direct (target ≤ 1.10): %.2f×", median(samples["owned"]!) / direct))
     print(String(format: "  unowned https link to the browser / gio open straight to it (target ≤ 1.05): %.2f×", median(samples["unowned"]!) / direct))
     for kind in ["process"] + (before == nil ? [] : ["before"]) {
