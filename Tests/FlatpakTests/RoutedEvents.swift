@@ -31,23 +31,3 @@ final class RoutedEvents: Sendable {
 func nextLine(of process: ChildProcess) async throws -> String? {
     try await withDeadline("\(process.pid) prints a line") { await process.nextLine() }
 }
-
-/// `body`'s result, or a failure naming `what` (and `context`) once `seconds` passed: a bound for a
-/// loaded machine, not a figure.
-func withDeadline<T: Sendable>(
-    _ what: String, seconds: Int = 30, context: @escaping @Sendable () -> String = { "" },
-    _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw TestFailure("timed out waiting until \(what)\n\(context())")
-        }
-        return value
-    }
-}

@@ -23,6 +23,37 @@ public func waitUntil(
     throw TestFailure("timed out waiting until \(what)\n\(context())")
 }
 
+/// `body`'s result, or a failure naming `what` (and `context`) once `seconds` passed: a bound for a
+/// loaded machine, not a figure.
+public func withDeadline<T: Sendable>(
+    _ what: String, seconds: Int = 30, context: @escaping @Sendable () -> String = { "" },
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw TestFailure("timed out waiting until \(what)\n\(context())")
+        }
+        return value
+    }
+}
+
+/// The next element of `stream` (signals, say), within `seconds`: `what` names it in the failure.
+public func next<Element: Sendable>(
+    _ stream: AsyncThrowingStream<Element, any Error>, _ what: String, seconds: Int = 30
+) async throws -> Element {
+    try await withDeadline(what, seconds: seconds) {
+        var iterator = stream.makeAsyncIterator()
+        guard let element = try await iterator.next() else { throw TestFailure("the stream ended before \(what)") }
+        return element
+    }
+}
+
 /// Which desktop a private session models, as far as its bus goes: what the bus can start
 /// besides the services the test itself writes into the session's `data/dbus-1/services`.
 public enum ModelledDesktop: Sendable {
