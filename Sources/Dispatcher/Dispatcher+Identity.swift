@@ -110,9 +110,7 @@ extension Dispatcher {
     func endRegistration(of owner: String, reason: String) {
         if let handle = identities.end(owner, reason: reason) { ProcessExits.shared.stopWatching(handle) }
         guard let process = registry.removeProcess(owner) else { return }
-        mergeIfDue(process.appID)
-        logger.notice("\(process.appID) (\(owner)) is no longer registered: \(reason)")
-        currentActivityMayHaveChanged()
+        registrationGone(process, "\(process.appID) (\(owner)) is no longer registered: \(reason)", level: .notice)
     }
 
     /// The connection left the bus: its process is no longer held.

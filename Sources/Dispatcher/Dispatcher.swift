@@ -184,12 +184,17 @@ public actor Dispatcher {
     func connectionVanished(_ owner: String) {
         forgetIdentity(of: owner)
         stopAnnouncingCurrentActivity(to: owner)
-        if let process = registry.removeProcess(owner) {
-            mergeIfDue(process.appID)
-            logger.info("\(process.appID) (\(owner)) went away")
-            currentActivityMayHaveChanged()
-            withdrawDockMenuIfGone(process.appID)
-        }
+        if let process = registry.removeProcess(owner) { registrationGone(process, "\(process.appID) (\(owner)) went away") }
+    }
+
+    /// What goes with a registration, however it ended (its connection left, its process exited or
+    /// ran another program first): the app's index is merged, the current activity told again, and
+    /// the dock menu withdrawn once no process of the app is left.
+    func registrationGone(_ process: AppProcess, _ message: String, level: Logger.Level = .info) {
+        mergeIfDue(process.appID)
+        logger.log(level: level, "\(message)")
+        currentActivityMayHaveChanged()
+        withdrawDockMenuIfGone(process.appID)
     }
 
     var status: (processes: [AppProcess], scenes: [SceneRecord]) {

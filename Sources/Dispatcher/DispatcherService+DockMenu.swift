@@ -41,17 +41,13 @@ extension DispatcherService {
                 method(Members.event, .takesTurns, inFlight: .few) { call in
                     let (id, event, _, timestamp) = try call.arguments(Int32.self, String.self, Variant.self, UInt32.self)
                     // Answered at once: the dock does not wait for the app, nor the app for the dock.
-                    if event == "clicked" { Task { await self.dispatcher.chooseDockMenuItem(of: appID, id: id, clickedAt: timestamp) } }
+                    if event == "clicked" { Task { await self.dockItemClicked(appID, id, at: timestamp) } }
                     return try call.reply()
                 },
                 method(Members.eventGroup, .takesTurns, inFlight: .few) { call in
                     let (events) = try call.arguments([Structure<Int32, String, Variant, UInt32>].self)
-                    // libdbusmenu sends the clicks made since its last call as one group; at most
-                    // one per item is taken (a menu has no more items than that).
-                    let clicks = events.filter { $0.fields.1 == "clicked" }.prefix(ShortcutLimits.items + ShortcutLimits.recentActivities)
-                    for click in clicks {
-                        let (id, timestamp) = (click.fields.0, click.fields.3)
-                        Task { await self.dispatcher.chooseDockMenuItem(of: appID, id: id, clickedAt: timestamp) }
+                    for (id, timestamp) in DockMenus.clicks(in: events.map(\.fields)) {
+                        Task { await self.dockItemClicked(appID, id, at: timestamp) }
                     }
                     return try call.reply([Int32]())
                 },
@@ -75,5 +71,14 @@ extension DispatcherService {
                 Property("Status", "s") { .string("normal") },
                 Property("IconThemePath", "as") { Variant([String]()) },
             ])
+    }
+}
+
+extension DispatcherService {
+    /// A dock's click on an item of the app's quicklist, carried out and reported by `Routed`.
+    func dockItemClicked(_ appID: String, _ id: Int32, at timestamp: UInt32) async {
+        _ = try? await routed("dock:\(appID)/\(id)") { () async throws(DispatchError) -> Outcome in
+            try await self.dispatcher.chooseDockMenuItem(of: appID, id: id, clickedAt: timestamp)
+        }
     }
 }

@@ -26,9 +26,41 @@ struct DockMenus: Sendable {
     /// Apps whose recent activities are to be registered with Plasma's activity manager shortly.
     var recentsDue: Set<String> = []
 
-    /// Where the app's menu is served: its id with `.` as `/` and `-` as `_`, as the spec derives paths.
+    /// Where the app's menu is served: one element per `.`-separated part of its id, each escaped as
+    /// sd-bus escapes a path element (a byte outside `A-Za-z0-9` as `_` and two hex digits), so that
+    /// no two ids share a path (`org.a_b` and `org.a-b` were both `/org/a_b` when `-` became `_`).
+    /// Docks find the path in `LauncherEntry.Update`, not by deriving it. Nil for an id with an
+    /// empty part.
     static func path(of appID: String) -> ObjectPath? {
-        try? ObjectPath("/io/waypost/Dispatcher/quicklist/" + String(appID.map { $0 == "." ? "/" : $0 == "-" ? "_" : $0 }))
+        let parts = appID.split(separator: ".", omittingEmptySubsequences: false)
+        guard !parts.contains(where: \.isEmpty) else { return nil }
+        return try? ObjectPath("/io/waypost/Dispatcher/quicklist/" + parts.map(escapedElement).joined(separator: "/"))
+    }
+
+    private static func escapedElement(_ part: Substring) -> String {
+        let hex = Array("0123456789abcdef")
+        var element = ""
+        for byte in part.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                element.append(Character(Unicode.Scalar(byte)))
+            default:
+                element += "_" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0xF)])
+            }
+        }
+        return element
+    }
+
+    /// The clicks an `EventGroup` holds (libdbusmenu sends the events since its last call as one):
+    /// the first click of each item, with its time, in order; at most as many as a menu has items.
+    static func clicks(in events: [(Int32, String, Variant, UInt32)]) -> [(id: Int32, timestamp: UInt32)] {
+        var clicks: [(id: Int32, timestamp: UInt32)] = []
+        var seen: Set<Int32> = []
+        for (id, kind, _, timestamp) in events where kind == "clicked" && seen.insert(id).inserted {
+            guard clicks.count < ShortcutLimits.items + ShortcutLimits.recentActivities + 1 else { break }
+            clicks.append((id, timestamp))
+        }
+        return clicks
     }
 
     /// The dbusmenu layout (`(ia{sv}av)`): a root whose children are the shortcut items, a separator,

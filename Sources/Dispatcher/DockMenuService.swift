@@ -104,24 +104,25 @@ extension Dispatcher {
     /// A click on an item: a shortcut item as `PerformShortcut` delivers, a recent activity continued.
     /// The dock gives the click's time and no token: on X11 the startup id convention carries the
     /// time; on Wayland a token for the click comes from the compositor.
-    func chooseDockMenuItem(of appID: String, id: Int32, clickedAt timestamp: UInt32) async {
-        guard let entry = dockMenus.entries[appID]?[id] else { return }
+    /// - Throws: `invalidArgument` for an id the menu's last layout did not have; what carrying the
+    ///   event out throws.
+    func chooseDockMenuItem(of appID: String, id: Int32, clickedAt timestamp: UInt32) async throws(DispatchError) -> Outcome {
+        guard let entry = dockMenus.entries[appID]?[id] else {
+            throw .invalidArgument(String(id), reason: "\(appID)'s quicklist had no such item when a dock last read it")
+        }
         let platformData = LaunchPlatformData(
             activationToken: await configuration.shellActionTokens.forReportedAction(),
             desktopStartupID: "waypost-dock_TIME\(timestamp)")
-        do {
-            switch entry {
-            case .shortcut(let item):
-                let raw = item.activity
-                let details = try Contract.ActivityDetails(raw)
-                let activity = UserActivity(type: item.type, details)
-                let pending = PendingEvent(event: .activity(activity), activity: raw, platformData: platformData)
-                _ = try await carryOut(pending, .shortcut(activity, app: appID))
-            case .recent(let saved, _):
-                _ = try await continueSavedActivity(id: saved, platformData: platformData)
-            }
-        } catch {
-            logger.info("the quicklist item \(id) of \(appID) went nowhere: \(error)")
+        switch entry {
+        case .shortcut(let item):
+            let raw = item.activity
+            let details: Contract.ActivityDetails
+            do { details = try Contract.ActivityDetails(raw) } catch { throw DispatchError(error, in: "shortcut item \(item.type)") }
+            let activity = UserActivity(type: item.type, details)
+            let pending = PendingEvent(event: .activity(activity), activity: raw, platformData: platformData)
+            return try await carryOut(pending, .shortcut(activity, app: appID))
+        case .recent(let saved, _):
+            return try await continueSavedActivity(id: saved, platformData: platformData)
         }
     }
 

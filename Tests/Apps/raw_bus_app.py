@@ -7,7 +7,8 @@ Usage: raw_bus_app.py MODE APP_ID SCENE
   plain   registers APP_ID, declares "main", opens SCENE taking any link; prints "ready", then serves
           io.waypost.test.Raw at /app: Fork() forks; the parent exits without answering, and the
           child, holding the connection alone, answers with its pid once the parent has exited.
-          Try(member) makes that Dispatcher1 call (AddScene, RegisterApplication) and answers with
+          Try(member) makes that Dispatcher1 call (AddScene, RegisterApplication, SetShortcutItems: one
+          item) and answers with
           "ERROR-NAME MESSAGE" ("ok" when it succeeded). Received() answers with the links received.
   exec    as plain; on SIGUSR1 it execs python3 RAW_BUS_EXEC (an env variable naming a script)
           with `continue FD SERIAL APP_ID`, keeping the socket open across the exec.
@@ -159,6 +160,8 @@ def main():
     bodies = {
         "AddScene": GLib.Variant("(ss)", ("after-fork", "main")),
         "RegisterApplication": GLib.Variant("(soa{sv})", (app_id, "/app", {})),
+        "SetShortcutItems": GLib.Variant("(aa{sv})", ([{"type": GLib.Variant("s", "org.example.raw.compose"),
+                                                         "title": GLib.Variant("s", "Compose")}],)),
     }
     bus.controls = {
         "Fork": fork,
