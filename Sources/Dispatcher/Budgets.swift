@@ -19,15 +19,39 @@ enum Budgets {
     /// `matching` condition bytes of all of an app's declarations together (routing reads them all
     /// for every event that no open scene takes).
     static let matchingBytesPerApp = 64 * 1024
-    /// Calls of one member one connection may have in flight at the dispatcher, declared per member
-    /// in the export table; the next gets `Busy` at once, naming the member and this number. A
-    /// connection's calls in flight are bounded by the sum over the members (816).
+    /// Calls of one member one caller may have in flight at the dispatcher, over all its connections
+    /// (its share), declared per member in the export table; and, of all callers together, four
+    /// times that (the member's total). The next call over either gets `Busy` at once, naming the
+    /// member, who, and the number. So no one caller holds every slot of a member, and however
+    /// many connections come, a member's calls in flight are bounded.
     enum CallsInFlight: Int, Sendable {
         /// Events and the desktop search's questions: an opener or a shell sends several at once.
         case many = 32
         /// What an app says of itself and its scenes, and the queries of commands: each is answered
         /// at once or after a turn; an app restoring its windows may pipeline a few.
         case few = 16
+
+        /// One caller's share.
+        var share: Int { rawValue }
+        /// Every caller's together.
+        var total: Int { rawValue * 4 }
+    }
+
+    /// Whom a call counts against: the app behind its connection where that is known (a sandboxed
+    /// app's or an installed app's processes are one), else the connection's process, else (before
+    /// the bus told its process) the connection itself.
+    enum Caller: Sendable, Hashable, CustomStringConvertible {
+        case app(String)
+        case process(UInt32)
+        case connection(String)
+
+        var description: String {
+            switch self {
+            case .app(let id): id
+            case .process(let pid): "process \(pid)"
+            case .connection(let name): name
+            }
+        }
     }
 
     /// The condition bytes of a scene's modifiers as they arrived, after checking each condition

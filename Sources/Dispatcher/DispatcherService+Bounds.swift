@@ -5,7 +5,7 @@ import WaypostContract
 
 /// How the daemon serves an exported member, declared beside each in the export table (arguments of
 /// `method` that have no default, so a member cannot be exported without them): how it is served,
-/// and how many of its calls one connection may have in flight (`Budgets.CallsInFlight`).
+/// and how many of its calls one caller, and all together, may have in flight (`Budgets.CallsInFlight`).
 struct MemberPolicy: Sendable, Hashable {
     enum Serving: Sendable, Hashable {
         /// Acts as the registered app: takes turns, then checks that the caller's process still runs
@@ -23,33 +23,42 @@ struct MemberPolicy: Sendable, Hashable {
     let callsInFlight: Budgets.CallsInFlight
 }
 
-/// One member's calls in flight, per connection: each member counts its own, so that a flood of
-/// one (links at a hung app) leaves a connection's other members served.
+/// One member's calls in flight: each caller's (`Budgets.Caller`: its app, else its process, over
+/// all its connections) and all callers' together, so that a flood of one member (links at a hung
+/// app) leaves the other members served, and no one caller takes a member's every slot.
 final class MemberCalls: Sendable {
     let member: String
-    let limit: Int
-    private let counts = Mutex<[BusName: Int]>([:])
+    let limit: Budgets.CallsInFlight
+    private struct Counts {
+        var byCaller: [Budgets.Caller: Int] = [:]
+        var all = 0
+    }
+    private let counts = Mutex(Counts())
 
     init(_ member: Contract.Member, limit: Budgets.CallsInFlight) {
         self.member = member.name.rawValue
-        self.limit = limit.rawValue
+        self.limit = limit
     }
 
-    /// - Throws: `callsInFlight` naming the member and its limit when `caller` has that many.
-    func enter(_ caller: BusName) throws(DispatchError) {
-        let admitted = counts.withLock { counts in
-            let count = counts[caller, default: 0]
-            if count >= limit { return false }
-            counts[caller] = count + 1
-            return true
+    /// - Throws: `callsInFlight` naming the member, and the caller and its share, or every caller
+    ///   and the total, whichever is full.
+    func enter(_ caller: Budgets.Caller) throws(DispatchError) {
+        let full: (who: String, limit: Int)? = counts.withLock { counts in
+            let mine = counts.byCaller[caller, default: 0]
+            if mine >= limit.share { return (caller.description, limit.share) }
+            if counts.all >= limit.total { return ("every caller together", limit.total) }
+            counts.byCaller[caller] = mine + 1
+            counts.all += 1
+            return nil
         }
-        if !admitted { throw .callsInFlight(member: member, caller: caller.rawValue, limit: limit) }
+        if let full { throw .callsInFlight(member: member, caller: full.who, limit: full.limit) }
     }
 
-    func leave(_ caller: BusName) {
+    func leave(_ caller: Budgets.Caller) {
         counts.withLock { counts in
-            let count = counts[caller, default: 1] - 1
-            counts[caller] = count == 0 ? nil : count
+            let mine = counts.byCaller[caller, default: 1] - 1
+            counts.byCaller[caller] = mine == 0 ? nil : mine
+            counts.all -= 1
         }
     }
 }

@@ -268,9 +268,9 @@ public final class DispatcherService: Sendable {
     }
 
     /// The member as the contract declares it, served as `serving` says, answered by `handler`; a
-    /// `DispatchError` reaches the caller under its contract name. A connection with `inFlight` calls
-    /// of this member in flight gets `Busy` (naming the member) at once, before anything is routed
-    /// or delivered; a call acting as the registered app is refused, and the registration ended,
+    /// `DispatchError` reaches the caller under its contract name. A caller with its share of this
+    /// member's calls in flight, or any caller while all together hold the member's total
+    /// (`inFlight`), gets `Busy` (naming the member) at once, before anything is routed or delivered; a call acting as the registered app is refused, and the registration ended,
     /// once its process changed.
     func method(
         _ member: Contract.Member, _ serving: MemberPolicy.Serving, inFlight: Budgets.CallsInFlight,
@@ -280,9 +280,10 @@ public final class DispatcherService: Sendable {
         let calls = MemberCalls(member, limit: policy.callsInFlight)
         return member.exported { call in
             do {
-                try calls.enter(call.sender)
+                let caller = await self.dispatcher.openers.budgetCaller(of: call.sender)
+                try calls.enter(caller)
                 defer {
-                    calls.leave(call.sender)
+                    calls.leave(caller)
                     self.answered.add(1, ordering: .relaxed)
                 }
                 if policy.serving == .delivers { return try await handler(call) }

@@ -62,6 +62,24 @@ public final class OpenerLookup: Sendable {
         return PendingOpener { await self.find(caller: caller, askedAt: askedAt, portalAppID: portalAppID) }
     }
 
+    /// Whom a connection's calls count against in the members' budgets: its opener's app when it
+    /// is known, else its process. The process is asked of the bus as the connection appears
+    /// (`watchConnections`), so a first call waits at most for what is left of that answer; the
+    /// connection itself only when the bus does not tell.
+    nonisolated(nonsending) func budgetCaller(of connection: BusName) async -> Budgets.Caller {
+        var known = callers.withLock { $0[connection] }
+        if known == nil {
+            ask(connection)
+            known = callers.withLock { $0[connection] }
+        }
+        switch known {
+        case .opener(let opener, let pid): return opener.appID.map(Budgets.Caller.app) ?? .process(pid)
+        case .process(let caller): return .process(caller.pid)
+        case .asking(let asking): return await asking.value.map { .process($0.pid) } ?? .connection(connection.rawValue)
+        case nil: return .connection(connection.rawValue)
+        }
+    }
+
     /// Who opened a link the OpenURI portal passed on: the app behind `caller`, the connection that
     /// asked the portal, named as opening through it.
     func start(throughPortal caller: BusName) -> PendingOpener {

@@ -34,6 +34,44 @@ struct DeliveryTests {
         #expect(app.received == ["CreateScene wrong://new"])
     }
 
+    @Test("one process's Opens count together over its connections: 32 in flight, the next Busy on any of them; another app's link is delivered meanwhile")
+    func busyProcessOverSeveralConnections() async throws {
+        let session = try await DesktopSession(deliveryTimeout: 60)
+        defer { session.close() }
+        let slow = try await CountingApp(session, id: "org.example.Slow", behaviour: .hang)
+        defer { slow.release() }
+        try await slow.openScene("a")
+        let fast = try await CountingApp(session, id: "org.example.Fast", behaviour: .acknowledge)
+        try await fast.openScene("f")
+        let (first, second) = try await (session.connect(), session.connect())
+        let flood = Task {
+            await withTaskGroup(of: String?.self) { group in
+                for index in 0..<80 {
+                    group.addTask {
+                        await Self.failure { _ = try await session.open("slow://\(index)", with: index % 2 == 0 ? first : second) }?.name.rawValue
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1 ?? "delivered") }
+            }
+        }
+        try await waitUntil("the hung app holds 32 links", context: session.busLog) { slow.count == 32 }
+        // A third connection of the same process is the same caller: its share is spent.
+        let third = try await session.connect()
+        let more = await Self.failure { _ = try await session.open("slow://more", with: third) }
+        #expect(more?.name.rawValue == "io.waypost.Error.Busy")
+        #expect(more?.message.contains("process \(getpid()) has 32 calls of Open in flight") == true, "\(more.map { "\($0)" } ?? "answered")")
+        // Another process is another caller: its link to another app goes while the flood holds.
+        let other = try await runProgram(DesktopSession.waypost.path, ["open", "fast://while"], environment: session.environment)
+        #expect(other.status == 0, "\(other.errors)")
+        #expect(fast.received == ["OpenURL fast://while"])
+
+        slow.release()
+        let outcomes = await flood.value
+        #expect(outcomes.filter { $0 == "delivered" }.count == 32, "\(outcomes)")
+        #expect(outcomes.filter { $0 == "io.waypost.Error.Busy" }.count == 48, "\(outcomes)")
+        #expect(slow.count == 32)
+    }
+
     @Test("a connection with 32 Opens in flight gets Busy naming Open at once for the next, nothing of it delivered; its other members are served meanwhile")
     func busyConnection() async throws {
         let session = try await DesktopSession(deliveryTimeout: 60)

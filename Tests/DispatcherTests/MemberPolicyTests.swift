@@ -76,20 +76,29 @@ struct MemberPolicyTests {
         #expect(declared["Dispatcher1"]?["addScene"] == ["actsAsTheApp few"])
     }
 
-    @Test("each member counts its own calls in flight per connection: over its budget Busy names it and the limit, others go on")
+    @Test("each member counts its own calls in flight per caller and in all: over either Busy names it, who and the limit; others go on")
     func budgets() throws {
         let open = MemberCalls(Contract.Dispatcher1.open, limit: .many)
         let addScene = MemberCalls(Contract.Dispatcher1.addScene, limit: .few)
-        let caller: BusName = ":1.7", other: BusName = ":1.8"
-        for _ in 0..<Budgets.CallsInFlight.many.rawValue { try open.enter(caller) }
-        #expect(throws: DispatchError.callsInFlight(member: "Open", caller: ":1.7", limit: 32)) { try open.enter(caller) }
-        #expect(DispatchError.callsInFlight(member: "Open", caller: ":1.7", limit: 32).failure.errorName.rawValue == "io.waypost.Error.Busy")
-        // Another member of the same connection, and the same member of another connection, go on.
+        let caller = Budgets.Caller.process(7), other = Budgets.Caller.app("org.example.Other")
+        for _ in 0..<Budgets.CallsInFlight.many.share { try open.enter(caller) }
+        #expect(throws: DispatchError.callsInFlight(member: "Open", caller: "process 7", limit: 32)) { try open.enter(caller) }
+        #expect(DispatchError.callsInFlight(member: "Open", caller: "process 7", limit: 32).failure.errorName.rawValue == "io.waypost.Error.Busy")
+        // Another member of the same caller, and the same member of another caller, go on.
         try addScene.enter(caller)
         try open.enter(other)
         open.leave(caller)
         try open.enter(caller)
-        for _ in 1..<Budgets.CallsInFlight.few.rawValue { try addScene.enter(caller) }
-        #expect(throws: DispatchError.callsInFlight(member: "AddScene", caller: ":1.7", limit: 16)) { try addScene.enter(caller) }
+        for _ in 1..<Budgets.CallsInFlight.few.share { try addScene.enter(caller) }
+        #expect(throws: DispatchError.callsInFlight(member: "AddScene", caller: "process 7", limit: 16)) { try addScene.enter(caller) }
+        // However many callers, the member's total: the fourth share fills it, and nobody gets more.
+        for _ in 1..<32 { try open.enter(other) }
+        for _ in 0..<32 { try open.enter(.connection(":1.9")) }
+        for _ in 0..<32 { try open.enter(.process(8)) }
+        #expect(throws: DispatchError.callsInFlight(member: "Open", caller: "every caller together", limit: 128)) {
+            try open.enter(.process(9))
+        }
+        open.leave(.process(8))
+        try open.enter(.process(9))
     }
 }
