@@ -13,6 +13,8 @@ import dbus
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from lab_bus import lab_bus_config  # noqa: E402
 PYTHON = "/usr/bin/python3"
 
 
@@ -58,8 +60,11 @@ class Session:
                 f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=%s %s/stress_app.py %s\n"
                         "MimeType=x-scheme-handler/%s;\nX-Waypost=true\n" % (app_id, PYTHON, HERE, app_id, scheme))
         subprocess.run(["update-desktop-database", applications], check=True)
-        bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
-                               stdout=subprocess.PIPE, env=env, text=True)
+        # The lab desktop's bus: only this session's services, none of the machine's.
+        os.makedirs(os.path.join(self.root, "runtime"), mode=0o700)
+        os.makedirs(os.path.join(env["XDG_DATA_HOME"], "dbus-1", "services"))
+        bus = subprocess.Popen(["dbus-daemon", f"--config-file={lab_bus_config(self.root, env['XDG_DATA_HOME'])}", "--nofork",
+                                "--print-address=1"], stdout=subprocess.PIPE, env=env, text=True)
         self.children.append(bus)
         self.bus_pid = bus.pid
         env["DBUS_SESSION_BUS_ADDRESS"] = bus.stdout.readline().strip()

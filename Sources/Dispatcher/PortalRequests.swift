@@ -44,12 +44,21 @@ final class PortalRequests: Sendable {
 
     private let state = Mutex(State())
 
-    /// Starts watching: the portal's owner on `connection`, the requests on a monitor connection of
-    /// their own. Returns once both are in place.
+    /// Starts watching, where the bus has a portal (running, or one it can start): the portal's owner
+    /// on `connection`, the requests on a monitor connection of their own. Returns once both are in
+    /// place; at once where there is no portal (nothing to watch: no connection, no thread).
+    /// - Returns: whether it watches.
     /// - Throws: `BusError` when the bus refuses a monitor (then links through the portal keep no token).
-    func watch(on connection: Connection) async throws {
+    @discardableResult
+    func watch(on connection: Connection) async throws -> Bool {
         let owners = try await connection.nameOwnerChanges(for: Self.portal)
         let owner = try await connection.nameOwner(of: Self.portal)
+        if owner == nil {
+            let activatable = try await connection.call(
+                destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "ListActivatableNames"
+            ).decode([String].self)
+            guard activatable.contains(Self.portal.rawValue) else { return false }
+        }
         state.withLock { $0.portalOwner = owner }
         Task { [weak self] in
             for try await change in owners { self?.state.withLock { $0.portalOwner = change.newOwner } }
@@ -69,6 +78,7 @@ final class PortalRequests: Sendable {
             }
             _ = monitor  // kept open for as long as the stream runs
         }
+        return true
     }
 
     /// The request the portal's `Open` of `uri` passes on, when `caller` is the portal; nil for
