@@ -40,6 +40,9 @@ DEB_PACKAGES += kactivitymanagerd sqlite3
 # The desktop people run: the real portal (its GTK backend and permission store) on the tests' bus,
 # and a real Flatpak app built offline into a throwaway installation.
 DEB_PACKAGES += xdg-desktop-portal xdg-desktop-portal-gtk flatpak
+# ... and the compositors people run, headless: GNOME Shell (with gjs, its notification server and
+# extensions' runtime) and KWin, with the GTK 4 samples' windows on them (PyGObject's GTK 4 too).
+DEB_PACKAGES += gnome-shell gjs kwin-wayland gir1.2-gtk-4.0
 # `check-install`'s tools: groff renders the manual pages, desktop-file-validate the entry.
 CHECK_INSTALL_PACKAGES := groff-base desktop-file-utils
 DEB_PACKAGES += groff-base
@@ -334,6 +337,12 @@ browser-extension:
 # gio open → the daemon → a running app, beside gio open straight to the app and to an Exec= entry.
 bench-open: deps release
 	cd Benchmarks && WAYPOST="$$(cd .. && $(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) run -c release open-bench
+
+# On GNOME Shell headless (mutter): a link from a focused GTK app → the chosen window focused, beside
+# the same app given the link directly (Benchmarks/wayland-focus-bench.py; ROUNDS sets the rounds).
+.PHONY: bench-wayland-focus
+bench-wayland-focus: deps release
+	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" /usr/bin/python3 Benchmarks/wayland-focus-bench.py
 
 # The opener of each event: the walk up a caller's ancestors, in process, and what waiting for it adds
 # to an owned https link beside a custom-scheme link to the same app that does not wait.

@@ -176,6 +176,10 @@ let package = Package(
         .testTarget(
             name: "WindowTests", dependencies: ["TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
             exclude: ["Fixtures"], swiftSettings: strict),
+        // The GTK samples on real Wayland compositors: GNOME Shell (mutter) and KWin, headless.
+        .testTarget(
+            name: "WaylandTests", dependencies: ["DBus", "TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
+            exclude: ["Fixtures"], swiftSettings: strict),
         // A real Flatpak app built offline (a runtime from the host's files, a local repo), in a throwaway
         // FLATPAK_USER_DIR: registration through xdg-dbus-proxy, launch through `flatpak run`, the portal.
         .testTarget(

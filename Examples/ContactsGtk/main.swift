@@ -71,7 +71,7 @@ let app = try Application(id: "io.waypost.example.Contacts", declarations: [.win
     func show(_ id: String?, _ context: EventContext) throws {
         let known = contacts.contains { $0.id == id }
         if known { select(id) }
-        window.present(activationToken: context.activationToken, startupID: context.desktopStartupID)
+        window.present(token: context.activationToken)
         guard known else { throw SampleError("no known contact \(id ?? "(none)")") }
     }
 

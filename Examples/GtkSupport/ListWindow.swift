@@ -50,11 +50,9 @@ public struct ListItem: Sendable, Hashable {
     public func select(_ id: String?) { widgets?.select(id.flatMap { id in items.firstIndex { $0.id == id } }) }
 
     /// Shows the window and brings it to the front with the opener's token (an `EventContext`'s
-    /// `activationToken` or `desktopStartupID`): without one, a desktop with focus-stealing
-    /// prevention may only mark the window as wanting attention.
-    public func present(activationToken: String? = nil, startupID: String? = nil) {
-        widgets?.present(activationToken: activationToken, startupID: startupID)
-    }
+    /// `activationToken`). Without one, a desktop with focus-stealing prevention leaves the window
+    /// where it is (mutter, KWin) or only marks it as wanting attention.
+    public func present(token: String? = nil) { widgets?.present(token: token) }
 
     /// Closes it as its close button would.
     public func close() { widgets?.close() }

@@ -68,7 +68,7 @@ let app = try Application(id: "io.waypost.example.IceCream", declarations: [.win
     func show(_ id: String?, _ context: EventContext) throws {
         let known = id.flatMap { names[$0] } != nil
         if known { select(id) }
-        window.present(activationToken: context.activationToken, startupID: context.desktopStartupID)
+        window.present(token: context.activationToken)
         guard known else { throw SampleError("no known size \(id ?? "(none)")") }
     }
 

@@ -7,9 +7,10 @@ developers, and the tests' proof that another language takes part.
 
 Each window is a scene. Its selected contact is what it prefers (SetExternalEvents); with nothing
 selected it allows any link. A link (OpenURL) or a continued activity selects the contact and
-presents the window with the opener's token (gtk_window_set_startup_id, then present); a link no
-window takes comes as CreateScene: a new window. Closing a window removes its scene; the last one
-ends the app. It does not register again if the dispatcher restarts (sample_app.py shows how).
+presents the window with the opener's token (present_with_token: one way for X11 and Wayland); a
+link no window takes comes as CreateScene: a new window. Closing a window removes its scene; the
+last one ends the app. It does not register again if the dispatcher restarts (sample_app.py shows
+how).
 
 Usage: contacts_gtk.py   (started by the dispatcher from its desktop entry, Exec=/usr/bin/python3 …)
 """
@@ -21,6 +22,13 @@ import gi
 
 gi.require_version("Gtk", "4.0")
 from gi.repository import Gio, GLib, Gtk  # noqa: E402
+
+try:
+    # Before the display opens, or PyGObject wraps it as a plain Gdk.Display (no Wayland methods).
+    gi.require_version("GdkWayland", "4.0")
+    from gi.repository import GdkWayland  # noqa: E402
+except (ValueError, ImportError):
+    GdkWayland = None
 
 CONTRACT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "dbus")
 APP_ID = "io.waypost.example.ContactsPython"
@@ -48,6 +56,8 @@ class ContactWindow:
         for child in (self.heading, self.list, button):
             box.append(child)
         self.window.set_child(box)
+        # GTK 4.8 selects the list's first row when the window's first focus lands on it.
+        self.window.set_focus(button)
         self.list.connect("row-selected", self.on_row_selected)
         self.window.connect("notify::is-active", self.on_active)
         self.window.connect("close-request", self.on_close)
@@ -86,13 +96,24 @@ class ContactWindow:
             self.app.call("ClearCurrentActivity", GLib.Variant("(s)", (self.scene_id,)))
 
     def present(self, platform_data):
-        """To the front with the opener's token, as GTK does for org.freedesktop.Application."""
-        wayland = self.window.get_display().__gtype__.name == "GdkWaylandDisplay"
-        keys = ("activation-token", "desktop-startup-id") if wayland else ("desktop-startup-id", "activation-token")
-        token = next((platform_data[key] for key in keys if key in platform_data), None)
-        if token:
-            self.window.set_startup_id(token)
-        self.window.present()
+        """To the front with the opener's token: the activation token, else the startup id."""
+        token = platform_data.get("activation-token") or platform_data.get("desktop-startup-id")
+        present_with_token(self.window, token)
+
+
+def present_with_token(window, token):
+    """Shows a Gtk.Window and brings it to the front with the opener's token (None: without).
+
+    Wayland: GTK 4.8's set_startup_id does not reach the compositor for a mapped window (present()
+    mints its own token, from an app that is not focused, which the compositor refuses); the
+    display's startup notification id is what present() activates with, as GtkApplication does.
+    X11: the startup id becomes the window's _NET_STARTUP_ID."""
+    display = window.get_display()
+    if token and GdkWayland and isinstance(display, GdkWayland.WaylandDisplay):
+        display.set_startup_notification_id(token)
+    elif token:
+        window.set_startup_id(token)
+    window.present()
 
 
 class ContactsApp:

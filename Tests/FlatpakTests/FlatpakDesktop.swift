@@ -70,7 +70,7 @@ final class FlatpakDesktop: Sendable {
         spawned.killAll()
         session.stopBus()
         try? await waitUntil("the sandboxes and the document portal are gone", seconds: 10) {
-            self.sandboxes().isEmpty && !self.hasMounts()
+            self.sandboxes().isEmpty && self.session.mounts().isEmpty
         }
         screen?.stop()
         session.close()
@@ -95,10 +95,6 @@ final class FlatpakDesktop: Sendable {
     }
 
     /// Whether something (the document portal's FUSE mount) is mounted below the session's root.
-    private func hasMounts() -> Bool {
-        let mounts = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
-        return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst(4).first?.hasPrefix(root.path) == true }
-    }
 
     var busLog: String { session.busLog }
 

@@ -1,6 +1,7 @@
 // What the integration test targets share: bounded waits and a private desktop session (programs
 // are started in ChildProcess.swift).
 public import Foundation
+import Glibc
 import Synchronization
 
 /// A fixture that could not do what a test needed.
@@ -67,6 +68,12 @@ public enum ModelledDesktop: Sendable {
     /// backend serves only on a display and with `XDG_CURRENT_DESKTOP=GNOME`, which the session
     /// sets unless the test gives another.
     case portal
+    /// GNOME Shell's session, what its bus starts: the shell's notification server
+    /// (`org.gnome.Shell.Notifications`, a gjs program that owns `org.freedesktop.Notifications`),
+    /// dconf (GSettings, where the shell reads its enabled extensions), and the portal with its GTK
+    /// backend and permission store (not the document portal: its FUSE mount outlives a killed
+    /// session). The shell itself is started by the test, on the session's Wayland display.
+    case gnomeShell
 
     /// The machine's service files the bus may start, by bus name.
     var machineServices: [String] {
@@ -75,6 +82,9 @@ public enum ModelledDesktop: Sendable {
         case .portal:
             ["org.freedesktop.portal.Desktop", "org.freedesktop.impl.portal.PermissionStore", "org.freedesktop.impl.portal.desktop.gtk"]
                 + (FileManager.default.fileExists(atPath: "/dev/fuse") ? ["org.freedesktop.portal.Documents"] : [])
+        case .gnomeShell:
+            ["org.gnome.Shell.Notifications", "ca.desrt.dconf", "org.freedesktop.portal.Desktop",
+             "org.freedesktop.impl.portal.PermissionStore", "org.freedesktop.impl.portal.desktop.gtk"]
         }
     }
 }
@@ -184,10 +194,20 @@ public final class PrivateSession: Sendable {
     /// SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
     public func stopBus() { bus.kill() }
 
-    /// Kills the bus and removes every file of the session.
+    /// Kills the bus and removes every file of the session. A mount below the root (the document
+    /// portal's FUSE mount, which can outlive its portal) is detached first, so that none is left.
     public func close() {
         stopBus()
+        for mount in mounts().reversed() { umount2(mount, Int32(MNT_DETACH)) }
         try? FileManager.default.removeItem(at: root)
+    }
+
+    /// The mount points below the session's root, outermost first (`/proc/self/mountinfo`).
+    public func mounts() -> [String] {
+        let table = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").compactMap { line in
+            line.split(separator: " ").dropFirst(4).first.map(String.init).flatMap { $0.hasPrefix(root.path + "/") ? $0 : nil }
+        }
     }
 
     /// What the bus and the services it started logged, for failure messages.

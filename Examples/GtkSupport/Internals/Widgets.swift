@@ -46,6 +46,9 @@ struct WindowEvents {
         gtk_box_append(cast(box), listBox)
         gtk_box_append(cast(box), button)
         gtk_window_set_child(window, box)
+        // GTK 4.8 selects a single-selection list's first row when the window's first focus lands
+        // on it: an empty window would take the first contact by itself once it is focused.
+        gtk_window_set_focus(window, button)
 
         connectRowSelected(listBox) { [weak self] index in
             guard let self, !selectingQuietly else { return }
@@ -84,25 +87,16 @@ struct WindowEvents {
         }
     }
 
-    /// `gtk_window_set_startup_id` with the opener's token, then `gtk_window_present`: the token lets
-    /// the compositor or window manager raise and focus the window although this app was not focused.
-    func present(activationToken: String?, startupID: String?) {
+    /// Shows the window and brings it to the front with the opener's token (Presenting.swift).
+    func present(token: String?) {
         guard !destroyed else { return }
-        // GTK reads the one string as an xdg-activation token on Wayland, a startup id on X11.
-        let token = isWayland ? activationToken ?? startupID : startupID ?? activationToken
-        if let token { gtk_window_set_startup_id(window, token) }
-        gtk_window_present(window)
+        presentWindow(window, token: token)
     }
 
     /// Closes the window as its close button does (`gtk_window_close`, which emits close-request).
     func close() {
         guard !destroyed else { return }
         gtk_window_close(window)
-    }
-
-    private var isWayland: Bool {
-        guard let display = gdk_display_get_default() else { return false }
-        return String(cString: g_type_name_from_instance(UnsafeMutablePointer<GTypeInstance>(display))) == "GdkWaylandDisplay"
     }
 }
 
