@@ -47,9 +47,9 @@ enum Budgets {
 
         var description: String {
             switch self {
-            case .app(let id): id
+            case .app(let id): "app \(id)"
             case .process(let pid): "process \(pid)"
-            case .connection(let name): name
+            case .connection(let name): "connection \(name)"
             }
         }
     }

@@ -21,6 +21,8 @@ public final class OpenerLookup: Sendable {
     let passesLinksOn: @Sendable (String) -> Bool
     /// Caller connection → what is known of it, at most `cacheLimit` of them (dropped whole when full).
     private let callers = Mutex<[BusName: Known]>([:])
+    /// Caller connection → whom its calls count against (`budgetCaller`), as many at most.
+    private let budgetCallers = Mutex<[BusName: Budgets.Caller]>([:])
     static let cacheLimit = 512
 
     /// Which app each process is; the real one keeps processes read by earlier walks while they
@@ -62,21 +64,24 @@ public final class OpenerLookup: Sendable {
         return PendingOpener { await self.find(caller: caller, askedAt: askedAt, portalAppID: portalAppID) }
     }
 
-    /// Whom a connection's calls count against in the members' budgets: its opener's app when it
-    /// is known, else its process. The process is asked of the bus as the connection appears
-    /// (`watchConnections`), so a first call waits at most for what is left of that answer; the
-    /// connection itself only when the bus does not tell.
+    /// Whom a connection's calls count against in the members' budgets: the app behind it (its
+    /// opener, as the walk made when it appeared finds it), else its process, else the connection
+    /// itself when the bus does not tell. Decided at its first call, which waits for what is left
+    /// of that walk, and kept for the connection's life: its calls in flight count against one caller.
     nonisolated(nonsending) func budgetCaller(of connection: BusName) async -> Budgets.Caller {
-        var known = callers.withLock { $0[connection] }
-        if known == nil {
-            ask(connection)
-            known = callers.withLock { $0[connection] }
+        if let decided = budgetCallers.withLock({ $0[connection] }) { return decided }
+        let opener = await find(caller: connection, askedAt: RunningProgram.bootTicksNow(), portalAppID: nil)
+        let pid: UInt32? = switch callers.withLock({ $0[connection] }) {
+        case .opener(_, let pid): pid
+        case .process(let caller): caller.pid
+        case .asking, nil: nil
         }
-        switch known {
-        case .opener(let opener, let pid): return opener.appID.map(Budgets.Caller.app) ?? .process(pid)
-        case .process(let caller): return .process(caller.pid)
-        case .asking(let asking): return await asking.value.map { .process($0.pid) } ?? .connection(connection.rawValue)
-        case nil: return .connection(connection.rawValue)
+        let caller = opener.appID.map(Budgets.Caller.app) ?? pid.map(Budgets.Caller.process) ?? .connection(connection.rawValue)
+        return budgetCallers.withLock { decided in
+            if let first = decided[connection] { return first }  // a call that got here first decided
+            if decided.count >= Self.cacheLimit { decided.removeAll(keepingCapacity: true) }
+            decided[connection] = caller
+            return caller
         }
     }
 
@@ -211,6 +216,7 @@ public final class OpenerLookup: Sendable {
     /// A connection left the bus: what is known of it, and of its process, is no longer needed (a
     /// process that lives on is read again when a walk meets it).
     func forget(_ caller: BusName) {
+        budgetCallers.withLock { _ = $0.removeValue(forKey: caller) }
         let known = callers.withLock { $0.removeValue(forKey: caller) }
         switch known {
         case .process(let process): processes.forget(Int32(bitPattern: process.pid))
