@@ -29,7 +29,7 @@ extension ActivityStore {
     static func write(_ saves: [(activity: ActivityToSave, at: Int64)], cap: Int, counts: AppCounts, _ db: Connection) throws(SQLiteError) -> [Int64] {
         guard let latest = saves.last?.at else { return [] }
         try db.statement("DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").bind(latest).run()
-        if db.changes > 0 { counts.withLock { $0 = nil } }
+        if db.changes > 0 { counts.withLock { $0 = [:] } }
         // MAX of no rows is NULL, which reads as 0.
         var recency = try db.statement("SELECT MAX(recency) FROM activity").value(Int64.self) ?? 0
         var ids: [Int64] = []

@@ -11,21 +11,21 @@ import Synchronization
 ///   connection, and callers await them, so no thread (the daemon's bus connection) is blocked on
 ///   the disk. The daemon `enqueue`s what scenes publish and answers at once; the writer commits
 ///   everything queued in one transaction `Limits.commitDelay` (10 ms) after the first save that
-///   waits (group commit: a scene publishing on every scroll costs a commit per 10 ms, not one per
-///   publish). The file is in WAL mode with `synchronous = NORMAL`: a commit is in the WAL file (the
-///   kernel has it) when it returns, so a killed process loses only what it acknowledged and had not
-///   committed — at most `Limits.queuedSaves`, the batch being committed included, always the newest
-///   (never a hole); the WAL is not synced on each commit, so a power loss may lose the last commits
-///   too. `save` (tests, tools) returns once its own save is committed.
+///   waits (group commit). The file is in WAL mode with `synchronous = NORMAL`: a killed process
+///   loses only what it acknowledged and had not committed — at most about `Limits.queuedSaves`,
+///   always the newest (never a hole); a power loss may lose the last commits too.
+/// - A commit that fails (a full disk, a lock, a read-only file) loses nothing: its saves are kept
+///   in order, and `enqueue` refuses new ones (`StoreError.cannotWrite`) until a commit succeeds:
+///   a `save` or another write tries at once, and the kept saves are tried again after
+///   `Limits.retryDelay`, doubling.
 /// - Every read and write first commits what is queued: a search finds what was just published.
-/// - Expired activities are never returned, and are deleted at open and on every save.
-/// - At most `Limits.perApplication` rows per app: a save beyond it drops that app's least recently
-///   used ones. A payload over `Limits.payloadBytes` is refused.
-/// - A file SQLite finds damaged ("corrupt", "not a database") is renamed aside with the reason
-///   logged, and an empty store is made in its place, at open or when a statement finds it later.
-///   Nothing else sets a file aside: a file another process holds locked past `Limits.busyTimeout`
-///   fails that call with `StoreError.locked` (searches still read it, in WAL mode), and the store
-///   opens it at its next use once the lock is gone.
+///   Every read is bounded (ActivityStore+Reading.swift); expired activities are never returned.
+/// - At most `Limits.perApplication` rows per app (the least recently used dropped); a payload
+///   over `Limits.payloadBytes` is refused.
+/// - Only the store's own file is used (ActivityStore+Files.swift): one SQLite finds damaged, or
+///   anything that is not the store's (a link, another program's database, a layout no release
+///   wrote), is renamed aside untouched, logged, and an empty store made in its place. A file
+///   another process holds locked fails that call with `StoreError.locked`, and is used once free.
 public final class ActivityStore: Sendable {
     public struct Limits: Sendable, Hashable {
         /// Saved activities kept per app; the least recently used go first.
@@ -45,15 +45,28 @@ public final class ActivityStore: Sendable {
         /// How long a statement waits for a lock another process holds before it fails.
         public var busyTimeout: Duration
 
+        /// The most activities a page of a listing holds.
+        public var pageActivities: Int
+        /// The most payload bytes a page or a search returns after its first activity's: what one
+        /// read can make the daemon hold and send, whatever the store holds.
+        public var pageBytes: Int
+
+        /// How long after a failed commit its saves are tried again (doubling, up to 64 times it).
+        public var retryDelay: Duration
+
         public init(
             perApplication: Int = 10_000, payloadBytes: Int = 64 * 1024, queuedSaves: Int = 256,
-            commitDelay: Duration = .milliseconds(10), busyTimeout: Duration = .seconds(5)
+            commitDelay: Duration = .milliseconds(10), busyTimeout: Duration = .seconds(5),
+            pageActivities: Int = 100, pageBytes: Int = 1024 * 1024, retryDelay: Duration = .seconds(1)
         ) {
             self.perApplication = perApplication
             self.payloadBytes = payloadBytes
             self.queuedSaves = queuedSaves
             self.commitDelay = commitDelay
             self.busyTimeout = busyTimeout
+            self.pageActivities = pageActivities
+            self.pageBytes = pageBytes
+            self.retryDelay = retryDelay
         }
     }
 
@@ -74,19 +87,27 @@ public final class ActivityStore: Sendable {
     let file: OpenFile
 
     /// Rows per app, counted once per app and kept by the saves and deletes (the writer's queue
-    /// runs them one at a time); nil after a prune, which may touch any app.
+    /// runs them one at a time); forgotten after a prune, which may touch any app, and after a
+    /// transaction that failed, whose counts were never written (kept, they would make the next
+    /// save drop the app's rows for a cap they never reached).
     let counts = AppCounts()
     /// Saves acknowledged and not yet committed (ActivityStore+Queue.swift).
     let queue = Mutex(SaveQueue())
     let writeCount = Mutex(0)
+    /// What the reader's statements have read, over the store's life.
+    let readTotals = Mutex(ReadCounts())
 
     /// How many reads and writes the store has made: the daemon hands freed memory back after bursts of them.
     public var accesses: Int { writeCount.withLock { $0 } }
 
+    /// What reads have read so far (rows, payloads and their bytes): the difference over a call is its cost.
+    public var reads: ReadCounts { readTotals.withLock { $0 } }
+
     /// Opens (or creates) the store at `path`, creating its directory.
     /// - Parameters:
     ///   - clock: the current Unix time in seconds (tests move it to expire activities).
-    ///   - log: told, for the daemon's log, when a damaged file is set aside or the file is locked.
+    ///   - log: told, for the daemon's log, when a file is set aside (damaged, or not the store's), is
+    ///     locked, or cannot be written, and when it is written again.
     /// - Throws: `StoreError.unavailable` when neither the file nor a new one in its place can be
     ///   used; not when another process holds it locked (logged; the next use tries again).
     public init(
@@ -113,45 +134,23 @@ public final class ActivityStore: Sendable {
         case .success: break
         case .failure(let error) where error.isBusy:
             log("the activity store \(path) is locked by another process (\(error)); it is used once the lock is gone, and stays as it is")
-        case .failure(let error) where error.isDamage:
-            let aside = try Self.setAside(path, now: clock())
-            log("the activity store \(path) could not be read (\(error.message)); moved it to \(aside) and started an empty one")
+        case .failure(let error) where error.isDamage || error.isForeign:
+            let aside = try Self.setAside(path, error, now: clock())
+            log("the activity store \(path) \(error.isForeign ? "is not the store's" : "could not be read") (\(error.message)); moved it to \(aside) untouched and started an empty one")
             if case .failure(let error) = writer.sync({ _ in }) { throw .unavailable(path: path, reason: error.description) }
         case .failure(let error):
             throw .unavailable(path: path, reason: error.description)
         }
     }
 
-    /// The writer's connection: WAL, the pragmas below, the layout brought up to date, what expired pruned.
-    private static func openWriter(_ path: String, busyTimeout: Duration, now: Int64) throws(SQLiteError) -> Connection {
-        let db = try Connection(path: path, create: true, busyTimeout: busyTimeout)
-        // Commits reach the OS (not the disk) before returning: they survive the process, not a
-        // power loss. Checkpoints every 1 MiB of WAL leave it at most 1 MiB.
-        try db.execute("""
-            PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 256;
-            PRAGMA journal_size_limit = 1048576; PRAGMA cache_size = -1024
-            """)
-        try Schema.migrate(db)
-        try db.statement("DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").bind(now).run()
-        return db
-    }
-
-    /// The reader's connection: never creates the file, never writes. Searches are short: one
-    /// reader with a 1 MiB page cache keeps the daemon's memory flat however large the store grows.
-    private static func openReader(_ path: String, busyTimeout: Duration) throws(SQLiteError) -> Connection {
-        let db = try Connection(path: path, create: false, busyTimeout: busyTimeout)
-        try db.execute("PRAGMA query_only = 1; PRAGMA cache_size = -1024")
-        return db
-    }
-
     // MARK: Running statements, and a file found damaged later
 
     /// On the writer's queue: takes every queued save and writes them, then `body`, in one
-    /// transaction, so that writes apply in the order they were asked. The saves are taken even
-    /// when the file cannot be opened: a failed commit is reported, never retried in a loop.
+    /// transaction, so that writes apply in the order they were asked. When it fails, the saves
+    /// are kept for the next commit (`keep`), never dropped.
     func writeQueued<Value: Sendable>(
         then body: (Connection) throws(SQLiteError) -> Value
-    ) -> (result: Result<Value, SQLiteError>, saves: Int, batch: SaveQueue.Batch) {
+    ) -> (result: Result<Value, SQLiteError>, batch: SaveQueue.Batch) {
         let (saves, batch) = takeQueued()
         let cap = limits.perApplication
         let counts = counts
@@ -161,14 +160,20 @@ public final class ActivityStore: Sendable {
                 return try body(db)
             }
         }
-        return (result, saves.count, batch)
+        switch result {
+        case .success: wrote()
+        case .failure(let error):
+            counts.withLock { $0 = [:] }
+            keep(saves, error)
+        }
+        return (result, batch)
     }
 
     /// Runs a write transaction that first writes every queued save.
     func run<Value: Sendable>(_ body: @escaping @Sendable (Connection) throws(SQLiteError) -> Value) async throws(StoreError) -> Value {
         writeCount.withLock { $0 += 1 }
         let generation = file.withLock { $0.generation }
-        let (result, saves, batch) = await withCheckedContinuation { continuation in
+        let (result, batch) = await withCheckedContinuation { continuation in
             writer.async { continuation.resume(returning: self.writeQueued(then: body)) }
         }
         finish(batch)
@@ -176,8 +181,8 @@ public final class ActivityStore: Sendable {
         case .success(let value): return value
         case .failure(let error):
             let failure = recover(from: error, generation)
-            if saves > 0 { log("\(saves) acknowledged activities could not be saved: \(failure)") }
-            throw failure
+            guard case .database = failure, !error.isDamage, !error.isForeign else { throw failure }
+            throw .cannotWrite(path: path, error, waiting: queue.withLock { $0.waiting.count })
         }
     }
 
@@ -186,7 +191,12 @@ public final class ActivityStore: Sendable {
         await committed()
         writeCount.withLock { $0 += 1 }
         let (generation, ready) = file.withLock { ($0.generation, $0.ready) }
-        do { return try await reader.run(body) } catch where !ready && !error.isBusy && !error.isDamage {
+        let body = { @Sendable (db: Connection) throws(SQLiteError) -> Value in
+            let before = db.reads
+            defer { self.readTotals.withLock { $0 = $0 + (db.reads - before) } }
+            return try body(db)
+        }
+        do { return try await reader.run(body) } catch where !ready && !error.isBusy && !error.isDamage && !error.isForeign {
             // A file the writer has not opened (set aside, or locked at start) may not exist yet or
             // lack its layout: the writer makes them, then the reader tries once more. A file that
             // is there is read at once, even while another process holds the write lock.
@@ -197,50 +207,25 @@ public final class ActivityStore: Sendable {
         }
     }
 
-    /// A statement that finds the file damaged sets it aside, and the next use starts an empty store
-    /// (once per file: the first caller to see it does it); the statement itself still fails. A
-    /// file locked by another process is only reported.
+    /// A statement that finds the file damaged, or not the store's, sets it aside, and the next use
+    /// starts an empty store (once per file: the first caller to see it does it); the statement
+    /// itself still fails. A file locked by another process is only reported.
     func recover(from error: SQLiteError, _ generation: Int) -> StoreError {
         if error.isBusy { return .locked(path: path, error) }
-        guard error.isDamage else { return .database(error) }
+        guard error.isDamage || error.isForeign else { return .database(error) }
         file.withLock { file in
             guard file.generation == generation else { return }
             file = (generation + 1, false)
             writer.close()
             reader.close()
             do {
-                let aside = try Self.setAside(path, now: clock())
-                log("the activity store \(path) is damaged (\(error.message)); moved it to \(aside) and started an empty one")
+                let aside = try Self.setAside(path, error, now: clock())
+                log("the activity store \(path) \(error.isForeign ? "is not the store's" : "is damaged") (\(error.message)); moved it to \(aside) untouched and started an empty one")
             } catch {
                 log("the activity store \(path) could not be rebuilt: \(error)")
             }
         }
         return .database(error)
-    }
-
-    // MARK: Files
-
-    /// Renames the file (and its WAL and shared-memory files) to `<path>.damaged-<time>`.
-    private static func setAside(_ path: String, now: Int64) throws(StoreError) -> String {
-        let aside = "\(path).damaged-\(now)"
-        for suffix in ["", "-wal", "-shm"] where exists(path + suffix) {
-            guard rename(path + suffix, aside + suffix) == 0 else {
-                throw .unavailable(path: path, reason: "cannot move it aside to \(aside): \(String(cString: strerror(errno)))")
-            }
-        }
-        return aside
-    }
-
-    private static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
-
-    private static func makeDirectory(containing path: String) throws(StoreError) {
-        var directory = ""
-        for component in path.split(separator: "/", omittingEmptySubsequences: true).dropLast() {
-            directory += "/" + component
-            if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-                throw .unavailable(path: path, reason: "cannot create \(directory): \(String(cString: strerror(errno)))")
-            }
-        }
     }
 }
 

@@ -62,6 +62,44 @@ public struct SavedRecord: Sendable, Hashable {
     public static let keywordSeparator = "\u{1F}"
 }
 
+/// What a menu shows of a saved activity, read without its payload.
+public struct SavedSummary: Sendable, Hashable {
+    public var id: Int64
+    public var appID: String
+    public var activityType: String
+    /// Empty when it has none.
+    public var title: String
+}
+
+/// One page of a listing, most recently used first.
+public struct SavedPage: Sendable, Hashable {
+    public var records: [SavedRecord]
+    /// Where the next page starts (`list(appID:after:limit:)`); nil when nothing is left.
+    public var next: Int64?
+}
+
+/// What the store's reads have read so far: rows stepped to, and blobs (payloads) taken with their
+/// bytes. What one read costs is the difference before and after it.
+public struct ReadCounts: Sendable, Hashable {
+    public var rows = 0
+    public var blobs = 0
+    public var blobBytes = 0
+
+    public init() {}
+
+    public static func - (a: ReadCounts, b: ReadCounts) -> ReadCounts {
+        var difference = ReadCounts()
+        (difference.rows, difference.blobs, difference.blobBytes) = (a.rows - b.rows, a.blobs - b.blobs, a.blobBytes - b.blobBytes)
+        return difference
+    }
+
+    static func + (a: ReadCounts, b: ReadCounts) -> ReadCounts {
+        var sum = ReadCounts()
+        (sum.rows, sum.blobs, sum.blobBytes) = (a.rows + b.rows, a.blobs + b.blobs, a.blobBytes + b.blobBytes)
+        return sum
+    }
+}
+
 /// Why the store refused or failed; each case carries the offending value.
 public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The payload is over `Limits.payloadBytes`.
@@ -74,6 +112,13 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case locked(path: String, SQLiteError)
     /// SQLite refused a statement.
     case database(SQLiteError)
+    /// The last commit failed (a full disk, a lock, a read-only file): nothing new is queued until
+    /// one succeeds. `waiting` acknowledged saves are kept, and saved by the first commit that can.
+    case cannotWrite(path: String, SQLiteError, waiting: Int)
+    /// A search's terms hold more distinct words than a search takes (`SearchQuery.words`).
+    case tooManyWords(count: Int, limit: Int)
+    /// A search word longer than a search takes (`SearchQuery.wordBytes`).
+    case wordTooLong(String, limit: Int)
 
     public var description: String {
         switch self {
@@ -83,6 +128,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unavailable(let path, let reason): "the activity store \(path) cannot be used: \(reason)"
         case .locked(let path, let error): "the activity store \(path) is locked by another process (\(error))"
         case .database(let error): "the activity store failed: \(error)"
+        case .cannotWrite(let path, let error, let waiting):
+            "\(path) cannot be written now (\(error)); \(waiting) acknowledged activities are kept and saved once it can"
+        case .tooManyWords(let count, let limit): "the terms hold \(count) different words; a search takes at most \(limit)"
+        case .wordTooLong(let word, let limit): "the word \"\(word.prefix(64))…\" takes \(word.utf8.count) bytes; a search word at most \(limit)"
         }
     }
 }

@@ -7,47 +7,118 @@
 /// The layout's version is SQLite's `user_version`. Files written by releases that used GRDB have
 /// `user_version` 0 and GRDB's own record of what it ran, `grdb_migrations`: they are read as the
 /// version that record names, and the record is kept (so an older release still opens the file).
+/// A file is the store's only when its objects are exactly these (checked, never assumed from a
+/// table's name or a version number): anything else is another program's, and is never written.
 enum Schema {
     /// The layout this code reads and writes.
     static let version: Int64 = 2
 
-    /// Brings the file's layout to `version`, in one transaction; nothing when it is there already.
-    /// - Throws: `SQLiteError`; for a layout newer than this code's, one with `SQLITE_ERROR`'s code,
-    ///   which is no damage: the file is left as it is.
-    static func migrate(_ db: Connection) throws(SQLiteError) {
-        guard try db.statement("PRAGMA user_version").value(Int64.self) != version else { return }
-        try db.transaction { () throws(SQLiteError) in
-            let found = try onDisk(db)
-            if found > version {
-                throw SQLiteError(code: 1, message: "the file's layout is version \(found), newer than this release's \(version)")
+    /// What a file at the store's path holds, as far as the store is concerned.
+    enum Layout: Equatable {
+        /// No objects and `user_version` 0: a new file (or an empty one), the store's to make.
+        case empty
+        /// Today's layout.
+        case current
+        /// A GRDB release's file: the first layout, with what its record says it ran.
+        case grdb(ran: Set<String>)
+        /// The store's objects under a newer `user_version`: a later release's file, left alone.
+        case newer(Int64)
+    }
+
+    /// The migrations a GRDB release records, oldest first.
+    static let grdbMigrations = ["activities-1", "activities-2-wire-payloads"]
+
+    /// Reads what the file holds, without writing anything.
+    /// - Throws: `SQLiteError.notTheStore` naming what differs, for any file that is not the
+    ///   store's own; what SQLite reports for one it cannot read ("not a database").
+    static func layout(of db: Connection) throws(SQLiteError) -> Layout {
+        let version = try db.statement("PRAGMA user_version").value(Int64.self) ?? 0
+        let objects = try db.statement("SELECT type, name, sql FROM sqlite_master").rows { row in
+            Object(type: row[0], name: row[1], sql: row[2])
+        }
+        if objects.isEmpty {
+            guard version == 0 else { throw .notTheStore("it holds no tables, yet its user_version is \(version)") }
+            return .empty
+        }
+        let hasGRDBRecord = objects.contains(Self.grdbRecord)
+        let ours = objects.filter { $0 != Self.grdbRecord && !$0.name.hasPrefix("sqlite_") }
+        let expected = try Self.expected.get()
+        if ours.sorted() != expected {
+            let extra = ours.filter { !expected.contains($0) }.map(\.name)
+            let missing = expected.filter { !ours.contains($0) }.map(\.name)
+            throw .notTheStore("its tables are not the activity store's (its own: \(extra.sorted()); missing or different: \(missing.sorted()))")
+        }
+        switch version {
+        case self.version: return .current
+        case let newer where newer > self.version: return .newer(newer)
+        case 0 where hasGRDBRecord:
+            let ran = Set(try db.statement("SELECT identifier FROM grdb_migrations").rows { row -> String in row[0] })
+            guard ran.contains(grdbMigrations[0]), ran.isSubset(of: grdbMigrations) else {
+                throw .notTheStore("its record of migrations \(ran.sorted()) is not one a release of the store wrote")
             }
-            if found < 1 { try db.execute(first) }
-            // Payloads became D-Bus wire bytes, which rows of the first layout (JSON) are not.
-            if found < 2 {
-                try db.execute("DELETE FROM activity")
-                try recordForGRDB("activities-2-wire-payloads", db)
+            return .grdb(ran: ran)
+        default:
+            throw .notTheStore("its user_version is \(version), which no release of the store wrote")
+        }
+    }
+
+    /// Brings the file's layout to `version`, in one transaction that checks it again first;
+    /// nothing when it is there already.
+    /// - Throws: `SQLiteError`; `notTheStore` as `layout(of:)` does; for a layout newer than this
+    ///   code's, one with `SQLITE_ERROR`'s code, which is no damage: the file is left as it is.
+    static func migrate(_ db: Connection) throws(SQLiteError) {
+        guard try layout(of: db) != .current else { return }
+        try db.transaction { () throws(SQLiteError) in
+            switch try layout(of: db) {
+            case .current: return
+            case .newer(let found):
+                throw SQLiteError(code: 1, message: "the file's layout is version \(found), newer than this release's \(version)")
+            case .empty:
+                try db.execute(first)
+            case .grdb(let ran):
+                // Payloads became D-Bus wire bytes, which rows of the first layout (JSON) are not.
+                if !ran.contains(grdbMigrations[1]) {
+                    try db.execute("DELETE FROM activity")
+                    try db.statement("INSERT OR IGNORE INTO grdb_migrations (identifier) VALUES (?)").bind(grdbMigrations[1]).run()
+                }
             }
             try db.execute("PRAGMA user_version = \(version)")
         }
     }
 
-    /// The layout on disk: `user_version`, else what GRDB's record says it ran, else none (0).
-    private static func onDisk(_ db: Connection) throws(SQLiteError) -> Int64 {
-        let version = try db.statement("PRAGMA user_version").value(Int64.self) ?? 0
-        guard version == 0, try hasTable("grdb_migrations", db) else { return version }
-        let ran = Set(try db.statement("SELECT identifier FROM grdb_migrations").rows { row -> String in row[0] })
-        return ran.contains("activities-2-wire-payloads") ? 2 : ran.contains("activities-1") ? 1 : 0
+    /// One entry of `sqlite_master`, its SQL text compared without case, spaces or quotes (SQLite
+    /// keeps the text as it was written, and GRDB wrote it with other line breaks). FTS5's own
+    /// tables are compared by name: their text is FTS5's, and may change with SQLite's version.
+    struct Object: Hashable, Comparable {
+        var type: String
+        var name: String
+        var sql: String?
+
+        init(type: String, name: String, sql: String?) {
+            (self.type, self.name) = (type, name)
+            let fts5Own = type == "table" && name.hasPrefix("activity_text_")
+            self.sql = fts5Own ? nil : sql.map { String($0.lowercased().unicodeScalars.filter { !$0.properties.isWhitespace && $0 != "\"" }) }
+        }
+
+        static func < (a: Object, b: Object) -> Bool { (a.type, a.name, a.sql ?? "") < (b.type, b.name, b.sql ?? "") }
     }
 
-    /// Keeps GRDB's record in step where the file has one, so that an older release finds nothing to redo.
-    private static func recordForGRDB(_ identifier: String, _ db: Connection) throws(SQLiteError) {
-        guard try hasTable("grdb_migrations", db) else { return }
-        try db.statement("INSERT OR IGNORE INTO grdb_migrations (identifier) VALUES (?)").bind(identifier).run()
-    }
+    /// GRDB's record of migrations, as GRDB makes it.
+    static let grdbRecord = Object(type: "table", name: "grdb_migrations", sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
 
-    private static func hasTable(_ name: String, _ db: Connection) throws(SQLiteError) -> Bool {
-        try db.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").bind(name).value(Int64.self) != nil
-    }
+    /// What `first` makes, as this SQLite records it (FTS5's own tables included), read once from a
+    /// database in memory: the layout is stated once, in `first`.
+    static let expected: Result<[Object], SQLiteError> = {
+        do throws(SQLiteError) {
+            let db = try Connection(path: ":memory:", create: true, busyTimeout: .zero)
+            try db.execute(first)
+            return .success(try db.statement("SELECT type, name, sql FROM sqlite_master").rows { row in
+                Object(type: row[0], name: row[1], sql: row[2])
+            }.filter { !$0.name.hasPrefix("sqlite_") }.sorted())
+        } catch {
+            return .failure(error)
+        }
+    }()
 
     /// The first layout, as GRDB's migration "activities-1" made it.
     static let first = """

@@ -49,6 +49,8 @@ enum ActivityLimits {
     static let searchTerms = 32
     static let searchResults: UInt32 = 1000
     static let defaultSearchResults: UInt32 = 20
+    /// Activities in a page of `ListSavedActivitiesPage` (and the one page `ListSavedActivities` answers).
+    static let pageActivities: UInt32 = 100
     /// `CurrentActivityChanged` is sent at most this often: a change after a quiet spell at once, the
     /// changes within the interval as one signal at its end, with the activity current then.
     static let announcementInterval: Duration = .milliseconds(100)
@@ -80,22 +82,39 @@ extension Dispatcher {
         let save = try store.map { store throws(DispatchError) in
             try Self.save(of: activity, type: type, details: details, app: appID, within: store.limits.payloadBytes)
         }
-        activities.current[.init(app: appID, scene: scene)] = .init(type: type, activity: activity, details: details)
-        scheduleAnnouncement()
-        guard let store, let save else { return }
         // Queued for the store's next commit, which starts at once on its own thread; the reply
         // does not wait for it unless too many saves wait already (see ActivityStore's policy).
-        let full: Bool
+        var full = false
+        if let store, let save { full = try await keep(save, in: store, type: type) }
+        activities.current[.init(app: appID, scene: scene)] = .init(type: type, activity: activity, details: details)
+        scheduleAnnouncement()
+        guard let store else { return }
+        recentActivitiesChanged(of: appID)
+        if full { await store.committed() }
+    }
+
+    /// Queues a publish for the store; while its last commit failed, saves it now instead, so that
+    /// a publish fails by name until the store can write again, and succeeds as soon as it can.
+    /// - Returns: whether the caller should wait for the commit (`ActivityStore.enqueue`).
+    /// - Throws: `userInfoTooLarge`; `storeFailed` naming why it cannot be written, nothing changed.
+    private func keep(
+        _ save: (activity: ActivityToSave, payload: DeferredPayload?), in store: ActivityStore, type: String
+    ) async throws(DispatchError) -> Bool {
         do {
-            if let payload = save.payload { full = try store.enqueue(save.activity, payload: payload) } else { full = try store.enqueue(save.activity) }
+            if let payload = save.payload { return try store.enqueue(save.activity, payload: payload) }
+            return try store.enqueue(save.activity)
         } catch {
             if case .payloadTooLarge(_, let bytes, let limit) = error {
                 throw .userInfoTooLarge(activityType: type, reason: "the activity takes \(bytes) bytes stored; at most \(limit)")
             }
-            throw .storeFailed(error.description)
+            guard case .cannotWrite = error else { throw .storeFailed(error.description) }
         }
-        recentActivitiesChanged(of: appID)
-        if full { await store.committed() }
+        var whole = save.activity
+        do { if let payload = save.payload { whole.payload = try payload.make() } } catch {
+            throw .invalidArgument(type, reason: "the activity cannot be stored: \(error)")
+        }
+        do { try await store.saveAgain(whole) } catch { throw .storeFailed(error.description) }
+        return false
     }
 
     /// The scene no longer has a current activity; what was saved stays saved.
@@ -192,69 +211,7 @@ extension Dispatcher {
         activities.subscribers.remove(name)
     }
 
-    /// Saved activities matching every word of `terms`, best first.
-    func searchActivities(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [Contract.SavedActivity] {
-        guard terms.count <= ActivityLimits.searchTerms else {
-            throw .invalidArgument("\(terms.count) terms", reason: "a search may have at most \(ActivityLimits.searchTerms)")
-        }
-        for term in terms { try Registry.check(id: term.isEmpty ? " " : term, what: "search term") }
-        guard let store = activities.store else { return [] }
-        let count = limit == 0 ? ActivityLimits.defaultSearchResults : min(limit, ActivityLimits.searchResults)
-        do { return try await store.search(terms, limit: Int(count)).compactMap(saved) } catch {
-            throw .storeFailed(error.description)
-        }
-    }
-
-    /// `searchActivities`' ids alone, for the desktop's search (no payload read).
-    func searchActivityIDs(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [String] {
-        guard terms.count <= ActivityLimits.searchTerms else {
-            throw .invalidArgument("\(terms.count) terms", reason: "a search may have at most \(ActivityLimits.searchTerms)")
-        }
-        for term in terms { try Registry.check(id: term.isEmpty ? " " : term, what: "search term") }
-        guard let store = activities.store else { return [] }
-        do { return try await store.searchIDs(terms, limit: Int(min(limit, ActivityLimits.searchResults))).map(String.init) } catch {
-            throw .storeFailed(error.description)
-        }
-    }
-
-    /// The app's saved activities (every app's when nil), most recently used first.
-    func savedActivities(of appID: String?) async throws(DispatchError) -> [Contract.SavedActivity] {
-        guard let store = activities.store else { return [] }
-        do { return try await store.list(appID: appID).compactMap(saved) } catch { throw .storeFailed(error.description) }
-    }
-
-    /// Continues a saved activity (a search result) as `ContinueActivity` would, with the
-    /// dictionary it was published with.
-    /// - Throws: `unknownActivity` for an id that is not (or no longer) saved; what routing throws.
-    func continueSavedActivity(id: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
-        guard let row = Int64(id) else { throw .unknownActivity(id, reason: "a saved activity's id is a number") }
-        guard let store = activities.store else { throw .unknownActivity(id, reason: "no activity store is open") }
-        let record: SavedRecord?
-        do { record = try await store.record(id: row) } catch { throw .storeFailed(error.description) }
-        guard let record else { throw .unknownActivity(id, reason: "it was deleted, or has expired") }
-        let payload: ActivityPayload
-        do { payload = try ActivityPayload.decode(record.payload, type: record.activityType, record.columns) } catch {
-            throw .storeFailed("saved activity \(id) cannot be read: \(error)")
-        }
-        let raw = payload.variants
-        let details: Contract.ActivityDetails
-        do { details = try Contract.ActivityDetails(raw) } catch { throw DispatchError(error, in: "saved activity \(id)") }
-        return try await continueActivity(
-            UserActivity(type: payload.type, details), raw: raw, platformData: platformData, publishedBy: record.appID)
-    }
-
     // MARK: Helpers
-
-    private func saved(_ record: SavedRecord) -> Contract.SavedActivity? {
-        guard let payload = try? ActivityPayload.decode(record.payload, type: record.activityType, record.columns) else {
-            logger.error("saved activity \(record.id) of \(record.appID) cannot be read; skipped")
-            return nil
-        }
-        let name = (try? directory.entry(id: record.appID).name) ?? record.appID
-        return Contract.SavedActivity(
-            id: String(record.id), appID: record.appID, appName: name, activityType: record.activityType,
-            lastUsed: record.lastUsed, activity: payload.variants)
-    }
 
     static func hasExpired(_ expiration: Int64?) -> Bool {
         guard let expiration else { return false }

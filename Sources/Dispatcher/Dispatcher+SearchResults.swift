@@ -27,18 +27,18 @@ extension Dispatcher {
         }
     }
 
-    /// The metas of saved activities, in the order asked; ids that are not (or no longer) saved are left out.
+    /// The metas of saved activities, in the order asked; ids that are not (or no longer) saved are
+    /// left out. One read of the store for them all, of a row each and no payload.
     func resultMetas(_ identifiers: [String]) async -> [ResultMeta] {
-        guard let store = activities.store else { return [] }
-        var metas: [ResultMeta] = []
-        for identifier in identifiers {
-            guard let row = Int64(identifier), let record = try? await store.record(id: row) else { continue }
-            let entry = (try? continuer(ofActivityType: record.activityType, publishedBy: record.appID))
-                ?? (try? directory.entry(id: record.appID))
-            metas.append(ResultMeta(
-                id: identifier, name: record.title.isEmpty ? record.activityType : record.title,
-                appName: entry?.name ?? record.appID, icon: entry?.icon ?? "application-x-executable"))
+        guard let store = activities.store,
+              let summaries = try? await store.summaries(ids: identifiers.compactMap { Int64($0) })
+        else { return [] }
+        return summaries.map { summary in
+            let entry = (try? continuer(ofActivityType: summary.activityType, publishedBy: summary.appID))
+                ?? (try? directory.entry(id: summary.appID))
+            return ResultMeta(
+                id: String(summary.id), name: summary.title.isEmpty ? summary.activityType : summary.title,
+                appName: entry?.name ?? summary.appID, icon: entry?.icon ?? "application-x-executable")
         }
-        return metas
     }
 }

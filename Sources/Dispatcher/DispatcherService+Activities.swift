@@ -42,8 +42,13 @@ extension DispatcherService {
             },
             method(Members.listSavedActivities, .takesTurns, inFlight: .few) { call in
                 let (appID) = try call.arguments(String.self)
-                let results = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID)
+                let (results, _) = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID, after: "", limit: 0)
                 return try call.reply(results.map(\.variants))
+            },
+            method(Members.listSavedActivitiesPage, .takesTurns, inFlight: .few) { call in
+                let (appID, after, limit) = try call.arguments(String.self, String.self, UInt32.self)
+                let (results, next) = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID, after: after, limit: limit)
+                return try call.reply(results.map(\.variants), next)
             },
             method(Members.continueSavedActivity, .delivers, inFlight: .many) { call in
                 let (id, platform) = try call.arguments(String.self, [String: Variant].self)

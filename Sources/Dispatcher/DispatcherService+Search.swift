@@ -76,8 +76,8 @@ extension DispatcherService {
                 method(Members.actions, .takesTurns, inFlight: .few) { call in try call.reply([Structure<String, String, String>]()) },
                 method(Members.match, .takesTurns, inFlight: .many) { call in
                     let (query) = try call.arguments(String.self)
-                    let results = try await self.dispatcher.searchActivities([query], limit: Self.desktopResults)
-                    let metas = await self.handoffResults() + self.dispatcher.resultMetas(results.map(\.id))
+                    let results = try await self.dispatcher.searchActivityIDs([query], limit: Self.desktopResults)
+                    let metas = await self.handoffResults() + self.dispatcher.resultMetas(results)
                     let matches = metas.enumerated().map { rank, meta in
                         var properties: [String: Variant] = [:]
                         properties["subtext"] = .string(meta.appName)

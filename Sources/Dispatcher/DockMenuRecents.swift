@@ -1,3 +1,4 @@
+import ActivityStore
 import DBus
 import Logging
 import WaypostContract
@@ -23,15 +24,23 @@ extension Dispatcher {
         }
     }
 
+    /// The app's most recently used saved activities as a dock's menu and Plasma's recent items show
+    /// them (an id and a title, its type without one): `ShortcutLimits.recentActivities` rows of
+    /// the store read, no payload, however many the app saved. None when the store cannot say.
+    func recentActivities(of appID: String) async -> [(id: String, title: String)] {
+        guard let store = activities.store,
+              let recent = try? await store.recent(appID: appID, limit: ShortcutLimits.recentActivities)
+        else { return [] }
+        return recent.map { (String($0.id), $0.title.isEmpty ? $0.activityType : $0.title) }
+    }
+
     /// Registers the app's most recently used saved activities (oldest first, so the newest is the
     /// most recent there too) with their titles; nothing when the activity manager is not on the
     /// bus (it is never started for this). Fire and forget: the manager's answer changes nothing here.
     func registerRecentActivities(of appID: String) async {
         guard (try? await connection.nameOwner(of: Self.activityManager)) != nil else { return }
-        guard let saved = try? await savedActivities(of: appID) else { return }
-        for activity in saved.prefix(ShortcutLimits.recentActivities).reversed() {
-            let uri = Self.savedActivityURI(activity.id)
-            let title = ((try? Contract.ActivityDetails(activity.activity).title) ?? nil) ?? activity.activityType
+        for (id, title) in await recentActivities(of: appID).reversed() {
+            let uri = Self.savedActivityURI(id)
             // Event 0 is "Accessed" (KActivities::Event::Accessed).
             try? connection.send(
                 destination: Self.activityManager, path: Self.activityManagerResources, interface: Self.resourcesInterface,

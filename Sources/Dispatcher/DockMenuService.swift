@@ -85,12 +85,7 @@ extension Dispatcher {
     /// The menu's entries now: the shortcut items, then the app's most recently used saved activities.
     func dockMenu(of appID: String) async -> [DockMenuEntry] {
         var menu = (dockMenus.items[appID] ?? []).map(DockMenuEntry.shortcut)
-        if let saved = try? await savedActivities(of: appID) {
-            for activity in saved.prefix(ShortcutLimits.recentActivities) {
-                let title = (try? Contract.ActivityDetails(activity.activity).title) ?? nil
-                menu.append(.recent(id: activity.id, title: title ?? activity.activityType))
-            }
-        }
+        for (id, title) in await recentActivities(of: appID) { menu.append(.recent(id: id, title: title)) }
         return menu
     }
 

@@ -104,6 +104,9 @@ extension Contract {
             out: [.init("results", "aa{sv}", keys: SavedActivity.Keys.all)])
         public static let listSavedActivities = Member.method(
             "ListSavedActivities", in: [.init("app_id", "s")], out: [.init("results", "aa{sv}", keys: SavedActivity.Keys.all)])
+        public static let listSavedActivitiesPage = Member.method(
+            "ListSavedActivitiesPage", in: [.init("app_id", "s"), .init("after", "s"), .init("limit", "u")],
+            out: [.init("results", "aa{sv}", keys: SavedActivity.Keys.all), .init("next", "s")])
         public static let continueSavedActivity = Member.method(
             "ContinueSavedActivity", in: [.init("id", "s"), platformData],
             out: [.init("outcome", "a{sv}", keys: RoutingOutcome.Keys.delivered)])
@@ -156,7 +159,8 @@ extension Contract {
             registerApplication, declareScenes, ready, addScene, removeScene, activateScene, setExternalEvents,
             open, continueActivity, explain, explainOpenedBy, explainActivity, status, monitorRouted, routed,
             setCurrentActivity, clearCurrentActivity, deleteSavedActivities, deleteAllSavedActivities,
-            getCurrentActivity, monitorCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, continueSavedActivity,
+            getCurrentActivity, monitorCurrentActivity, currentActivityChanged, searchActivities, listSavedActivities, listSavedActivitiesPage,
+            continueSavedActivity,
             forgetSavedActivities, ownedDomains, ownedDomainsChanged,
             postNotification, withdrawNotifications, explainNotification, postLinkNotification, withdrawLinkNotification,
             performShortcut, explainShortcut, setShortcutItems,

@@ -18,12 +18,18 @@ struct Activities: AsyncParsableCommand {
 
     struct Search: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Saved activities whose title or keywords have words starting with each of WORDS, best first.")
+            abstract: "Saved activities whose title or keywords have words starting with each of WORDS, best first.",
+            discussion: """
+                Words are runs of letters and digits, each matched as the start of a word, case and \
+                accents ignored; a repeated word, or one that begins another, counts once. A search \
+                takes at most 8 words of at most 256 bytes, and returns no more than 1 MiB of saved \
+                activities after the first.
+                """)
 
         @ArgumentParser.Argument(help: "The words to look for.")
         var words: [String]
 
-        @Option(help: "At most this many results.")
+        @Option(help: "At most this many results (at most 1,000).")
         var limit: UInt32 = 20
 
         @Option(help: "Output format: text (a table) or json (one object per line).")
@@ -32,23 +38,47 @@ struct Activities: AsyncParsableCommand {
         func run() async throws {
             let connection = try await BusClient.connect()
             let reply = try await BusClient.callDispatcher(connection, Contract.Dispatcher1.searchActivities, words, limit)
-            try Activities.print(reply, format: format)
+            try Activities.print(Activities.saved(try reply.decode([[String: Variant]].self)), format: format)
         }
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Saved activities, most recently used first.")
+        static let configuration = CommandConfiguration(
+            abstract: "Saved activities, most recently used first.",
+            discussion: """
+                Read page by page (ListSavedActivitiesPage: 100 activities, or 1 MiB of them, a \
+                page), so that a store of any size is listed without the dispatcher holding it all. \
+                JSON lines are printed as each page arrives; the table once all are read.
+                """)
 
         @Option(help: "Only this app's (a desktop-file id without .desktop).")
         var app: String?
 
+        @Option(help: "At most this many, the most recently used (0: every one).")
+        var limit: Int = 0
+
         @Option(help: "Output format: text (a table) or json (one object per line).")
         var format: Format = .text
 
+        func validate() throws {
+            guard limit >= 0 else { throw ValidationError("--limit must be 0 (every one) or more") }
+        }
+
         func run() async throws {
             let connection = try await BusClient.connect()
-            let reply = try await BusClient.callDispatcher(connection, Contract.Dispatcher1.listSavedActivities, app ?? "")
-            try Activities.print(reply, format: format)
+            var (listed, after): ([Contract.SavedActivity], String) = ([], "")
+            repeat {
+                let wanted = limit == 0 ? 0 : UInt32(min(limit - listed.count, Int(UInt32.max)))
+                let reply = try await BusClient.callDispatcher(
+                    connection, Contract.Dispatcher1.listSavedActivitiesPage, app ?? "", after, wanted)
+                let (results, next) = try reply.decode([[String: Variant]].self, String.self)
+                var page = try Activities.saved(results)
+                if limit > 0 { page = Array(page.prefix(limit - listed.count)) }
+                if format == .json { try Activities.print(page, format: .json) }
+                listed += page
+                after = next
+            } while !after.isEmpty && (limit == 0 || listed.count < limit)
+            if format == .text { try Activities.print(listed, format: .text) }
         }
     }
 
@@ -142,12 +172,15 @@ struct Activities: AsyncParsableCommand {
         }
     }
 
-    /// A JSON line per activity, or a table with a header.
-    static func print(_ reply: Message, format: Format) throws {
-        let raw = try reply.decode([[String: Variant]].self)
-        let saved = try BusClient.decode("results") { () throws(Contract.KeyError) in
+    /// The activities a reply's `results` carry.
+    static func saved(_ raw: [[String: Variant]]) throws -> [Contract.SavedActivity] {
+        try BusClient.decode("results") { () throws(Contract.KeyError) in
             try raw.map { fields throws(Contract.KeyError) in try Contract.SavedActivity(fields) }
         }
+    }
+
+    /// A JSON line per activity, or a table with a header.
+    static func print(_ saved: [Contract.SavedActivity], format: Format) throws {
         switch format {
         case .json:
             let encoder = JSONEncoder()

@@ -191,3 +191,103 @@ struct ConnectionTests {
         #expect(throws: SQLiteError.self) { try db.execute("SELECT * FROM missing") }
     }
 }
+
+/// What is at the store's path and is not the store's: never written, set aside untouched.
+@Suite("files that are not the store's")
+struct ForeignFileTests {
+    typealias Place = ActivityStoreTests.Place
+
+    /// Another program's database: a table named `activity` (not the store's), `user_version` 1, rows.
+    static func otherProgramsDatabase(at path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let db = try Connection(path: path, create: true, busyTimeout: .seconds(1))
+        try db.execute("""
+            CREATE TABLE activity (id INTEGER PRIMARY KEY, note TEXT NOT NULL);
+            INSERT INTO activity (note) VALUES ('keep me'), ('and me');
+            PRAGMA user_version = 1;
+            """)
+    }
+
+    static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    /// The names in the store's directory set aside as not the store's.
+    static func setAside(_ place: Place) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: (place.path as NSString).deletingLastPathComponent)
+            .filter { $0.hasPrefix("activities.sqlite.not-waypost-") }
+    }
+
+    @Test("a link to another program's database with a table activity and user_version 1: the link is set aside, the database untouched")
+    func linkToAnotherProgramsDatabase() async throws {
+        let place = try Place()
+        let victim = place.directory + "/other/program.sqlite"
+        try Self.otherProgramsDatabase(at: victim)
+        let before = try Self.bytes(victim)
+        try FileManager.default.createDirectory(atPath: (place.path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: place.path, withDestinationPath: victim)
+
+        let store = try place.open()
+        try await store.save(ActivityStoreTests.activity("org.example.A", "Mine", id: "m"))
+        #expect(try await store.list(appID: nil).map(\.title) == ["Mine"])
+        #expect(try Self.bytes(victim) == before)
+        let db = try Connection(path: victim, create: false, busyTimeout: .seconds(1))
+        #expect(try db.statement("SELECT COUNT(*) FROM activity").value(Int.self) == 2)
+        let aside = try Self.setAside(place)
+        #expect(aside.count == 1)
+        let directory = (place.path as NSString).deletingLastPathComponent
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + aside[0]) == victim)
+        #expect(try FileManager.default.attributesOfItem(atPath: place.path)[.type] as? FileAttributeType == .typeRegular)
+        #expect(place.logged.withLock { $0 }.contains { $0.contains("is not the store's") && $0.contains("symbolic link") })
+    }
+
+    @Test("another program's database copied to the path, or the store's layout with a table of someone else's, is set aside byte for byte")
+    func anotherLayout() async throws {
+        for variant in ["another program's", "the store's and more"] {
+            let place = try Place()
+            if variant == "another program's" {
+                try Self.otherProgramsDatabase(at: place.path)
+            } else {
+                try await place.open().save(ActivityStoreTests.activity("org.example.A", "Old", id: "o"))
+                let db = try Connection(path: place.path, create: false, busyTimeout: .seconds(1))
+                try db.execute("PRAGMA wal_checkpoint(TRUNCATE); CREATE TABLE notes (text TEXT); PRAGMA journal_mode = DELETE")
+            }
+            let before = try Self.bytes(place.path)
+            let store = try place.open()
+            #expect(try await store.list(appID: nil).isEmpty, "\(variant)")
+            let aside = try Self.setAside(place)
+            #expect(aside.count == 1, "\(variant)")
+            let directory = (place.path as NSString).deletingLastPathComponent
+            #expect(try Self.bytes(directory + "/" + (aside.first ?? "")) == before, "\(variant)")
+        }
+    }
+
+    @Test("a WAL file that is a link is never written through: the store's files are set aside, what it leads to untouched")
+    func linkedWAL() async throws {
+        let place = try Place()
+        let victim = place.directory + "/victim"
+        try FileManager.default.createDirectory(atPath: place.directory, withIntermediateDirectories: true)
+        try Data("the victim's own bytes".utf8).write(to: URL(fileURLWithPath: victim))
+        try await place.open().save(ActivityStoreTests.activity("org.example.A", "Old", id: "o"))
+        do {
+            let db = try Connection(path: place.path, create: false, busyTimeout: .seconds(1))
+            try db.execute("PRAGMA journal_mode = DELETE")
+        }
+        try? FileManager.default.removeItem(atPath: place.path + "-wal")
+        try FileManager.default.createSymbolicLink(atPath: place.path + "-wal", withDestinationPath: victim)
+
+        let store = try place.open()
+        try await store.save(ActivityStoreTests.activity("org.example.A", "New", id: "n"))
+        #expect(try Self.bytes(victim) == Data("the victim's own bytes".utf8))
+        #expect(try Self.setAside(place).count == 2, "the file and its linked WAL")
+        #expect(try await store.list(appID: nil).map(\.title) == ["New"])
+    }
+
+    @Test("a store reached through a linked directory (a home under /var/home) is the store, used as it is")
+    func linkedDirectory() async throws {
+        let place = try Place()
+        try FileManager.default.createDirectory(atPath: place.directory + "/real/waypost", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: place.directory + "/state", withDestinationPath: place.directory + "/real")
+        try await place.open().save(ActivityStoreTests.activity("org.example.A", "Kept", id: "k"))
+        #expect(try await place.open().list(appID: nil).map(\.title) == ["Kept"])
+        #expect(place.logged.withLock { $0 }.isEmpty)
+    }
+}

@@ -3,6 +3,20 @@ import Foundation
 import Synchronization
 import Testing
 
+extension ActivityStore {
+    /// Every saved activity of the app (every app's when nil), most recently used first: each page
+    /// in turn, as `waypost activities list` reads them.
+    func list(appID: String?) async throws -> [SavedRecord] {
+        var (records, after): ([SavedRecord], Int64?) = ([], nil)
+        repeat {
+            let page = try await list(appID: appID, after: after, limit: limits.pageActivities)
+            records += page.records
+            after = page.next
+        } while after != nil
+        return records
+    }
+}
+
 /// The store on real SQLite files in a throwaway directory.
 @Suite("the activity store")
 struct ActivityStoreTests {

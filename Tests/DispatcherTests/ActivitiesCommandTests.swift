@@ -59,6 +59,27 @@ struct ActivitiesCommandTests {
         #expect(gone.stderr.contains("[UnknownActivity]"))
     }
 
+    @Test("list reads every page: 150 activities in pages of 100, --limit stops after as many")
+    func listPages() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await InProcessApp(session, id: "org.example.Contacts", name: "Contacts", activityTypes: [Self.show])
+        try await app.openScene("s1")
+        for n in 0..<150 {
+            try await app.publish("s1", Self.show, ActivitiesOverTheBusTests.activity(title: "Contact \(n)", target: "contact/\(n)", id: "c\(n)"))
+        }
+        let all = try await session.waypost(["activities", "list", "--format", "json"])
+        #expect(all.status == 0, "\(all.stderr)")
+        let titles = try all.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["title"] as? String
+        }
+        #expect(titles == (0..<150).reversed().map { "Contact \($0)" })
+        let table = try await session.waypost(["activities", "list", "--limit", "120"])
+        #expect(table.stdout.split(separator: "\n").count == 1 + 120)
+        #expect(table.stdout.split(separator: "\n").last?.contains("Contact 30") == true)
+        #expect(try await session.waypost(["activities", "list", "--limit", "-1"]).status == 64)
+    }
+
     @Test("waypost continue passes --user-info as D-Bus values; a malformed one is refused before any call")
     func userInfo() async throws {
         let session = try await DesktopSession()

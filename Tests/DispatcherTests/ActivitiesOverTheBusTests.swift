@@ -248,8 +248,8 @@ struct ActivitiesOverTheBusTests {
         let acked = acknowledged.withLock { $0 }
         #expect(acked.count >= 50)
         #expect(acked.count < 10_000, "the flood ended before the daemon was killed")
-        // The next call starts a new daemon, which reads the same file.
-        let saved = try await session.savedActivities(opener)
+        // The next call starts a new daemon, which reads the same file, page by page.
+        let saved = try await session.allSavedActivities(opener)
         let identifiers = Set(saved.compactMap { try? $0.activity["persistent-identifier"]?.decode(as: String.self) })
         #expect((0..<20).allSatisfy { identifiers.contains("b\($0)") })
         let kept = acked.prefix { identifiers.contains($0) }

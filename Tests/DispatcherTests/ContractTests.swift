@@ -27,7 +27,7 @@ struct ContractTests {
         #expect(Self.lines(Contract.Dispatcher1.members) == dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1"))
         #expect(Self.lines(Contract.Application1.members) == application.membersWithKeys(of: "io.waypost.Application1"))
         // Not vacuous: the files were read, keys and all.
-        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 36)
+        #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").count == 37)
         #expect(dispatcher.membersWithKeys(of: "io.waypost.Dispatcher1").contains {
             $0.hasPrefix("method RegisterApplication(") && $0.contains("[announces-ready b, single-scene b]")
         })

@@ -32,11 +32,12 @@ final class DesktopSession: Sendable {
     ///   - deliveryTimeout: seconds it waits for an app to acknowledge an event: the daemon's own
     ///     default, which a Python sample app meets even on a loaded machine; a test of the timeout
     ///     itself passes a shorter one.
-    init(launchTimeout: Double = 5, deliveryTimeout: Double = 5) async throws {
+    ///   - daemonWrapper: a command the bus runs the daemon under (its words before `waypost`).
+    init(launchTimeout: Double = 5, deliveryTimeout: Double = 5, daemonWrapper: [String] = []) async throws {
         let service = """
             [D-BUS Service]
             Name=io.waypost.Dispatcher
-            Exec=\(Self.waypost.path) daemon --verbose --launch-timeout \(launchTimeout) --delivery-timeout \(deliveryTimeout)
+            Exec=\((daemonWrapper + [Self.waypost.path]).joined(separator: " ")) daemon --verbose --launch-timeout \(launchTimeout) --delivery-timeout \(deliveryTimeout)
 
             """
         session = try await PrivateSession(

@@ -8,15 +8,20 @@ final class Connection {
     private let handle: OpaquePointer
     /// Statements prepared once and reused: the store runs a handful of SQL texts over and over.
     private var cached: [String: Statement] = [:]
+    /// What statements have read so far (rows stepped to, blobs taken): what a read costs is told by
+    /// the difference, and the store's bounds are checked against it.
+    var reads = ReadCounts()
 
-    /// Opens (or creates) the file, with extended result codes and a busy timeout.
+    /// Opens (or creates) the file, with extended result codes and a busy timeout. Never through a
+    /// symbolic link (`SQLITE_OPEN_NOFOLLOW`, its WAL file included): SQLite then fails with
+    /// `SQLITE_CANTOPEN_SYMLINK`, which it also gives for a link among the path's directories.
     /// - Parameters:
     ///   - create: false for a reader, which must never make a file where the writer set one aside.
     ///   - busyTimeout: how long a statement waits for another connection's lock before `SQLITE_BUSY`.
     /// - Throws: what `sqlite3_open_v2` reported.
     init(path: String, create: Bool, busyTimeout: Duration) throws(SQLiteError) {
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
         let status = sqlite3_open_v2(path, &opened, flags, nil)
         guard status == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
@@ -98,7 +103,7 @@ final class Statement {
     fileprivate let handle: OpaquePointer
     /// Unowned: the connection keeps its cached statements, and a statement used once lives inside a
     /// call on the connection; a strong reference both ways would keep the file open for ever.
-    private unowned let connection: Connection
+    fileprivate unowned let connection: Connection
 
     fileprivate init(_ handle: OpaquePointer, connection: Connection) {
         self.handle = handle
@@ -141,6 +146,12 @@ final class Statement {
         return values
     }
 
+    /// Steps to each row in turn while `body` returns true: the rows after it are never read.
+    func forEachRow(_ body: (Row) -> Bool) throws(SQLiteError) {
+        defer { sqlite3_reset(handle) }
+        while try step() { guard body(Row(statement: self)) else { return } }
+    }
+
     /// The first row's first column, nil without a row.
     func value<Value: SQLiteValue>(_ type: Value.Type = Value.self) throws(SQLiteError) -> Value? {
         defer { sqlite3_reset(handle) }
@@ -151,7 +162,9 @@ final class Statement {
     /// One step: true while it has a row. `sqlite3_step`.
     private func step() throws(SQLiteError) -> Bool {
         switch sqlite3_step(handle) {
-        case SQLITE_ROW: return true
+        case SQLITE_ROW:
+            connection.reads.rows += 1
+            return true
         case SQLITE_DONE: return false
         case let status: throw connection.error(status)
         }
@@ -220,6 +233,8 @@ extension Data: SQLiteValue {
 
     static func read(from statement: Statement, column: Int32) -> Data {
         let count = Int(sqlite3_column_bytes(statement.handle, column))
+        statement.connection.reads.blobs += 1
+        statement.connection.reads.blobBytes += count
         guard count > 0, let bytes = sqlite3_column_blob(statement.handle, column) else { return Data() }
         return Data(bytes: bytes, count: count)
     }

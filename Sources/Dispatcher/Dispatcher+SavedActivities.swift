@@ -1,0 +1,110 @@
+import ActivityStore
+import DBus
+import Desktop
+import ExternalEvents
+import Logging
+import WaypostContract
+
+// What openers read of saved activities: searches, pages of the listing, a saved activity continued.
+// Each read is the store's bounded one (ActivityStore+Reading.swift), and payloads are decoded off
+// the connection's thread.
+extension Dispatcher {
+    /// Saved activities matching every word of `terms`, best first, within the store's bounds
+    /// (`ActivityStore.search`); their payloads decoded off the connection's thread.
+    /// - Throws: `invalidArgument` for too many terms or words, or a word too long.
+    func searchActivities(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [Contract.SavedActivity] {
+        try Self.checkSearch(terms)
+        guard let store = activities.store else { return [] }
+        let count = limit == 0 ? ActivityLimits.defaultSearchResults : min(limit, ActivityLimits.searchResults)
+        let records: [SavedRecord]
+        do { records = try await store.search(terms, limit: Int(count)) } catch { throw Self.searchFailure(error) }
+        return await Self.contract(records, appNames: appNames(of: records), logger: logger)
+    }
+
+    /// `searchActivities`' ids alone, for the desktop's search (no row read).
+    func searchActivityIDs(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [String] {
+        try Self.checkSearch(terms)
+        guard let store = activities.store else { return [] }
+        do { return try await store.searchIDs(terms, limit: Int(min(limit, ActivityLimits.searchResults))).map(String.init) } catch {
+            throw Self.searchFailure(error)
+        }
+    }
+
+    private static func checkSearch(_ terms: [String]) throws(DispatchError) {
+        guard terms.count <= ActivityLimits.searchTerms else {
+            throw .invalidArgument("\(terms.count) terms", reason: "a search may have at most \(ActivityLimits.searchTerms)")
+        }
+        for term in terms { try Registry.check(id: term.isEmpty ? " " : term, what: "search term") }
+    }
+
+    private static func searchFailure(_ error: StoreError) -> DispatchError {
+        switch error {
+        case .tooManyWords(let count, _): .invalidArgument("\(count) different words", reason: error.description)
+        case .wordTooLong(let word, _): .invalidArgument(word, reason: error.description)
+        default: .storeFailed(error.description)
+        }
+    }
+
+    /// One page of the app's saved activities (every app's when nil), most recently used first:
+    /// after `after` (the `next` of the page before; empty for the first), at most `limit` (0 or
+    /// more than `ActivityLimits.pageActivities`: that many).
+    /// - Returns: the page, and the `next` that continues it (empty when nothing is left).
+    /// - Throws: `invalidArgument` for an `after` no page gave.
+    func savedActivities(of appID: String?, after: String, limit: UInt32) async throws(DispatchError) -> ([Contract.SavedActivity], next: String) {
+        var cursor: Int64?
+        if !after.isEmpty {
+            guard after.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let recency = Int64(after) else {
+                throw .invalidArgument(after, reason: "a page starts after the \"next\" of the page before, or after \"\" for the first")
+            }
+            cursor = recency
+        }
+        guard let store = activities.store else { return ([], "") }
+        let count = limit == 0 ? ActivityLimits.pageActivities : min(limit, ActivityLimits.pageActivities)
+        let page: SavedPage
+        do { page = try await store.list(appID: appID, after: cursor, limit: Int(count)) } catch { throw .storeFailed(error.description) }
+        return (await Self.contract(page.records, appNames: appNames(of: page.records), logger: logger), page.next.map(String.init) ?? "")
+    }
+
+    /// Continues a saved activity (a search result) as `ContinueActivity` would, with the
+    /// dictionary it was published with.
+    /// - Throws: `unknownActivity` for an id that is not (or no longer) saved; what routing throws.
+    func continueSavedActivity(id: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
+        guard let row = Int64(id) else { throw .unknownActivity(id, reason: "a saved activity's id is a number") }
+        guard let store = activities.store else { throw .unknownActivity(id, reason: "no activity store is open") }
+        let record: SavedRecord?
+        do { record = try await store.record(id: row) } catch { throw .storeFailed(error.description) }
+        guard let record else { throw .unknownActivity(id, reason: "it was deleted, or has expired") }
+        let payload: ActivityPayload
+        do { payload = try ActivityPayload.decode(record.payload, type: record.activityType, record.columns) } catch {
+            throw .storeFailed("saved activity \(id) cannot be read: \(error)")
+        }
+        let raw = payload.variants
+        let details: Contract.ActivityDetails
+        do { details = try Contract.ActivityDetails(raw) } catch { throw DispatchError(error, in: "saved activity \(id)") }
+        return try await continueActivity(
+            UserActivity(type: payload.type, details), raw: raw, platformData: platformData, publishedBy: record.appID)
+    }
+
+    // MARK: Helpers
+
+    /// The apps' names (`Name=`), looked up here, where the directory is read.
+    private func appNames(of records: [SavedRecord]) -> [String: String] {
+        Dictionary(Set(records.map(\.appID)).map { id in (id, (try? directory.entry(id: id).name) ?? id) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The records as the contract carries them, their payloads decoded off the connection's thread
+    /// (a page is up to a megabyte of them); one that cannot be read is logged and left out.
+    private nonisolated static func contract(
+        _ records: [SavedRecord], appNames: [String: String], logger: Logger
+    ) async -> [Contract.SavedActivity] {
+        records.compactMap { record in
+            guard let payload = try? ActivityPayload.decode(record.payload, type: record.activityType, record.columns) else {
+                logger.error("saved activity \(record.id) of \(record.appID) cannot be read; skipped")
+                return nil
+            }
+            return Contract.SavedActivity(
+                id: String(record.id), appID: record.appID, appName: appNames[record.appID] ?? record.appID,
+                activityType: record.activityType, lastUsed: record.lastUsed, activity: payload.variants)
+        }
+    }
+}
