@@ -1,4 +1,5 @@
 import DBus
+import Handoff
 public import WaypostContract
 
 /// Why the dispatcher refused a request or could not deliver an event. Each case carries the
@@ -47,6 +48,8 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
     case appNotChosen(activityType: String, candidates: [String], publisher: String?)
     /// The app's installed entry has no such shortcut (or it cannot be read, or its user info is not a JSON object).
     case unknownShortcut(app: String, action: String, reason: String)
+    /// A handoff's offer or device, named as what happened (HandoffFailure.swift).
+    case handoff(HandoffFailure)
 
     /// The contract's name for this failure, `io.waypost.Error.<Name>` on the bus.
     public var failure: Contract.Failure {
@@ -76,6 +79,7 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidReply: .invalidReply
         case .appNotChosen: .appNotChosen
         case .unknownShortcut: .unknownShortcut
+        case .handoff(let failure): failure.failure
         }
     }
 
@@ -131,6 +135,7 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "; it was sent to none of them: choose one with `waypost activities choose \(type) APP`"
         case .unknownShortcut(let app, let action, let reason):
             "no shortcut \(Self.abbreviated(action)) of \(app): \(reason)"
+        case .handoff(let failure): failure.description
         }
     }
 
@@ -153,9 +158,11 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Long values are cut in messages so that an oversized URI does not flood a terminal.
+    /// Long values are cut in messages so that an oversized URI does not flood a terminal; each on one
+    /// line (`OutsideText`), so that a link's newline starts no log line of its own.
     static func abbreviated(_ value: String) -> String {
-        let quoted = value.count > 200 ? "\"\(value.prefix(200))…\" (\(value.utf8.count) bytes)" : "\"\(value)\""
+        let quoted = value.count > 200
+            ? "\"\(OutsideText.shown(value.prefix(200), limit: .max))…\" (\(value.utf8.count) bytes)" : "\"\(OutsideText.shown(value, limit: .max))\""
         return quoted
     }
 

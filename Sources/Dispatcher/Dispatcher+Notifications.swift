@@ -85,9 +85,15 @@ extension Dispatcher {
         return try await carryOut(pending, .notificationResponse(app: app, targetContentIdentifier: response.targetContentIdentifier))
     }
 
-    /// Where a click on `app`'s live notification `id` would go now, delivering nothing.
-    /// - Throws: `noHandler` when the app has no live notification `id`.
-    func explainNotification(app: String, id: String) throws(DispatchError) -> [Outcome] {
+    /// Where a click on `app`'s live notification `id` would go now, delivering nothing; asked by a
+    /// process of `app` only (the plan names the target: a conversation, a document).
+    /// - Throws: `notRegistered`; `invalidArgument` when the caller is another app's; `noHandler`
+    ///   when the app has no live notification `id`.
+    func explainNotification(caller: String, app: String, id: String) throws(DispatchError) -> [Outcome] {
+        let own = try registry.registered(caller).appID
+        guard own == app else {
+            throw .invalidArgument(app, reason: "an app explains only its own notifications; the caller is \(own)")
+        }
         guard let posted = notifications.posted[.init(app: app, id: id)] else {
             throw .noHandler("notification \(id) of \(app)", reason: "\(app) has no live notification with that id")
         }

@@ -65,9 +65,8 @@ public actor Dispatcher {
     public nonisolated let notificationPoster: NotificationPoster
     // Apps' live notifications, and who reports their responses (Dispatcher+Notifications.swift).
     var notifications = NotificationBook()
-    // Live link notifications (posted by no app): id → the server's id, nil while being posted
-    // (Dispatcher+LinkNotifications.swift).
-    var linkNotifications: [String: NotificationID?] = [:]
+    // Live link notifications (posted by no app), bounded per caller (Dispatcher+LinkNotifications.swift).
+    var linkNotifications = LinkNotificationBook()
     var notificationReporter: (nonisolated(nonsending) @Sendable (String, nonisolated(nonsending) () async throws(DispatchError) -> Outcome) async -> Void)?
     // Each app's dock quicklist (DockMenuService.swift).
     var dockMenus = DockMenus()
@@ -90,7 +89,7 @@ public actor Dispatcher {
         self.contentTypes = contentTypes
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
-        notificationPoster = NotificationPoster(connection: connection, tokens: configuration.shellActionTokens)
+        notificationPoster = NotificationPoster(connection: connection, tokens: configuration.shellActionTokens, logger: logger)
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
         installedApps = DesktopApps(directory: directory, contentTypes: contentTypes, ownID: ownID, ownProgram: ownProgram)
         openers = OpenerLookup(connection: connection, directory: directory, processes: processes) { id in

@@ -1,8 +1,9 @@
 import DBus
+import Desktop
 import WaypostContract
 
-// io.waypost.Dispatcher1's notification members: an app posts and withdraws its own notifications
-// (acting as the app), and anyone may ask where a click on one would go.
+// io.waypost.Dispatcher1's notification members: an app posts, withdraws and explains its own
+// notifications (acting as the app); any connection may post a link notification, within its share.
 extension DispatcherService {
     var notificationMethods: [Method] {
         typealias Members = Contract.Dispatcher1
@@ -20,18 +21,30 @@ extension DispatcherService {
             },
             method(Members.postLinkNotification, .takesTurns, inFlight: .few) { call in
                 let (title, body, uri) = try call.arguments(String.self, String.self, String.self)
-                return try call.reply(try await self.dispatcher.postLinkNotification(title: title, body: body, uri: uri))
+                let caller = await self.caller(call.sender)
+                return try call.reply(try await self.dispatcher.postLinkNotification(title: title, body: body, uri: uri, caller: caller))
             },
             method(Members.withdrawLinkNotification, .takesTurns, inFlight: .few) { call in
                 let (id) = try call.arguments(String.self)
                 await self.dispatcher.withdrawLinkNotification(id)
                 return try call.reply()
             },
-            method(Members.explainNotification, .takesTurns, inFlight: .many) { call in
+            // Where a notification's click goes tells its target (a conversation, a document): the
+            // app's own processes may ask, nobody else.
+            method(Members.explainNotification, .actsAsTheApp, inFlight: .many) { call in
                 let (app, id) = try call.arguments(String.self, String.self)
-                return try call.reply(Outcome.explained(try await self.dispatcher.explainNotification(app: app, id: id)).variants)
+                let plan = try await self.dispatcher.explainNotification(caller: call.sender.rawValue, app: app, id: id)
+                return try call.reply(Outcome.explained(plan).variants)
             },
         ]
+    }
+
+    /// Who a call comes from, for what any connection may hold (link notifications, unverified
+    /// handoff offers): the app the opener's walk finds (awaited: more than the members' budgets
+    /// know), else as the budgets count it (`OpenerLookup.budgetCaller`).
+    func caller(_ sender: BusName, opener: PendingOpener? = nil) async -> String {
+        if let app = await (opener ?? self.opener(of: sender, [:])).value().appID { return Budgets.Caller.app(app).description }
+        return await dispatcher.openers.budgetCaller(of: sender).description
     }
 
     /// Reports each notification response the dispatcher carries out as `Routed`, and in the log.

@@ -24,7 +24,7 @@ extension DispatcherService {
             methods: [
                 method(Members.getInitialResultSet, .takesTurns, inFlight: .many) { call in
                     let (terms) = try call.arguments([String].self)
-                    let offers = self.handoffResults().map(\.id)
+                    let offers = self.handoffResults(matching: terms).map(\.id)
                     return try call.reply(offers + (try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)))
                 },
                 method(Members.getSubsearchResultSet, .takesTurns, inFlight: .many) { call in
@@ -33,7 +33,7 @@ extension DispatcherService {
                     // A fresh search, as GNOME's own app search answers: the previous results were
                     // cut at `desktopResults` (or empty, after a cancelled call), and the refined
                     // terms can only match a subset of what the shorter ones matched.
-                    let offers = self.handoffResults().map(\.id)
+                    let offers = self.handoffResults(matching: terms).map(\.id)
                     return try call.reply(offers + (try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)))
                 },
                 method(Members.getResultMetas, .takesTurns, inFlight: .many) { call in
@@ -77,7 +77,7 @@ extension DispatcherService {
                 method(Members.match, .takesTurns, inFlight: .many) { call in
                     let (query) = try call.arguments(String.self)
                     let results = try await self.dispatcher.searchActivityIDs([query], limit: Self.desktopResults)
-                    let metas = await self.handoffResults() + self.dispatcher.resultMetas(results)
+                    let metas = await self.handoffResults(matching: [query]) + self.dispatcher.resultMetas(results)
                     let matches = metas.enumerated().map { rank, meta in
                         var properties: [String: Variant] = [:]
                         properties["subtext"] = .string(meta.appName)

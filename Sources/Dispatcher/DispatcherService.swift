@@ -141,7 +141,8 @@ public final class DispatcherService: Sendable {
                     let outcome = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
                         // Checked before the await: one that returns at once still costs a change of executor.
                         if HandoffPayload.hasScheme(uri),
-                           let offered = try await self.handoffOffer(uri, platformData: LaunchPlatformData(platform)) { return offered }
+                           let offered = try await self.handoffOffer(
+                               uri, platformData: LaunchPlatformData(platform), caller: call.sender, opener: opener) { return offered }
                         return try await self.dispatcher.open(
                             uri, platformData: LaunchPlatformData(platform), opener: opener, callerShowsPages: showsPages,
                             prepare: answer.prepare)
@@ -231,7 +232,8 @@ public final class DispatcherService: Sendable {
                         do {
                             _ = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
                                 if HandoffPayload.hasScheme(uri),  // as in Open
-                                   let offered = try await self.handoffOffer(uri, platformData: LaunchPlatformData(platform)) { return offered }
+                                   let offered = try await self.handoffOffer(
+                                       uri, platformData: LaunchPlatformData(platform), caller: call.sender, opener: opener) { return offered }
                                 return try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform), opener: opener)
                             }
                         } catch let error as BusError {
@@ -257,14 +259,10 @@ public final class DispatcherService: Sendable {
 
     // MARK: Helpers
 
-    /// Shows a desktop notification when a notification server is on the bus; fire and forget.
+    /// Shows a desktop notification when a notification server is on the bus; fire and forget. Through
+    /// the poster (NotificationPoster.swift): only to a server it believes, its markup escaped.
     func notifyUser(_ summary: String, _ body: String) async {
-        let server: BusName = "org.freedesktop.Notifications"
-        guard (try? await connection.nameOwner(of: server)) != nil else { return }
-        try? connection.send(
-            destination: server, path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications",
-            member: "Notify", "Waypost", UInt32(0), "dialog-warning", summary, body, [String](),
-            [String: Variant](), Int32(-1))
+        await dispatcher.notificationPoster.notice(NotificationContent(appName: "Waypost", icon: "dialog-warning", title: summary, body: body))
     }
 
     /// The member as the contract declares it, served as `serving` says, answered by `handler`; a

@@ -36,29 +36,30 @@ struct PairedDevice: Sendable {
 extension HandoffService {
     static let daemonPath: ObjectPath = "/modules/kdeconnect"
 
-    /// The paired devices, reachable ones only when `reachable`.
-    /// - Throws: `noHandler` when KDE Connect does not answer.
-    func devices(reachable: Bool) async throws(DispatchError) -> [PairedDevice] {
+    /// The paired devices (reachable ones only when `reachable`), asked of `kdeConnect` (its checked owner).
+    /// - Throws: `kdeConnectAbsent` when KDE Connect does not answer.
+    func devices(reachable: Bool, of kdeConnect: BusName) async throws(HandoffFailure) -> [PairedDevice] {
         let ids: [String]
         do {
             ids = try await connection.call(
-                destination: Self.kdeConnect, path: Self.daemonPath, interface: "org.kde.kdeconnect.daemon", member: "devices",
+                destination: kdeConnect, path: Self.daemonPath, interface: "org.kde.kdeconnect.daemon", member: "devices",
                 reachable, true, timeout: .seconds(10)
             ).decode([String].self)
         } catch {
-            throw .noHandler("KDE Connect", reason: "kdeconnectd does not answer on the session bus: \(error)")
+            throw .kdeConnectAbsent("\(error)")
         }
         var devices: [PairedDevice] = []
         for id in ids {
-            devices.append(PairedDevice(id: id, name: await property(id, "name") ?? id, type: await property(id, "type") ?? "unknown"))
+            devices.append(PairedDevice(
+                id: id, name: await property(id, "name", of: kdeConnect) ?? id, type: await property(id, "type", of: kdeConnect) ?? "unknown"))
         }
         return devices
     }
 
-    func property(_ id: String, _ property: String) async -> String? {
+    func property(_ id: String, _ property: String, of kdeConnect: BusName) async -> String? {
         guard let path = try? ObjectPath(Self.daemonPath.rawValue + "/devices/" + id),
             let value = try? await connection.call(
-                destination: Self.kdeConnect, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                destination: kdeConnect, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
                 "org.kde.kdeconnect.device", property, timeout: .seconds(5)
             ).decode(Variant.self),
             case .string(let text) = value
@@ -68,10 +69,12 @@ extension HandoffService {
 
     /// Sends the current activity (of `app`'s scenes when given) to `device` (an id or a name; the only
     /// reachable device when empty): a Waypost handoff URL, or to a phone or tablet (or with
-    /// `webpageOnly`) its webpage URL. A share has no acknowledgement: reachable is all that is known.
+    /// `webpageOnly`) its webpage URL. Only to kdeconnectd (its program checked): a process posing as
+    /// KDE Connect would learn the activity. A share has no acknowledgement: reachable is all that is known.
     /// - Returns: the device's name and the URL shared.
-    /// - Throws: `unknownActivity` with no eligible current activity; `noHandler` for no such reachable
-    ///   device, or no webpage URL where one is needed; `userInfoTooLarge` over the handoff's limits.
+    /// - Throws: `unknownActivity` with no eligible current activity; `handoff` naming a device that
+    ///   is paired but unreachable, not paired, not chosen, or a KDE Connect that is absent or not
+    ///   kdeconnectd; `userInfoTooLarge` over the handoff's limits.
     func send(to device: String, app: String?, webpageOnly: Bool) async throws(DispatchError) -> (device: String, url: String) {
         guard let current = await service.dispatcher.currentActivity(ofApp: app) else {
             throw .unknownActivity(app ?? "current activity", reason: "no scene\(app.map { " of \($0)" } ?? "") has a current activity eligible for Handoff")
@@ -80,30 +83,23 @@ extension HandoffService {
         do { details = try Contract.ActivityDetails(current.activity) } catch {
             throw .invalidArgument(current.activityType, reason: "\(error)")
         }
-        let devices = try await devices(reachable: true)
         let target: PairedDevice
-        if device.isEmpty {
-            guard devices.count == 1, let only = devices.first else {
-                throw .noHandler("a device", reason: devices.isEmpty
-                    ? "no paired device is reachable through KDE Connect"
-                    : "several devices are reachable; choose one: \(Self.list(devices))")
+        let kdeConnect: BusName
+        do throws(HandoffFailure) {
+            kdeConnect = try await senders.owner(on: connection, logger: logger)
+            target = try await Self.choose(device, reachable: try await devices(reachable: true, of: kdeConnect)) { () throws(HandoffFailure) in
+                try await self.devices(reachable: false, of: kdeConnect)
             }
-            target = only
-        } else {
-            guard let found = devices.first(where: { $0.id == device || $0.name == device }) else {
-                throw .noHandler(device, reason: "no paired, reachable device \(device): \(Self.list(devices))")
-            }
-            target = found
-        }
+        } catch { throw .handoff(error) }
         let url: String
         if webpageOnly || target.takesWebpageOnly {
             guard let webpage = details.webpageURL else {
-                throw .noHandler(current.activityType, reason: "\(target.name) gets webpage URLs only, and the activity has none")
+                throw .handoff(.noWebpage(device: target.name, activityType: current.activityType))
             }
             url = webpage
         } else {
             let selfName = (try? await connection.call(
-                destination: Self.kdeConnect, path: Self.daemonPath, interface: "org.kde.kdeconnect.daemon", member: "announcedName",
+                destination: kdeConnect, path: Self.daemonPath, interface: "org.kde.kdeconnect.daemon", member: "announcedName",
                 timeout: .seconds(5)
             ).decode(String.self)) ?? "another device"
             let payload = HandoffPayload(
@@ -114,31 +110,44 @@ extension HandoffService {
                 throw .userInfoTooLarge(activityType: current.activityType, reason: error.description)
             }
         }
-        try await share(url, to: target)
-        logger.info("handoff: \(current.activityType) sent to \(target.name)")
+        try await share(url, to: target, through: kdeConnect)
+        logger.info("handoff: \(current.activityType) sent to \(OutsideText.shown(target.name, limit: 64)) (\(target.id))")
         return (target.name, url)
     }
 
-    static func list(_ devices: [PairedDevice]) -> String {
-        devices.isEmpty ? "none is reachable" : devices.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
+    /// The device `given` names among the reachable ones (by id or name), or the only one; when it
+    /// names none, whether it is paired at all (`paired` asks KDE Connect).
+    static func choose(
+        _ given: String, reachable: [PairedDevice], paired: () async throws(HandoffFailure) -> [PairedDevice]
+    ) async throws(HandoffFailure) -> PairedDevice {
+        let names = reachable.map { "\($0.name) (\($0.id))" }
+        if given.isEmpty {
+            guard reachable.count == 1, let only = reachable.first else { throw .chooseDevice(reachable: names) }
+            return only
+        }
+        if let found = reachable.first(where: { $0.id == given || $0.name == given }) { return found }
+        if let known = try await paired().first(where: { $0.id == given || $0.name == given }) {
+            throw .unreachable(device: known.name, reachable: names)
+        }
+        throw .noSuchDevice(given, reachable: names)
     }
 
     /// `shareUrl`. A re-announcement briefly removes the share object (`UnknownObject`), and KDE
     /// Connect signals nothing when it is back: asked again every 100 ms, for two seconds at most.
-    private func share(_ url: String, to device: PairedDevice) async throws(DispatchError) {
+    private func share(_ url: String, to device: PairedDevice, through kdeConnect: BusName) async throws(DispatchError) {
         guard let path = try? ObjectPath(Self.daemonPath.rawValue + "/devices/" + device.id + "/share") else {
             throw .invalidArgument(device.id, reason: "not a KDE Connect device id")
         }
         for attempt in 0..<20 {
             do {
                 _ = try await connection.call(
-                    destination: Self.kdeConnect, path: path, interface: "org.kde.kdeconnect.device.share", member: "shareUrl", url,
+                    destination: kdeConnect, path: path, interface: "org.kde.kdeconnect.device.share", member: "shareUrl", url,
                     timeout: .seconds(10))
                 return
             } catch let error as BusError where error.name.rawValue == "org.freedesktop.DBus.Error.UnknownObject" && attempt < 19 {
                 try? await Task.sleep(for: .milliseconds(100))
             } catch {
-                throw .deliveryFailed(device.name, attempts: ["KDE Connect's shareUrl: \(error)"])
+                throw .deliveryFailed(OutsideText.shown(device.name, limit: 64), attempts: ["KDE Connect's shareUrl: \(error)"])
             }
         }
     }

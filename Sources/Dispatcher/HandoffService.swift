@@ -1,3 +1,6 @@
+// One file over 300 lines: the service's receiving, accepting and its table of io.waypost.Handoff1
+// members share the offer book, its expiry and what shows it; sending and its devices are apart
+// (HandoffSending.swift), as is who may speak for KDE Connect (HandoffSenders.swift).
 import DBus
 import Desktop
 import ExternalEvents
@@ -9,9 +12,10 @@ import WaypostContract
 /// Activities other devices hand over through KDE Connect: a `waypost-handoff:` URL that the
 /// desktop opened (through `xdg-open`, as KDE Connect opens every shared URL) becomes an OFFER, never
 /// a continuation by itself; the user accepts it (`Accept`), or the device is trusted
-/// (`TrustDevice`) and its offers continue at once. Only an offer KDE Connect said it received from
-/// a paired device (its `shareReceived` signal) is that device's: any local process can open such a
-/// URL, and its offer says so and always waits for the user.
+/// (`TrustDevice`) and its offers continue at once. Only an offer kdeconnectd (its program checked)
+/// said it received from a paired device is that device's: any local process can open such a URL,
+/// and its offer says so and always waits for the user. Offers are bounded (`OfferBook`), and what
+/// shows them goes when they expire or are replaced.
 public final class HandoffService: Sendable {
     static let kdeConnect: BusName = "org.kde.kdeconnect"
     let service: DispatcherService
@@ -22,6 +26,10 @@ public final class HandoffService: Sendable {
     let presenter: any OfferPresenter
     /// Unix seconds: the clock stays out of `OfferBook`.
     let now: @Sendable () -> Int64
+    /// Who may speak for KDE Connect (HandoffSenders.swift).
+    let senders = KDEConnectSenders()
+    /// Withdraws offers as they expire, while any is open.
+    private let sweeper = Mutex<Task<Void, Never>?>(nil)
     var logger: Logger { service.logger }
     var connection: Connection { service.connection }
 
@@ -57,73 +65,97 @@ public final class HandoffService: Sendable {
 
     // MARK: Receiving
 
-    /// A `waypost-handoff:` link opened here: recorded as an offer, shown, continued at once only
-    /// for a trusted device that KDE Connect named.
-    /// - Throws: `invalidURI` for a payload that does not read (logged, nothing recorded).
-    func receive(_ uri: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
+    /// A `waypost-handoff:` link `caller` opened here: recorded as an offer, shown, continued at once
+    /// only for a trusted device that kdeconnectd named.
+    /// - Throws: `invalidURI` for a payload that does not read (logged, nothing recorded);
+    ///   `budgetExceeded` when the caller has its most unverified offers open.
+    func receive(_ uri: String, platformData: LaunchPlatformData, caller: String) async throws(DispatchError) -> Outcome {
         let payload: HandoffPayload
         do { payload = try HandoffPayload(url: uri) } catch {
             logger.warning("handoff refused: \(error)")
-            throw .invalidURI(String(uri.prefix(64)), reason: error.description)
+            throw .invalidURI(OutsideText.shown(uri, limit: 64), reason: error.description)
         }
-        let offer = book.withLock { $0.offer(payload, url: uri, now: now()) }
+        let made = update { book in
+            let made = Result { () throws(OfferError) in try book.offer(payload, url: uri, caller: caller, now: now()) }
+            return (made, show: (try? made.get()).flatMap { continuesAtOnce($0) ? nil : $0 })
+        }
+        let offer: HandoffOffer
+        switch made {
+        case .success(let made): offer = made
+        case .failure(.tooManyUnverified(let caller, let limit)):
+            throw .budgetExceeded(what: "the unverified handoff offers", app: caller, amount: limit + 1, limit: limit)
+        case .failure(let error): throw .handoff(.offer(error))
+        }
         logger.info("handoff offer \(offer.id): \(offer.summary)")
         return try await offered(offer, platformData: platformData)
     }
 
+    /// A trusted device's offer, that kdeconnectd named, continues without asking.
+    private func continuesAtOnce(_ offer: HandoffOffer) -> Bool {
+        guard case .device(let id, _) = offer.origin else { return false }
+        return trusted.withLock { $0.contains(id) }
+    }
+
+    /// After `update` showed the offer (or did not, for a trusted device's): continued, or waiting.
     private func offered(_ offer: HandoffOffer, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
         if case .device(let id, _) = offer.origin { rememberRunsWaypost(id) }
-        if case .device(let id, _) = offer.origin, trusted.withLock({ $0.contains(id) }) {
-            logger.info("handoff offer \(offer.id) from trusted device \(id): continued without asking")
+        if continuesAtOnce(offer) {
+            logger.info("handoff offer \(offer.id) from a trusted device: continued without asking")
             return try await accept(offer.id, platformData: platformData)
         }
-        try? connection.emit(path: Contract.handoffObjectPath, interface: Contract.Handoff1.interface, member: Contract.Handoff1.offersChanged.name)
-        await presenter.present(offer) { [weak self] token in
-            _ = try? await self?.accept(offer.id, platformData: LaunchPlatformData(activationToken: token, desktopStartupID: nil))
-        }
+        sweepAsTheyExpire()
         return Outcome(action: .deliver, appID: "io.waypost.Handoff", rule: .none, preface: "offered: \(offer.summary)")
     }
 
-    /// KDE Connect's word that a paired device shared a URL (it opens it at the same moment).
+    /// KDE Connect's word that a paired device shared a URL (it opens it at the same moment): the
+    /// device's only from kdeconnectd; from anyone else, the offer says its sender is unknown.
     private func shareReceived(_ message: Message) async {
         let prefix = "/modules/kdeconnect/devices/"
-        guard let path = message.path?.rawValue, path.hasPrefix(prefix), path.hasSuffix("/share"),
-            let url = try? message.decode(String.self), url.lowercased().hasPrefix(HandoffPayload.scheme + ":")
+        guard let sender = message.sender, let path = message.path?.rawValue, path.hasPrefix(prefix), path.hasSuffix("/share"),
+            let url = try? message.decode(String.self), HandoffPayload.hasScheme(url)
         else { return }
-        // Signals reach us only from the name's owner (the match rule's sender); checked again here.
-        guard let owner = try? await connection.nameOwner(of: Self.kdeConnect), owner == message.sender else { return }
         let id = String(path.dropFirst(prefix.count).dropLast("/share".count))
-        let name = (try? await connection.call(
-            destination: Self.kdeConnect, path: ObjectPath(prefix + id), interface: "org.freedesktop.DBus.Properties",
-            member: "Get", "org.kde.kdeconnect.device", "name", timeout: .seconds(2)
-        ).decode(Variant.self)).flatMap { if case .string(let name) = $0 { name } else { nil } } ?? id
-        let verified = book.withLock { $0.shareReceived(url, from: .device(id: id, name: name), now: now()) }
-        if let verified {
-            logger.info("handoff offer \(verified.id) came from \(name) (\(id))")
-            await presenter.withdraw(verified)
-            _ = try? await offered(verified, platformData: LaunchPlatformData(activationToken: nil, desktopStartupID: nil))
+        let origin: OfferOrigin
+        switch await senders.check(sender, on: connection, logger: logger) {
+        case .trusted:
+            let name = (try? await connection.call(
+                destination: sender, path: ObjectPath(prefix + id), interface: "org.freedesktop.DBus.Properties",
+                member: "Get", "org.kde.kdeconnect.device", "name", timeout: .seconds(2)
+            ).decode(Variant.self)).flatMap { if case .string(let name) = $0 { name } else { nil } } ?? id
+            origin = .device(id: id, name: name)
+        default:
+            origin = .unknownSender
         }
+        let changed = update { book in
+            let changed = book.shareReceived(url, from: origin, now: now())
+            return (changed, show: changed.flatMap { continuesAtOnce($0) ? nil : $0 })
+        }
+        guard let changed else { return }
+        logger.info("handoff offer \(changed.id): \(changed.summary)\(origin.isVerified ? " (device \(id))" : "")")
+        _ = try? await offered(changed, platformData: LaunchPlatformData(activationToken: nil, desktopStartupID: nil))
     }
 
     // MARK: Accepting
 
     /// Continues an offer as a clicked activity would: the app that continues its type, in the scene its
     /// rules pick; with no such app, its webpage URL goes where a clicked link would.
-    /// - Throws: `unknownActivity` for an offer that is gone or expired; `noHandler` when neither an app
-    ///   nor a webpage URL takes it; what delivering the activity or the link throws.
+    /// - Throws: `handoff(.offer)` for an offer that is not open, saying what became of it;
+    ///   `noHandler` when neither an app nor a webpage URL takes it; what delivering throws.
     func accept(_ id: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
+        let taken = update { book in
+            let taken = Result { () throws(OfferError) in try book.take(id, now: now()) }
+            if case .success(let offer) = taken {
+                presenter.withdraw(offer)
+                emitOffersChanged()
+            }
+            return (taken, show: nil)
+        }
         let offer: HandoffOffer
-        do { offer = try book.withLock { book throws(OfferError) in try book.take(id, now: now()) } } catch {
-            throw .unknownActivity(id, reason: error.description)
+        switch taken {
+        case .success(let taken): offer = taken
+        case .failure(let error): throw .handoff(.offer(error))
         }
-        let result: Result<Outcome, DispatchError>
-        do { result = .success(try await carryOut(offer, platformData: platformData)) } catch { result = .failure(error) }
-        // The notification goes, and listeners hear, after the reply: not in the way of the activity.
-        Task { [presenter, connection] in
-            await presenter.withdraw(offer)
-            try? connection.emit(path: Contract.handoffObjectPath, interface: Contract.Handoff1.interface, member: Contract.Handoff1.offersChanged.name)
-        }
-        return try result.get()
+        return try await carryOut(offer, platformData: platformData)
     }
 
     private func carryOut(_ offer: HandoffOffer, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
@@ -131,6 +163,10 @@ public final class HandoffService: Sendable {
         let details = Contract.ActivityDetails(
             targetContentIdentifier: payload.targetContentIdentifier, webpageURL: payload.webpageURL, title: payload.title,
             userInfo: UserInfoValue.variants(payload.userInfo))
+        // What cannot be encoded here is nobody's refusal: it would go nowhere, whoever was tried.
+        do { _ = try WireBytes.encode(details.variants) } catch {
+            throw .invalidArgument("handoff offer \(offer.id)", reason: "its activity cannot be sent over D-Bus: \(error)")
+        }
         do {
             return try await service.dispatcher.continueActivity(
                 UserActivity(type: payload.activityType, details), raw: details.variants, platformData: platformData)
@@ -138,14 +174,62 @@ public final class HandoffService: Sendable {
             guard let webpage = payload.webpageURL else {
                 throw .noHandler(subject, reason: "\(reason), and the handoff carries no webpage URL")
             }
-            logger.info("handoff offer \(offer.id): no app continues \(payload.activityType); its webpage goes where a link would")
+            logger.info("handoff offer \(offer.id): no app continues it; its webpage goes where a link would")
             return try await service.dispatcher.open(webpage, platformData: platformData)
         }
     }
 
+    // MARK: Keeping what shows the offers in step
+
+    /// Changes the book and, under its lock, has the presenter follow: what expired or was replaced
+    /// is withdrawn, then `show` is shown. Under one lock, so that no offer is shown after it went
+    /// (a flood's receives interleave at every await), and never more than are kept.
+    private func update<Value>(_ change: (inout OfferBook) -> (Value, show: HandoffOffer?)) -> Value {
+        book.withLock { book in
+            let (value, show) = change(&book)
+            let departed = book.takeDeparted(now: now())
+            for offer in departed { presenter.withdraw(offer) }
+            if let show {
+                presenter.present(show) { [weak self] token in
+                    _ = try? await self?.accept(show.id, platformData: LaunchPlatformData(activationToken: token, desktopStartupID: nil))
+                }
+            }
+            if !departed.isEmpty || show != nil { emitOffersChanged() }
+            return value
+        }
+    }
+
+    /// Takes away what shows the offers that expired or were replaced, and tells listeners.
+    func settle() { update { _ in ((), show: nil) } }
+
+    /// Wakes as each open offer expires (one task, while any is open), so that its notification goes
+    /// with it even when nobody asks.
+    private func sweepAsTheyExpire() {
+        sweeper.withLock { sweeper in
+            guard sweeper == nil else { return }
+            sweeper = Task { [weak self] in
+                while let self {
+                    let next: Int64? = self.sweeper.withLock { sweeper in
+                        let next = self.book.withLock { $0.nextExpiry }
+                        if next == nil { sweeper = nil }
+                        return next
+                    }
+                    guard let next else { break }
+                    // Whole seconds on the clock `now` reads: a little past the second it turns.
+                    try? await Task.sleep(for: .seconds(max(0, next - self.now())) + .milliseconds(50))
+                    self.settle()
+                }
+            }
+        }
+    }
+
+    private func emitOffersChanged() {
+        try? connection.emit(path: Contract.handoffObjectPath, interface: Contract.Handoff1.interface, member: Contract.Handoff1.offersChanged.name)
+    }
+
     // MARK: Trust
 
-    /// A device KDE Connect named for a handoff runs Waypost: `waypost handoff devices` says so
+    /// A device kdeconnectd named for a handoff runs Waypost: `waypost handoff devices` says so
     /// (`handoff-devices-with-waypost` beside the trusted devices' file).
     private func rememberRunsWaypost(_ device: String) {
         guard let trustFile, let slash = trustFile.lastIndex(of: "/") else { return }
@@ -157,8 +241,11 @@ public final class HandoffService: Sendable {
     }
 
     func setTrusted(_ device: String, _ trust: Bool) throws(DispatchError) {
-        guard !device.isEmpty, device.utf8.count <= 256, !device.contains(where: { $0.isNewline || $0 == "/" }) else {
-            throw .invalidArgument(device, reason: "not a KDE Connect device id")
+        // KDE Connect's ids are path elements (letters, digits, "_"); GSConnect's hold "-".
+        guard !device.isEmpty, device.utf8.count <= 256,
+            device.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") })
+        else {
+            throw .invalidArgument(OutsideText.shown(device, limit: 64), reason: "not a KDE Connect device id")
         }
         let devices = trusted.withLock { set in
             if trust { set.insert(device) } else { set.remove(device) }
@@ -178,12 +265,12 @@ public final class HandoffService: Sendable {
             Members.interface,
             methods: [
                 service.method(Members.listOffers, .takesTurns, inFlight: .few) { call in
-                    let offers = self.book.withLock { $0.current(now: self.now()) }
+                    let offers = self.update { book in (book.current(now: self.now()), show: nil) }
                     return try call.reply(offers.map { Self.contract($0).variants })
                 },
                 service.method(Members.accept, .delivers, inFlight: .few) { call in
                     let (id, platform) = try call.arguments(String.self, [String: Variant].self)
-                    let outcome = try await self.service.routed("handoff:\(id)") { () async throws(DispatchError) in
+                    let outcome = try await self.service.routed("handoff:\(OutsideText.shown(id, limit: 64))") { () async throws(DispatchError) in
                         try await self.accept(id, platformData: LaunchPlatformData(platform))
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).properties)
@@ -215,36 +302,45 @@ public final class HandoffService: Sendable {
 }
 
 extension DispatcherService {
-    /// A `waypost-handoff:` link becomes an offer (HandoffService); nil for any other link. On the
+    /// A `waypost-handoff:` link becomes an offer (HandoffService), counted against `caller`'s
+    /// unverified offers (the opener's app, else the calling process); nil for any other link. On the
     /// caller's executor: every `Open` asks, and a hop off the connection's thread and back would
     /// cost each link a job through the loop.
-    nonisolated(nonsending) func handoffOffer(_ uri: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome? {
+    nonisolated(nonsending) func handoffOffer(
+        _ uri: String, platformData: LaunchPlatformData, caller sender: BusName, opener: PendingOpener
+    ) async throws(DispatchError) -> Outcome? {
         guard HandoffPayload.hasScheme(uri), let handoff = handoff.withLock({ $0 })
         else { return nil }
-        return try await handoff.receive(uri, platformData: platformData)
+        return try await handoff.receive(uri, platformData: platformData, caller: await caller(sender, opener: opener))
     }
 }
 
-// Open offers lead the desktops' searches (DispatcherService+Search.swift) while they last: the
+// Open offers lead the desktops' searches (DispatcherService+Search.swift) when the words match: the
 // result ids are "handoff:ID", which no saved activity's (a number) can be.
 extension DispatcherService {
     static let handoffResultPrefix = "handoff:"
 
-    /// The open offers as search results, newest first.
+    /// The open offers whose words hold `terms` (OfferBook's `matching`), newest first, as search results.
+    func handoffResults(matching terms: [String]) -> [ResultMeta] {
+        guard let handoff = handoff.withLock({ $0 }) else { return [] }
+        return handoff.book.withLock { $0.matching(terms, now: handoff.now()) }.reversed().map(Self.result)
+    }
+
+    /// Every open offer as a search result, newest first (for `GetResultMetas`, which names its ids).
     func handoffResults() -> [ResultMeta] {
         guard let handoff = handoff.withLock({ $0 }) else { return [] }
-        return handoff.book.withLock { $0.current(now: handoff.now()) }.reversed().map { offer in
-            ResultMeta(
-                id: Self.handoffResultPrefix + offer.id, name: offer.summary, appName: "Handoff",
-                icon: "emblem-shared")
-        }
+        return handoff.book.withLock { $0.current(now: handoff.now()) }.reversed().map(Self.result)
+    }
+
+    private static func result(_ offer: HandoffOffer) -> ResultMeta {
+        ResultMeta(id: handoffResultPrefix + offer.id, name: offer.summary, appName: "Handoff", icon: "emblem-shared")
     }
 
     /// Accepts the offer a search result names; false when the id is no offer's.
     func acceptFromSearch(_ id: String, _ platform: LaunchPlatformData) async throws -> Bool {
         guard id.hasPrefix(Self.handoffResultPrefix), let handoff = handoff.withLock({ $0 }) else { return false }
         let offer = String(id.dropFirst(Self.handoffResultPrefix.count))
-        _ = try await routed("handoff:\(offer)") { () async throws(DispatchError) in
+        _ = try await routed("handoff:\(OutsideText.shown(offer, limit: 64))") { () async throws(DispatchError) in
             try await handoff.accept(offer, platformData: platform)
         }
         return true

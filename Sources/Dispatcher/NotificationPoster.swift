@@ -1,75 +1,20 @@
 public import DBus
+import Handoff
+public import Logging
 import Synchronization
-
-/// A notification's id on the desktop's notification server (`Notify`'s answer).
-public struct NotificationID: Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: UInt32
-    public init(_ rawValue: UInt32) { self.rawValue = rawValue }
-    public var description: String { String(rawValue) }
-}
-
-/// What the notification server says of a notification it shows.
-public enum NotificationEvent: Sendable, Hashable {
-    /// The user chose an action (`default` is a click on the notification itself); the activation
-    /// token is the one the server sent just before (`ActivationToken`, spec 1.2), else one obtained
-    /// for the click from the compositor (`ShellActionTokens`: GNOME Shell 43 sends none), if any.
-    case action(String, activationToken: String?)
-    /// It left the screen (`NotificationClosed`; the spec's reason: 1 expired, 2 dismissed, 3 closed
-    /// by a call, 4 other). Nothing more comes for it.
-    case closed(reason: UInt32)
-}
-
-/// What a notification shows (`org.freedesktop.Notifications.Notify`'s arguments).
-public struct NotificationContent: Sendable {
-    /// The name the server shows as the sender.
-    public var appName: String
-    /// The sender's desktop-file id without `.desktop` (the `desktop-entry` hint), nil for none.
-    public var desktopEntry: String?
-    public var icon: String
-    public var title: String
-    public var body: String
-    /// The buttons, as (action key, label), in order; a click on the notification itself is always
-    /// the action `default`.
-    public var buttons: [(key: String, label: String)]
-    /// Milliseconds on screen; -1 for the server's default, 0 until dismissed.
-    public var expireTimeout: Int32
-
-    public init(
-        appName: String, desktopEntry: String? = nil, icon: String = "", title: String, body: String = "",
-        buttons: [(key: String, label: String)] = [], expireTimeout: Int32 = -1
-    ) {
-        (self.appName, self.desktopEntry, self.icon, self.title, self.body) = (appName, desktopEntry, icon, title, body)
-        (self.buttons, self.expireTimeout) = (buttons, expireTimeout)
-    }
-}
-
-/// Why a notification could not be posted.
-public enum NotificationPostError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// No notification server owns `org.freedesktop.Notifications` on the session bus.
-    case noServer
-    /// The server refused `Notify` or answered wrongly: its error.
-    case serverFailed(String)
-    /// `limit` notifications are live already (across every sender); nothing was posted.
-    case tooMany(limit: Int)
-
-    public var description: String {
-        switch self {
-        case .noServer: "no notification server is on the session bus (org.freedesktop.Notifications has no owner)"
-        case .serverFailed(let reason): "the notification server refused it: \(reason)"
-        case .tooMany(let limit): "\(limit) notifications are on screen already; close some first"
-        }
-    }
-}
+import WaypostContract
 
 /// Posts notifications to the desktop's notification server on the daemon's connection, and calls
 /// each one's handler when the user acts on it (then it is closed: `.action`, then `.closed`) or it
 /// closes.
 ///
 /// Policy: a server sends its signals only to the connection that called `Notify`, so this must be
-/// the daemon's own, which outlives the apps. A signal is believed only from the connection that
-/// answered `Notify` for that notification (the name's owner then): a neighbour on the bus that
-/// emits `ActionInvoked`, even addressed to the daemon, is ignored. When the server leaves the bus,
-/// its notifications are closed (reason 4). Work per signal is a dictionary lookup.
+/// the daemon's own, which outlives the apps. Calls go to the owner's unique name once
+/// `NotificationServers` believes it (a later owner must run a server's program), and a signal is
+/// believed only from the unique name that answered `Notify` for that notification. When the server
+/// leaves the bus, its notifications are closed (reason 4). What is shown is one line of title and a
+/// body of lines (controls, separators and bidi controls replaced), the body's markup escaped where
+/// the server reads markup. Work per signal is a dictionary lookup.
 public final class NotificationPoster: Sendable {
     public typealias Handler = @Sendable (NotificationEvent) -> Void
 
@@ -92,58 +37,118 @@ public final class NotificationPoster: Sendable {
         var live: [UInt32: Live] = [:]
         var listening: Task<Void, Never>?
         var watching = false
+        /// Per server (unique name): whether it reads bodies as markup.
+        var readsMarkup: [BusName: Bool] = [:]
     }
 
     private let connection: Connection
     private let tokens: ShellActionTokens
+    private let servers: NotificationServers
     private let state = Mutex(State())
 
-    public init(connection: Connection, tokens: ShellActionTokens = .none) {
+    public init(connection: Connection, tokens: ShellActionTokens = .none, logger: Logger? = nil) {
         self.connection = connection
         self.tokens = tokens
+        servers = NotificationServers(logger: logger)
     }
 
     deinit { state.withLock { $0.listening?.cancel() } }
 
-    /// Shows `content`, replacing the notification `replacing` when given (and still shown);
-    /// `handler` hears what the user does with it, until it closes.
-    /// - Throws: `noServer` without a notification server, `serverFailed` when it refuses,
-    ///   `tooMany` over `limit`.
+    /// Shows `content`, replacing the notification `replacing` when given (and still shown by the
+    /// same server); `handler` hears what the user does with it, until it closes.
+    /// - Throws: `noServer` without a notification server, `untrustedServer` for an owner not
+    ///   believed, `serverFailed` when it refuses, `tooMany` over `limit`.
     public func post(
         _ content: NotificationContent, replacing: NotificationID? = nil, handler: @escaping Handler
     ) async throws(NotificationPostError) -> NotificationID {
         if replacing == nil, state.withLock({ $0.live.count >= Self.limit }) { throw .tooMany(limit: Self.limit) }
         do { try await listen() } catch { throw .serverFailed("cannot subscribe to its signals: \(error)") }
+        let server = try await believedServer()
+        let replaced = replacing.flatMap { id in state.withLock { $0.live[id.rawValue]?.server == server } ? id : nil }
         var actions = ["default", ""]
         for button in content.buttons { actions += [button.key, button.label] }
         var hints: [String: Variant] = [:]
         if let entry = content.desktopEntry { hints["desktop-entry"] = .string(entry) }
+        let (title, body) = await shown(content, on: server)
         let reply: Message
         do {
             reply = try await connection.call(
-                destination: Self.serverName, path: Self.path, interface: Self.interface, member: "Notify",
-                content.appName, replacing?.rawValue ?? 0, content.icon, content.title, content.body, actions, hints,
+                destination: server, path: Self.path, interface: Self.interface, member: "Notify",
+                content.appName, replaced?.rawValue ?? 0, content.icon, title, body, actions, hints,
                 content.expireTimeout, timeout: .seconds(5))
         } catch let error as BusError where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
             throw .noServer
         } catch {
             throw .serverFailed("\(error)")
         }
-        guard let server = reply.sender, let (id) = try? reply.decode(UInt32.self) else {
+        guard let (id) = try? reply.decode(UInt32.self) else {
             throw .serverFailed("Notify answered with '\(reply.signature)', not 'u'")
         }
         state.withLock { state in
-            if let replacing, replacing.rawValue != id { state.live[replacing.rawValue] = nil }
+            if let replacing, replacing.rawValue != id || replaced == nil { state.live[replacing.rawValue] = nil }
             state.live[id] = Live(server: server, handler: handler)
         }
         return NotificationID(id)
     }
 
-    /// Takes the notification off the screen; its handler hears nothing more.
-    public func withdraw(_ id: NotificationID) {
-        guard state.withLock({ $0.live.removeValue(forKey: id.rawValue) }) != nil else { return }
+    /// Shows a notice of the daemon's own that nobody answers (a link that failed): to a believed
+    /// server already on the bus (none is started for it), as `post` shows it, kept nowhere.
+    public func notice(_ content: NotificationContent) async {
+        guard let server = try? await believedServer(starting: false) else { return }
+        let (title, body) = await shown(content, on: server)
         try? connection.send(
-            destination: Self.serverName, path: Self.path, interface: Self.interface, member: "CloseNotification", id.rawValue)
+            destination: server, path: Self.path, interface: Self.interface, member: "Notify", content.appName, UInt32(0),
+            content.icon, title, body, [String](), [String: Variant](), content.expireTimeout)
+    }
+
+    /// Takes the notification off the screen (of the server that shows it); its handler hears nothing more.
+    public func withdraw(_ id: NotificationID) {
+        guard let live = state.withLock({ $0.live.removeValue(forKey: id.rawValue) }) else { return }
+        try? connection.send(
+            destination: live.server, path: Self.path, interface: Self.interface, member: "CloseNotification", id.rawValue)
+    }
+
+    /// The owner of the server's name, once believed; started by the bus when nobody owns it and
+    /// `starting`.
+    private func believedServer(starting: Bool = true) async throws(NotificationPostError) -> BusName {
+        var owner = try? await connection.nameOwner(of: Self.serverName)
+        if owner == nil, starting {
+            do {
+                _ = try await connection.call(
+                    destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "StartServiceByName",
+                    Self.serverName.rawValue, UInt32(0), timeout: .seconds(10))
+            } catch { throw .noServer }
+            owner = try? await connection.nameOwner(of: Self.serverName)
+        }
+        guard let owner else { throw .noServer }
+        switch await servers.check(owner, on: connection) {
+        case .trusted: return owner
+        case .untrusted(_, let pid, let program): throw .untrustedServer(owner: owner.rawValue, pid: pid, program: program)
+        case .unknown: throw .noServer
+        }
+    }
+
+    /// Title and body as `server` is sent them: the title on one line, the body's own lines kept,
+    /// each bounded; the body's markup escaped when the server reads markup (it lists `body-markup`,
+    /// or `body-hyperlinks`, as dunst does, which renders markup and lists only that).
+    private func shown(_ content: NotificationContent, on server: BusName) async -> (title: String, body: String) {
+        let title = OutsideText.shown(content.title, limit: 1024)
+        let body = OutsideText.shown(content.body, limit: 4096, lines: true)
+        return (title, await readsMarkup(server) ? OutsideText.escapingMarkup(body) : body)
+    }
+
+    private func readsMarkup(_ server: BusName) async -> Bool {
+        if let known = state.withLock({ $0.readsMarkup[server] }) { return known }
+        // Unanswered: escaped, which at worst shows an entity as it is written.
+        let capabilities = (try? await connection.call(
+            destination: server, path: Self.path, interface: Self.interface, member: "GetCapabilities", timeout: .seconds(2)
+        ).decode([String].self)) ?? ["body-markup"]
+        let markup = capabilities.contains("body-markup") || capabilities.contains("body-hyperlinks")
+        state.withLock { state in
+            if state.readsMarkup.count >= 16 { state.readsMarkup = [:] }
+            state.readsMarkup[server] = markup
+        }
+        return markup
     }
 
     /// How many notifications are on screen, as far as the poster knows.

@@ -58,37 +58,6 @@ public struct HandoffPayload: Sendable, Hashable {
     }
 }
 
-/// Why a handoff could not be sent or an offer's URL not read, with the offending value.
-public enum HandoffError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Not `waypost-handoff:v1/…` (the start of what came, at most 64 bytes).
-    case notAHandoffURL(String)
-    /// The URL is over `Limits.urlBytes` (its length).
-    case urlTooLarge(bytes: Int)
-    /// Not base64url, or not the payload's JSON (the decoder's words).
-    case malformed(String)
-    /// User info over `Limits.userInfoBytes` as typed JSON (its size).
-    case userInfoTooLarge(bytes: Int)
-    /// User info nested deeper than `Limits.nesting`.
-    case userInfoTooDeep
-    /// A field over its limit, or empty where it must not be (the field's name and size).
-    case invalidField(String, bytes: Int)
-    /// A number JSON cannot carry (NaN, infinity), under this user info key.
-    case unencodable(String)
-
-    public var description: String {
-        switch self {
-        case .notAHandoffURL(let start): "not a Waypost handoff URL: \(start)"
-        case .urlTooLarge(let bytes): "the handoff URL is \(bytes) bytes, over \(HandoffPayload.Limits.urlBytes)"
-        case .malformed(let why): "a malformed handoff payload: \(why)"
-        case .userInfoTooLarge(let bytes):
-            "the activity's user info is \(bytes) bytes, over the \(HandoffPayload.Limits.userInfoBytes) a handoff carries"
-        case .userInfoTooDeep: "the activity's user info is nested deeper than \(HandoffPayload.Limits.nesting)"
-        case .invalidField(let name, let bytes): "the handoff's \(name) is \(bytes) bytes, outside its limits"
-        case .unencodable(let key): "the user info value under \"\(key)\" is not a number JSON carries"
-        }
-    }
-}
-
 extension HandoffPayload {
     /// The URL to share.
     /// - Throws: `HandoffError` when a field or the user info is over its limit, or a number is NaN
@@ -102,8 +71,11 @@ extension HandoffPayload {
         return url
     }
 
-    /// Reads a shared URL strictly: the exact scheme and version, base64url, the JSON's keys and
-    /// types, every limit. Bounded work: the size is checked before anything is decoded.
+    /// Reads a shared URL strictly: the exact scheme and version, base64url, UTF-8, the JSON's keys and
+    /// types, every limit, no NUL nor non-character anywhere. The JSON must be the very bytes the
+    /// sender's encoder writes for what it decodes to (decoded, encoded again, compared): so a key
+    /// twice, a byte-order mark, spaces or `1e2` for 100 are refused, with no parser of our own.
+    /// Bounded work: the size is checked before anything is decoded.
     /// - Throws: `HandoffError` naming what is wrong.
     public init(url: String) throws(HandoffError) {
         let bytes = url.utf8.count
@@ -114,9 +86,35 @@ extension HandoffPayload {
         else { throw .notAHandoffURL(String(decoding: url.utf8.prefix(64), as: UTF8.self)) }
         let encoded = url.utf8.dropFirst(Self.prefix.utf8.count)
         guard let json = Base64URL.decode(encoded) else { throw .malformed("not base64url") }
+        if let offset = Self.firstNonUTF8(json) { throw .notUTF8(offset: offset) }
         let wire: Wire
         do { wire = try JSONDecoder().decode(Wire.self, from: Data(json)) } catch { throw .malformed("\(error)") }
+        let canonical: Data
+        do { canonical = try JSONEncoder.sorted.encode(wire) } catch { throw .malformed("\(error)") }
+        if let offset = Self.firstDifference(Array(canonical), json) { throw .notCanonical(offset: offset) }
         self = try wire.payload()
+    }
+
+    /// Where `bytes` stop being UTF-8 text without a zero byte (a zero byte is UTF-16's or UTF-32's
+    /// sign, and JSON has none raw); nil when they are.
+    static func firstNonUTF8(_ bytes: [UInt8]) -> Int? {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar == "\0" { return offset }
+                offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    static func firstDifference(_ one: [UInt8], _ other: [UInt8]) -> Int? {
+        if let index = zip(one, other).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset { return index }
+        return one.count == other.count ? nil : min(one.count, other.count)
     }
 }
 
@@ -173,14 +171,33 @@ struct Wire: Codable, Sendable {
             let bytes = value.utf8.count
             if bytes > limit || (required && bytes == 0) { throw .invalidField(name, bytes: bytes) }
             // Control characters would forge lines in a notification or a log.
-            if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                throw .invalidField(name, bytes: bytes)
+            if let bad = value.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F || Self.cannotCarry($0) }) {
+                throw .forbiddenCharacter(name, scalar: bad.value)
             }
         }
         if let webpage = payload.webpageURL, !(webpage.hasPrefix("https://") || webpage.hasPrefix("http://")) {
             throw .invalidField("webpage URL", bytes: webpage.utf8.count)
         }
         if depth(of: .dictionary(payload.userInfo)) > Limits.nesting { throw .userInfoTooDeep }
+        for (key, value) in payload.userInfo { try scan(value, key: key) }
+    }
+
+    /// NUL cannot travel over D-Bus (an app would never get the activity, and the plan would take it
+    /// for the app's refusal); a non-character is no text for any app.
+    static func cannotCarry(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\0" || scalar.properties.isNoncharacterCodePoint
+    }
+
+    /// Every string and key of user info, under the top-level `key`.
+    static func scan(_ value: UserInfoValue, key: String) throws(HandoffError) {
+        if let bad = key.unicodeScalars.first(where: cannotCarry) { throw .forbiddenCharacter("user info key \"\(key)\"", scalar: bad.value) }
+        switch value {
+        case .string(let text):
+            if let bad = text.unicodeScalars.first(where: cannotCarry) { throw .forbiddenCharacter("user info under \"\(key)\"", scalar: bad.value) }
+        case .array(let values): for value in values { try scan(value, key: key) }
+        case .dictionary(let entries): for (name, value) in entries { try scan(value, key: name) }
+        default: break
+        }
     }
 
     static func depth(of value: UserInfoValue) -> Int {
@@ -188,85 +205,6 @@ struct Wire: Codable, Sendable {
         case .array(let values): 1 + (values.map(depth).max() ?? 0)
         case .dictionary(let entries): 1 + (entries.values.map(depth).max() ?? 0)
         default: 0
-        }
-    }
-}
-
-/// One user info value with its type spelled out: `{"s": "…"}`, `{"i": 1}`, `{"d": 1.0}`, `{"b": true}`,
-/// `{"x": "base64url"}` (data), `{"a": […]}`, `{"m": {…}}`. Exactly one key.
-indirect enum TypedUserInfo: Codable, Sendable {
-    case string(String), integer(Int64), double(Double), bool(Bool), data(String)
-    case array([TypedUserInfo]), dictionary([String: TypedUserInfo])
-
-    init(_ value: UserInfoValue, key: String) throws(HandoffError) {
-        switch value {
-        case .string(let value): self = .string(value)
-        case .integer(let value): self = .integer(value)
-        case .double(let value):
-            guard value.isFinite else { throw .unencodable(key) }
-            self = .double(value)
-        case .bool(let value): self = .bool(value)
-        case .data(let bytes): self = .data(Base64URL.encode(bytes))
-        case .array(let values):
-            var typed: [TypedUserInfo] = []
-            for value in values { typed.append(try TypedUserInfo(value, key: key)) }
-            self = .array(typed)
-        case .dictionary(let entries):
-            var typed: [String: TypedUserInfo] = [:]
-            for (name, value) in entries { typed[name] = try TypedUserInfo(value, key: key) }
-            self = .dictionary(typed)
-        }
-    }
-
-    func value(depth: Int) throws(HandoffError) -> UserInfoValue {
-        if depth > HandoffPayload.Limits.nesting { throw .userInfoTooDeep }
-        switch self {
-        case .string(let value): return .string(value)
-        case .integer(let value): return .integer(value)
-        case .double(let value): return .double(value)
-        case .bool(let value): return .bool(value)
-        case .data(let text):
-            guard let bytes = Base64URL.decode(text.utf8) else { throw .malformed("user info data is not base64url") }
-            return .data(bytes)
-        case .array(let values):
-            var result: [UserInfoValue] = []
-            for value in values { result.append(try value.value(depth: depth + 1)) }
-            return .array(result)
-        case .dictionary(let entries):
-            var result: [String: UserInfoValue] = [:]
-            for (key, value) in entries { result[key] = try value.value(depth: depth + 1) }
-            return .dictionary(result)
-        }
-    }
-
-    private enum Kind: String, CodingKey { case s, i, d, b, x, a, m }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Kind.self)
-        guard container.allKeys.count == 1, let kind = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a typed value has exactly one key"))
-        }
-        switch kind {
-        case .s: self = .string(try container.decode(String.self, forKey: kind))
-        case .i: self = .integer(try container.decode(Int64.self, forKey: kind))
-        case .d: self = .double(try container.decode(Double.self, forKey: kind))
-        case .b: self = .bool(try container.decode(Bool.self, forKey: kind))
-        case .x: self = .data(try container.decode(String.self, forKey: kind))
-        case .a: self = .array(try container.decode([TypedUserInfo].self, forKey: kind))
-        case .m: self = .dictionary(try container.decode([String: TypedUserInfo].self, forKey: kind))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Kind.self)
-        switch self {
-        case .string(let value): try container.encode(value, forKey: .s)
-        case .integer(let value): try container.encode(value, forKey: .i)
-        case .double(let value): try container.encode(value, forKey: .d)
-        case .bool(let value): try container.encode(value, forKey: .b)
-        case .data(let value): try container.encode(value, forKey: .x)
-        case .array(let values): try container.encode(values, forKey: .a)
-        case .dictionary(let entries): try container.encode(entries, forKey: .m)
         }
     }
 }

@@ -17,8 +17,7 @@ struct Explain: AsyncParsableCommand {
             (steps): each destination Open tries when all before it refused or vanished. With --scenario, reads a JSON scenario (an app's scene declarations, its \
             open scenes in search order, and one event) and prints the decision: {"action", "scene" or \
             "declaration", "rule", "reason"}. Exits 0 for any decision, non-zero when the scenario is \
-            malformed or the dispatcher refuses the URI. For a click on an app's notification: \
-            waypost notify explain APP ID.
+            malformed or the dispatcher refuses the URI.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {

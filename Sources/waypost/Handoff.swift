@@ -13,9 +13,12 @@ struct HandoffCommand: AsyncParsableCommand {
         abstract: "Hand the current activity to another device over KDE Connect, and take offers from them.",
         discussion: """
             A device running Waypost receives a waypost-handoff: URL and OFFERS the activity: nothing \
-            continues until the user accepts (waypost handoff accept ID, the desktop search's top \
-            result) or trusts that device (waypost handoff trust). Offers last 5 minutes. A device \
-            without Waypost (a phone) receives the activity's webpage URL. See docs/handoff.md.
+            continues until the user accepts (waypost handoff accept ID, its notification, a desktop \
+            search for its words) or trusts that device (waypost handoff trust). An offer is a device's \
+            only when kdeconnectd itself said so; any other says it is unverified, and always waits. \
+            Offers last 5 minutes; at most 32 are kept (a new one replaces the oldest unverified one), \
+            and at most 8 unverified ones of one caller. A device without Waypost (a phone) receives \
+            the activity's webpage URL. See docs/handoff.md.
             """,
         subcommands: [Devices.self, Send.self, List.self, Accept.self, Trust.self])
 }
@@ -33,29 +36,39 @@ enum KDEConnect {
         var takesWebpageOnly: Bool { type == "phone" || type == "tablet" }
     }
 
-    /// The paired devices, reachable ones only when `reachable`.
+    /// The paired devices, reachable ones only when `reachable`, asked of kdeconnectd: the owner of its
+    /// name must run the program a service file for it starts (another process could name any device).
     static func devices(_ connection: Connection, reachable: Bool) async throws -> [Device] {
+        let owner: BusName
         let ids: [String]
         do {
+            guard let found = try await connection.nameOwner(of: name) else { throw BusError(.nameHasNoOwner, "\(name) has no owner") }
+            owner = found
             ids = try await connection.call(
-                destination: name, path: daemonPath, interface: "org.kde.kdeconnect.daemon", member: "devices", reachable, true,
+                destination: owner, path: daemonPath, interface: "org.kde.kdeconnect.daemon", member: "devices", reachable, true,
                 timeout: .seconds(10)
             ).decode([String].self)
         } catch {
             printError("waypost: KDE Connect does not answer on the session bus (is kdeconnectd running?): \(BusClient.message(error))")
             throw ExitCode(69)
         }
+        let trusted = Contract.TrustedDispatcher.installed(service: name)
+        if case .untrusted(_, let pid, let program) = await trusted.check(owner: owner, on: connection) {
+            printError("waypost: \(name) is owned by pid \(pid) running \(OutsideText.shown(program, limit: 200)), not kdeconnectd (\(trusted.programs.map(\.path).joined(separator: ", ")))")
+            throw ExitCode(1)
+        }
         var devices: [Device] = []
         for id in ids {
-            devices.append(Device(id: id, name: await property(connection, id, "name") ?? id, type: await property(connection, id, "type") ?? "unknown"))
+            devices.append(Device(
+                id: id, name: await property(connection, owner, id, "name") ?? id, type: await property(connection, owner, id, "type") ?? "unknown"))
         }
         return devices
     }
 
-    static func property(_ connection: Connection, _ id: String, _ property: String) async -> String? {
+    static func property(_ connection: Connection, _ owner: BusName, _ id: String, _ property: String) async -> String? {
         guard let path = try? ObjectPath(daemonPath.rawValue + "/devices/" + id),
             let value = try? await connection.call(
-                destination: name, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                destination: owner, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
                 "org.kde.kdeconnect.device", property, timeout: .seconds(5)
             ).decode(Variant.self),
             case .string(let text) = value
@@ -67,7 +80,7 @@ enum KDEConnect {
     static func device(_ given: String?, among devices: [Device]) throws -> Device {
         if let given {
             if let device = devices.first(where: { $0.id == given || $0.name == given }) { return device }
-            printError("waypost: no paired, reachable device \(given): \(list(devices))")
+            printError("waypost: no paired, reachable device \(OutsideText.shown(given, limit: 64)): \(list(devices))")
             throw ExitCode(1)
         }
         guard devices.count == 1, let only = devices.first else {
@@ -80,7 +93,7 @@ enum KDEConnect {
     }
 
     static func list(_ devices: [Device]) -> String {
-        devices.isEmpty ? "none is reachable" : devices.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
+        devices.isEmpty ? "none is reachable" : devices.map { "\(OutsideText.shown($0.name, limit: 64)) (\($0.id))" }.joined(separator: ", ")
     }
 }
 
@@ -98,7 +111,7 @@ extension HandoffCommand {
             for device in try await KDEConnect.devices(connection, reachable: true) {
                 let waypost = device.takesWebpageOnly ? "no: gets webpage URLs"
                     : known.contains(device.id) ? "yes: handed over here before" : "unknown: gets Waypost handoffs"
-                print("\(device.id)\t\(device.name)\t\(device.type)\t\(waypost)")
+                print("\(device.id)\t\(OutsideText.shown(device.name, limit: 64))\t\(OutsideText.shown(device.type, limit: 16))\t\(waypost)")
             }
         }
     }
@@ -108,7 +121,8 @@ extension HandoffCommand {
             abstract: "Send the current activity (of the most recently active eligible scene) to a device.",
             discussion: """
                 To a phone or tablet, only the activity's webpage URL goes. Over KDE Connect a share has \
-                no acknowledgement: the device is checked reachable first, and that is all that can be known.
+                no acknowledgement: the device is checked reachable first (a paired one that is not is \
+                named so), and that is all that can be known. Sent only to kdeconnectd itself.
                 """)
 
         @Option(help: "The device's KDE Connect id or name (default: the only reachable one).")
@@ -125,12 +139,14 @@ extension HandoffCommand {
             let reply = try await HandoffCommand.call(
                 connection, Contract.Handoff1.send, device ?? "", app ?? "", webpageOnly, failing: "cannot hand the activity over")
             let (name, url) = try reply.decode(String.self, String.self)
-            print("sent \(url.hasPrefix(HandoffPayload.scheme) ? "the activity" : "its webpage URL \(url)") to \(name)")
+            let what = url.hasPrefix(HandoffPayload.scheme) ? "the activity" : "its webpage URL \(OutsideText.shown(url, limit: 200))"
+            print("sent \(what) to \(OutsideText.shown(name, limit: 64))")
         }
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the offers other devices made here.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the offers other devices made here: id, \"From DEVICE: continue ‘TITLE’\", type, expiry.")
 
         func run() async throws {
             let connection = try await BusClient.connect()
@@ -143,13 +159,17 @@ extension HandoffCommand {
             }
             let now = Int64(time(nil))
             for offer in offers {
-                print("\(offer.id)\t\(offer.summary)\t\(offer.activityType)\texpires in \(max(0, offer.expires - now)) s")
+                // Words of other devices: shown on one line each (the daemon's summary is so already).
+                let (summary, type) = (OutsideText.shown(offer.summary, limit: 256), OutsideText.shown(offer.activityType, limit: 120))
+                print("\(offer.id)\t\(summary)\t\(type)\texpires in \(max(0, offer.expires - now)) s")
             }
         }
     }
 
     struct Accept: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Continue an offer here, as its activity's rules say.")
+        static let configuration = CommandConfiguration(
+            abstract: "Continue an offer here, as its activity's rules say.",
+            discussion: "An offer is taken once; one that is gone is named as what became of it: expired, accepted, or replaced by newer offers.")
 
         @ArgumentParser.Argument(help: "The offer's id (waypost handoff list).")
         var id: String

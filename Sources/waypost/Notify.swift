@@ -5,15 +5,17 @@ import WaypostContract
 /// `waypost notify`: what becomes of the apps' notifications.
 struct Notify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Post a notification whose click opens a link; explain where a click on an app's notification would go.",
+        abstract: "Post a notification whose click opens a link, and withdraw it.",
         discussion: """
             Apps post notifications through the dispatcher (PostNotification, WaypostKit's \
             Application.notify); a click on one, or on one of its buttons, reaches the scene the \
-            rules pick for its target, launching the app when it has exited. A script posts a link \
-            notification (`waypost notify post`), whose click opens its link as `waypost open` would. \
-            See docs/notifications.md.
+            rules pick for its target, launching the app when it has exited; only the app itself may \
+            ask where a click would go (ExplainNotification). A script posts a link notification \
+            (`waypost notify post`), whose click opens its link as `waypost open` would: at most 8 \
+            live of one caller (its app, else its process) and 32 in all. Titles show on one line, \
+            bodies as text (their markup escaped). See docs/notifications.md.
             """,
-        subcommands: [Post.self, Withdraw.self, Explain.self])
+        subcommands: [Post.self, Withdraw.self])
 
     struct Post: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -46,27 +48,6 @@ struct Notify: AsyncParsableCommand {
             let connection = try await BusClient.connect()
             _ = try await BusClient.callDispatcher(
                 connection, Contract.Dispatcher1.withdrawLinkNotification, id, failing: "cannot withdraw notification \(id)")
-        }
-    }
-
-    struct Explain: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Explain where a click on an app's live notification would be routed now, delivering nothing.")
-
-        @ArgumentParser.Argument(help: "The app that posted it (a desktop-file id without .desktop).")
-        var app: String
-
-        @ArgumentParser.Argument(help: "The id the app posted it under.")
-        var id: String
-
-        @Option(name: .long, help: "Output format: json or text.")
-        var format: waypost.Explain.Format = .json
-
-        func run() async throws {
-            let connection = try await BusClient.connect()
-            let reply = try await BusClient.callDispatcher(
-                connection, Contract.Dispatcher1.explainNotification, app, id, failing: "cannot explain notification \(id) of \(app)")
-            try waypost.Explain.printOutcome(reply, format: format)
         }
     }
 }

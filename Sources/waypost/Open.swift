@@ -3,6 +3,7 @@ import DBus
 import ExternalEvents
 import FoundationEssentials
 import Glibc
+import Handoff
 import WaypostContract
 
 /// `waypost open URI…`: what a desktop entry's `Exec=` runs. Exits 0 only once every URI was delivered.
@@ -221,13 +222,15 @@ enum BusClient {
     /// Tells the user with a desktop notification (`org.freedesktop.Notifications`, started by the
     /// bus when it is activatable) that a link went nowhere, unless stderr is a terminal, where the
     /// person who ran the command reads it already. Waits for the server's answer (so that the
-    /// message is out before the process exits), at most a few seconds; a failure is ignored.
+    /// message is out before the process exits), at most a few seconds; a failure is ignored. The
+    /// link is another's words: shown as text (`OutsideText`), its markup escaped.
     static func notifyFailure(_ connection: Connection, body: String) async {
         guard isatty(STDERR_FILENO) == 0 else { return }
         _ = try? await connection.call(
             destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
             interface: "org.freedesktop.Notifications", member: "Notify", "Waypost", UInt32(0), "dialog-warning",
-            "A link could not be opened", body, [String](), [String: Variant](), Int32(-1), timeout: .seconds(5))
+            "A link could not be opened", OutsideText.escapingMarkup(OutsideText.shown(body, limit: 4096, lines: true)), [String](),
+            [String: Variant](), Int32(-1), timeout: .seconds(5))
     }
 
     /// The dispatcher's own sentence when it sent one; the bus error otherwise.

@@ -2,9 +2,11 @@
 """A notification server of the tests' own that follows the Desktop Notifications spec 1.2,
 including what no server in Debian 12 does: it sends ActivationToken just before ActionInvoked.
 
-Usage: notification_server.py
+Usage: notification_server.py [--queue]
 
-It owns org.freedesktop.Notifications on the session bus, answers Notify with a new id, and
+It owns org.freedesktop.Notifications on the session bus (with --queue: it waits in the bus's queue
+for the name, as a process hoping to become the server once the current one leaves, and prints
+"owner" once it has it), answers Notify with a new id, and
 prints "ready" once it owns the name, then "notified ID SUMMARY" for each Notify. Tests act as the
 user through io.waypost.test.NotificationServer.Invoke(id, action, token): like a real server, it
 sends ActivationToken(id, token) (when the token is not empty) and ActionInvoked(id, action) to
@@ -76,7 +78,10 @@ def main():
     DBusGMainLoop(set_as_default=True)
     bus = dbus.SessionBus()
     server = Server(bus)
-    name = dbus.service.BusName(NAME, bus, do_not_queue=True)
+    queue = "--queue" in sys.argv[1:]
+    if queue:
+        bus.add_signal_receiver(lambda name: name == NAME and print("owner", flush=True), "NameAcquired", "org.freedesktop.DBus")
+    name = dbus.service.BusName(NAME, bus, do_not_queue=not queue)
     loop = GLib.MainLoop()
     bus.call_on_disconnection(lambda _: loop.quit())
     print("ready", flush=True)

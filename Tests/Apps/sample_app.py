@@ -236,6 +236,15 @@ class SampleApp(dbus.service.Object):
         except dbus.DBusException as error:
             return error.get_dbus_name()
 
+    @dbus.service.method(CONTROL_IFACE, in_signature="ss", out_signature="s")
+    def ExplainNotification(self, app_id, notification_id):
+        """The app asks where a click on a notification would go: the scene, or the dispatcher's error name."""
+        try:
+            outcome = self.dispatcher.ExplainNotification(app_id, notification_id)
+            return str(outcome.get("scene-id", outcome.get("action", "")))
+        except dbus.DBusException as error:
+            return error.get_dbus_name()
+
     @dbus.service.method(CONTROL_IFACE, in_signature="as", out_signature="s")
     def Withdraw(self, notification_ids):
         try:

@@ -2,6 +2,7 @@
 import DBus
 import Foundation
 import Glibc
+import Synchronization
 import TestSupport
 import Testing
 import WaypostContract
@@ -182,19 +183,27 @@ struct NotificationTests {
         #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n34", bad) == "io.waypost.Error.InvalidArgument")
     }
 
-    @Test("explain names the scene a click would reach, delivering nothing")
+    @Test("explain names the scene a click would reach, delivering nothing, to the app that posted it only")
     func explain() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
         _ = try await Self.testServer(in: session)
         let (bus, _) = try await Self.mailRunning(in: session)
+        try await session.installApp(Self.neighbour)
+        try await session.start(Self.neighbour)
         #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
-        let explained = try await session.waypost(["notify", "explain", Self.mail.id, "n1"])
-        #expect(explained.status == 0, "\(explained.stderr)")
-        #expect(explained.stdout.contains("conv-42"), "\(explained.stdout)")
-        let unknown = try await session.waypost(["notify", "explain", Self.mail.id, "n9"])
-        #expect(unknown.status != 0)
-        #expect(unknown.stderr.contains("no live notification"), "\(unknown.stderr)")
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "ExplainNotification", Self.mail.id, "n1") == "conv-42")
+        #expect(try await Self.app(Self.mail.id, in: session, bus, "ExplainNotification", Self.mail.id, "n9") == "io.waypost.Error.NoHandler")
+        // Another app, and a process that is no app, learn nothing of Mail's notification.
+        #expect(try await Self.app(Self.neighbour.id, in: session, bus, "ExplainNotification", Self.mail.id, "n1") == "io.waypost.Error.InvalidArgument")
+        do {
+            _ = try await bus.call(
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                member: Contract.Dispatcher1.explainNotification.name, Self.mail.id, "n1")
+            Issue.record("a process that is no app was told where Mail's notification goes")
+        } catch let error as BusError {
+            #expect(error.name.rawValue == "io.waypost.Error.NotRegistered", "\(error)")
+        }
         #expect(session.received(Self.mail.id).isEmpty)
     }
 
@@ -279,7 +288,9 @@ struct NotificationTests {
 final class DunstDesk: Sendable {
     let session: DesktopSession
     private let xvfb: ChildProcess
-    private let dunst: ChildProcess
+    private let display: String
+    private let config: URL
+    private let dunst = Mutex<ChildProcess?>(nil)
 
     init(choosing: String = "#") async throws {
         let xvfb = try await ChildProcess.start(
@@ -289,12 +300,13 @@ final class DunstDesk: Sendable {
             throw TestFailure("Xvfb did not start")
         }
         self.xvfb = xvfb
+        display = ":\(number)"
         session = try await DesktopSession()
         let root = session.root
         let menu = root.appendingPathComponent("dmenu.sh")
         try "#!/bin/sh\ngrep -m1 -F -- '\(choosing)'\n".write(to: menu, atomically: true, encoding: .utf8)
         chmod(menu.path, 0o755)
-        let config = root.appendingPathComponent("dunstrc")
+        config = root.appendingPathComponent("dunstrc")
         try """
             [global]
                 mouse_left_click = do_action, close_current
@@ -309,19 +321,32 @@ final class DunstDesk: Sendable {
                 timeout = 0
 
             """.write(to: config, atomically: true, encoding: .utf8)
+        try await startServer()
+    }
+
+    /// Starts dunst; returns once it owns org.freedesktop.Notifications.
+    func startServer() async throws {
         let bus = try await session.connect()
+        defer { bus.close() }
         var owners = try await bus.nameOwnerChanges(for: "org.freedesktop.Notifications").makeAsyncIterator()
         var environment = session.environment
-        environment["DISPLAY"] = ":\(number)"
-        dunst = try await ChildProcess.start(
+        environment["DISPLAY"] = display
+        let process = try await ChildProcess.start(
             "/usr/bin/dunst", ["-config", config.path], environment: environment,
-            errors: root.appendingPathComponent("logs/dunst.stderr"))
+            errors: session.root.appendingPathComponent("logs/dunst.stderr"))
+        dunst.withLock { $0 = process }
         while let change = try await owners.next(), change.newOwner == nil {}
-        bus.close()
+    }
+
+    /// Kills dunst, as when it crashes (Debian's died of X's BadAlloc under a flood).
+    func stopServer() async throws {
+        guard let process = dunst.withLock({ $0.take() }) else { return }
+        process.kill()
+        _ = try await process.status()
     }
 
     func close() {
-        dunst.kill()
+        dunst.withLock { $0?.kill() }
         session.close()
         xvfb.send(SIGTERM)
     }
@@ -344,5 +369,18 @@ final class DunstDesk: Sendable {
         try await waitUntilShown(1)
         let clicked = try await dunstctl(["action", "0"])
         #expect(clicked.status == 0, "\(clicked.output)")
+    }
+
+    /// What dunst showed of each notification it closed, newest first: its summary, body and the
+    /// message it rendered (markup and all), from `dunstctl history`.
+    func history() async throws -> [(summary: String, body: String, message: String)] {
+        let output = try await session.run("/usr/bin/dunstctl", ["history"]).output
+        guard let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
+            let groups = object["data"] as? [[[String: Any]]]
+        else { throw TestFailure("dunstctl history: \(output)") }
+        return (groups.first ?? []).map { entry in
+            func field(_ name: String) -> String { ((entry[name] as? [String: Any])?["data"] as? String) ?? "" }
+            return (field("summary"), field("body"), field("message"))
+        }
     }
 }

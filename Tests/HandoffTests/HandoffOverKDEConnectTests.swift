@@ -63,7 +63,7 @@ struct HandoffOverKDEConnectTests {
             #expect(sent.output.contains("sent the activity to Beta"), "\(sent)")
 
             let offers = try await Self.offers(on: two.b)
-            #expect(offers.first?[1] == "Continue ‘Shopping list’ from Alpha", "\(offers)")
+            #expect(offers.first?[1] == "From Alpha: continue ‘Shopping list’", "\(offers)")
             // Offered, not continued.
             #expect(two.b.received("org.example.Notes").isEmpty)
 
@@ -91,7 +91,7 @@ struct HandoffOverKDEConnectTests {
             // Taken once.
             let again = try await two.b.waypost("handoff", "accept", try #require(offers.first?.first))
             #expect(again.status == 1)
-            #expect(again.errors.contains("no handoff offer"), "\(again)")
+            #expect(again.errors.contains("the handoff offer \(try #require(offers.first?.first)) was accepted already"), "\(again)")
             // B knows now that A runs Waypost; A still cannot know it of B.
             #expect(try await two.b.waypost("handoff", "devices").output.contains("\(two.aID)\tAlpha\tdesktop\tyes: handed over here before"))
             #expect(devices.output.contains("\(two.bID)\tBeta\tdesktop\tunknown: gets Waypost handoffs"), "\(devices)")
@@ -159,7 +159,7 @@ struct HandoffOverKDEConnectTests {
             let opened = try await two.b.waypost("open", forged)
             #expect(opened.status == 0, "\(opened)")
             let offers = try await Self.offers(on: two.b)
-            #expect(offers.first?[1] == "Continue ‘Forged’ from this computer (not through KDE Connect: unverified)")
+            #expect(offers.first?[1] == "From this computer (not through KDE Connect: unverified): continue ‘Forged’")
             #expect(two.b.received("org.example.Notes").isEmpty)
 
             // The same device's real share continues without asking.
@@ -168,11 +168,11 @@ struct HandoffOverKDEConnectTests {
                 two.b.received("org.example.Notes").count == 1
             }
             #expect(two.b.received("org.example.Notes").first?["scene"] as? String == "note-42")
-            #expect(try await Self.offers(on: two.b).map { $0[1] } == ["Continue ‘Forged’ from this computer (not through KDE Connect: unverified)"])
+            #expect(try await Self.offers(on: two.b).map { $0[1] } == ["From this computer (not through KDE Connect: unverified): continue ‘Forged’"])
         }
     }
 
-    @Test("the offer is a notification, \"Continue ‘TITLE’ from DEVICE\"; its Continue action continues it in B's scene")
+    @Test("the offer is a notification, \"From DEVICE: continue ‘TITLE’\"; its Continue action continues it in B's scene")
     func offerNotified() async throws {
         try await TwoDevices.with { two in
             try await Self.publishing(two)
@@ -190,12 +190,12 @@ struct HandoffOverKDEConnectTests {
             try await waitUntil("the notification is gone") { try await two.b.notificationsShown() == 0 }
             // What dunst showed, from its history once it closed.
             let history = try await two.b.run("/usr/bin/dunstctl", ["history"])
-            #expect(history.output.contains("Continue ‘Shopping list’ from Alpha"), "\(history)")
+            #expect(history.output.contains("From Alpha: continue ‘Shopping list’"), "\(history)")
             #expect(try await two.b.waypost("handoff", "list").output.isEmpty)
         }
     }
 
-    @Test("an open offer leads GNOME Shell's search results, and activating it continues it in B's scene")
+    @Test("an open offer leads GNOME Shell's search results for its words (none for others), and activating it continues it in B's scene")
     func offerLeadsTheSearch() async throws {
         try await TwoDevices.with { two in
             try await Self.publishing(two)
@@ -204,10 +204,12 @@ struct HandoffOverKDEConnectTests {
             try await Self.send(two)
             let offer = try #require(try await Self.offers(on: two.b).first?.first)
             let provider = ("io.waypost.Dispatcher", "/io/waypost/Dispatcher/SearchProvider", "org.gnome.Shell.SearchProvider2")
-            let results = try await two.b.busCall(provider.0, provider.1, provider.2 + ".GetInitialResultSet", "array:string:milk")
+            let results = try await two.b.busCall(provider.0, provider.1, provider.2 + ".GetInitialResultSet", "array:string:shop")
             #expect(results.output.contains("string \"handoff:\(offer)\""), "\(results)")
+            let other = try await two.b.busCall(provider.0, provider.1, provider.2 + ".GetInitialResultSet", "array:string:zebra")
+            #expect(!other.output.contains("handoff:"), "\(other)")
             let metas = try await two.b.busCall(provider.0, provider.1, provider.2 + ".GetResultMetas", "array:string:handoff:\(offer)")
-            #expect(metas.output.contains("Continue ‘Shopping list’ from Alpha"), "\(metas)")
+            #expect(metas.output.contains("From Alpha: continue ‘Shopping list’"), "\(metas)")
             let activated = try await two.b.busCall(
                 provider.0, provider.1, provider.2 + ".ActivateResult", "string:handoff:\(offer)", "array:string:milk", "uint32:7")
             #expect(activated.status == 0, "\(activated)")
@@ -256,7 +258,7 @@ struct HandoffOverKDEConnectTests {
             try await waitUntil("B's daemon refuses it", context: two.b.busLog) { two.b.busLog.contains("handoff refused: a malformed handoff payload") }
             #expect(try await two.b.waypost("handoff", "list").output.isEmpty)
             try await Self.send(two)
-            #expect(try await Self.offers(on: two.b).first?[1] == "Continue ‘Shopping list’ from Alpha")
+            #expect(try await Self.offers(on: two.b).first?[1] == "From Alpha: continue ‘Shopping list’")
         }
     }
 
@@ -270,11 +272,12 @@ struct HandoffOverKDEConnectTests {
             _ = try await Self.offers(on: two.b, count: 0)
             let accepted = try await two.b.waypost("handoff", "accept", offer)
             #expect(accepted.status == 1)
-            #expect(accepted.errors.contains("expired (offers last 2 seconds)"), "\(accepted)")
+            #expect(accepted.errors.contains("the handoff offer \(offer) expired (offers last 2 seconds)"), "\(accepted)")
+            #expect(!accepted.errors.contains("no saved activity"), "\(accepted)")
         }
     }
 
-    @Test("a share while B's kdeconnectd is down: the sender is told B is not reachable")
+    @Test("a share while B's kdeconnectd is down: the sender is told B is paired but not reachable")
     func receiverDown() async throws {
         try await TwoDevices.with { two in
             try await Self.publishing(two)
@@ -282,7 +285,8 @@ struct HandoffOverKDEConnectTests {
             try await waitUntil("A sees B gone") { try await !two.a.waypost("handoff", "devices").output.contains("Beta") }
             let sent = try await two.a.waypost("handoff", "send", "--device", "Beta")
             #expect(sent.status == 1)
-            #expect(sent.errors.contains("no paired, reachable device Beta"), "\(sent)")
+            #expect(sent.errors.contains("Beta is paired but not reachable"), "\(sent)")
+            #expect(!sent.errors.contains("no application handles"), "\(sent)")
         }
     }
 }

@@ -62,7 +62,7 @@ import Testing
     @Test func controlCharactersInATitleAreRefused() {
         var payload = Self.payload
         payload.title = "two\nlines"
-        #expect(throws: HandoffError.invalidField("title", bytes: 9)) { try payload.url() }
+        #expect(throws: HandoffError.forbiddenCharacter("title", scalar: 0x0A)) { try payload.url() }
     }
 
     @Test func webpageMustBeHTTP() {
@@ -80,15 +80,15 @@ import Testing
         var book = OfferBook()
         let url = try Self.payload.url()
         #expect(book.shareReceived(url, from: Self.device, now: 100) == nil)
-        let offer = book.offer(Self.payload, url: url, now: 100)
+        let offer = try book.offer(Self.payload, url: url, caller: "app k", now: 100)
         #expect(offer.origin == Self.device)
-        #expect(offer.summary == "Continue ‘Shopping ‘list’ & more’ from Laptop A")
+        #expect(offer.summary == "From Laptop A: continue ‘Shopping ‘list’ & more’")
     }
 
     @Test func urlThenShareBecomesTheDevicesOffer() throws {
         var book = OfferBook()
         let url = try Self.payload.url()
-        let offer = book.offer(Self.payload, url: url, now: 100)
+        let offer = try book.offer(Self.payload, url: url, caller: "app k", now: 100)
         #expect(offer.origin == .local)
         #expect(book.shareReceived(url.uppercasedScheme, from: Self.device, now: 101)?.origin == Self.device)
         #expect(book.current(now: 101).first?.origin == Self.device)
@@ -99,25 +99,27 @@ import Testing
         let url = try Self.payload.url()
         _ = book.shareReceived(url, from: Self.device, now: 100)
         // Long after the share: not the same handoff.
-        let offer = book.offer(Self.payload, url: url, now: 100 + OfferBook.matchWindow + 1)
+        let offer = try book.offer(Self.payload, url: url, caller: "app k", now: 100 + OfferBook.matchWindow + 1)
         #expect(offer.origin == .local)
-        #expect(offer.summary.contains("unverified"))
+        #expect(offer.summary.hasPrefix("From this computer (not through KDE Connect: unverified)"))
     }
 
     @Test func offersExpire() throws {
         var book = OfferBook()
-        let offer = book.offer(Self.payload, url: try Self.payload.url(), now: 100)
+        let offer = try book.offer(Self.payload, url: try Self.payload.url(), caller: "app k", now: 100)
         #expect(book.current(now: 100 + OfferBook.lifetime - 1).count == 1)
         #expect(book.current(now: 100 + OfferBook.lifetime).isEmpty)
-        #expect(throws: OfferError.expired(id: offer.id, receivedAt: 100, expiredAt: 100 + OfferBook.lifetime)) { try book.take(offer.id, now: 100 + OfferBook.lifetime) }
-        #expect(throws: OfferError.unknown(id: offer.id)) { try book.take(offer.id, now: 100 + OfferBook.lifetime) }
+        #expect(book.takeDeparted(now: 100 + OfferBook.lifetime) == [offer])
+        // Remembered long after: accepting it says it expired, however late.
+        #expect(throws: OfferError.expired(id: offer.id, receivedAt: 100, expiredAt: 100 + OfferBook.lifetime)) { try book.take(offer.id, now: 100 + 10 * OfferBook.lifetime) }
+        #expect(throws: OfferError.unknown(id: "2")) { try book.take("2", now: 100 + OfferBook.lifetime) }
     }
 
     @Test func anOfferIsTakenOnce() throws {
         var book = OfferBook()
-        let offer = book.offer(Self.payload, url: try Self.payload.url(), now: 100)
+        let offer = try book.offer(Self.payload, url: try Self.payload.url(), caller: "app k", now: 100)
         #expect(try book.take(offer.id, now: 101) == offer)
-        #expect(throws: OfferError.unknown(id: offer.id)) { try book.take(offer.id, now: 101) }
+        #expect(throws: OfferError.accepted(id: offer.id)) { try book.take(offer.id, now: 101) }
     }
 }
 

@@ -55,7 +55,7 @@ final class Device: Sendable {
     func installApp(
         _ id: String, activityTypes: [String], scenes: [(id: String, modifiers: [([String], [String])])] = [],
         behaviour: [String: String] = [:], publish: (scene: String, type: String, activity: [String: Any])? = nil,
-        associatedDomains: [String] = []
+        associatedDomains: [String] = [], schemes: [String] = []
     ) async throws {
         var config: [String: Any] = [
             "app_id": id, "log": log(of: id).path, "behaviour": behaviour,
@@ -72,6 +72,7 @@ final class Device: Sendable {
             X-Waypost=true
             X-Waypost-Activity-Types=\(activityTypes.map { $0 + ";" }.joined())
             \(associatedDomains.isEmpty ? "" : "X-Waypost-Associated-Domains=" + associatedDomains.map { $0 + ";" }.joined())
+            \(schemes.isEmpty ? "" : "MimeType=" + schemes.map { "x-scheme-handler/\($0);" }.joined())
 
             """)
     }
@@ -167,7 +168,8 @@ final class TwoDevices: Sendable {
     }
     static let skipReason: Comment = "needs root (network namespaces and a veth pair) and Debian's kdeconnect (kdeconnectd)"
 
-    init() async throws {
+    /// - Parameter aName: A's name on KDE Connect (as its config file holds it: QSettings' escapes apply).
+    init(aName: String = "Alpha") async throws {
         a = try await Device(name: "alpha")
         do { b = try await Device(name: "beta") } catch {
             a.close()
@@ -175,7 +177,7 @@ final class TwoDevices: Sendable {
         }
         do {
             var configs: [String] = []
-            for (device, display) in [(a, "Alpha"), (b, "Beta")] {
+            for (device, display) in [(a, aName), (b, "Beta")] {
                 let file = device.root.appendingPathComponent("kdeconnect.json")
                 try JSONSerialization.data(withJSONObject: [
                     "environment": device.environment, "name": display, "log": device.root.appendingPathComponent("logs/kdeconnectd.log").path,
@@ -206,8 +208,8 @@ final class TwoDevices: Sendable {
     }
 
     /// Runs `body` with two paired devices, and tears them down whatever it throws.
-    static func with(_ body: (TwoDevices) async throws -> Void) async throws {
-        let two = try await TwoDevices()
+    static func with(aName: String = "Alpha", _ body: (TwoDevices) async throws -> Void) async throws {
+        let two = try await TwoDevices(aName: aName)
         do { try await body(two) } catch {
             await two.close()
             throw error
