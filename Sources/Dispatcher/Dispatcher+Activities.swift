@@ -47,6 +47,8 @@ enum ActivityLimits {
     static let keywordBytes = 256
     static let webpageURLBytes = 64 * 1024
     static let searchTerms = 32
+    /// The UTF-8 bytes of a search's terms together: its 8 words of 256 bytes and what separates them.
+    static let searchBytes = 4096
     static let searchResults: UInt32 = 1000
     static let defaultSearchResults: UInt32 = 20
     /// Activities in a page of `ListSavedActivitiesPage` (and the one page `ListSavedActivities` answers).
@@ -148,6 +150,7 @@ extension Dispatcher {
             if case .notOwner(let identifier, let app) = error { throw .notYours(persistentIdentifier: identifier, app: app) }
             throw .storeFailed(error.description)
         }
+        dockMenuChanged(of: appID)
     }
 
     // MARK: What openers read

@@ -30,9 +30,15 @@ extension Dispatcher {
         }
     }
 
+    /// Counted before any term is read further: splitting into words costs per character, and a
+    /// stranger flooding searches of 32 KiB kept the connection's thread from other apps' links.
     private static func checkSearch(_ terms: [String]) throws(DispatchError) {
         guard terms.count <= ActivityLimits.searchTerms else {
             throw .invalidArgument("\(terms.count) terms", reason: "a search may have at most \(ActivityLimits.searchTerms)")
+        }
+        let bytes = terms.reduce(0) { $0 + $1.utf8.count }
+        guard bytes <= ActivityLimits.searchBytes else {
+            throw .invalidArgument("\(bytes) bytes of terms", reason: "a search's terms may hold at most \(ActivityLimits.searchBytes) bytes")
         }
         for term in terms { try Registry.check(id: term.isEmpty ? " " : term, what: "search term") }
     }

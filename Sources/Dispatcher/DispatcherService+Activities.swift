@@ -38,17 +38,17 @@ extension DispatcherService {
             method(Members.searchActivities, .takesTurns, inFlight: .few) { call in
                 let (terms, limit) = try call.arguments([String].self, UInt32.self)
                 let results = try await self.dispatcher.searchActivities(terms, limit: limit)
-                return try call.reply(results.map(\.variants))
+                return try await Self.builtAway { try call.reply(results.map(\.variants)) }
             },
             method(Members.listSavedActivities, .takesTurns, inFlight: .few) { call in
                 let (appID) = try call.arguments(String.self)
                 let (results, _) = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID, after: "", limit: 0)
-                return try call.reply(results.map(\.variants))
+                return try await Self.builtAway { try call.reply(results.map(\.variants)) }
             },
             method(Members.listSavedActivitiesPage, .takesTurns, inFlight: .few) { call in
                 let (appID, after, limit) = try call.arguments(String.self, String.self, UInt32.self)
                 let (results, next) = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID, after: after, limit: limit)
-                return try call.reply(results.map(\.variants), next)
+                return try await Self.builtAway { try call.reply(results.map(\.variants), next) }
             },
             method(Members.continueSavedActivity, .delivers, inFlight: .many) { call in
                 let (id, platform) = try call.arguments(String.self, [String: Variant].self)
@@ -70,5 +70,14 @@ extension DispatcherService {
     /// Reads a dictionary argument; one that breaks the contract is the caller's `InvalidArgument`.
     static func read<Value>(_ argument: String, _ read: () throws(Contract.KeyError) -> Value) throws(DispatchError) -> Value {
         do { return try read() } catch { throw DispatchError(error, in: argument) }
+    }
+}
+
+extension DispatcherService {
+    /// A reply of saved activities (up to 1 MiB) built off the connection's thread: marshalled there,
+    /// a stranger's listings kept other apps' links waiting tens of milliseconds. Only the send is
+    /// the thread's.
+    static func builtAway(_ build: @escaping @Sendable () throws -> Reply) async throws -> Reply {
+        try await Task.detached { try build() }.value
     }
 }

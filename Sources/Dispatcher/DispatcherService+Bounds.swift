@@ -64,11 +64,11 @@ final class MemberCalls: Sendable {
 }
 
 extension DispatcherService {
-    /// Logs a refusal at notice, but `Busy` at debug: it comes by the thousand in a flood, and a
-    /// line each would be the flood's second cost.
+    /// Logs a refusal at notice, but `Busy` and a budget's refusal at debug: they come by the
+    /// thousand in a flood, and a line each would be the flood's second cost.
     func logRefusal(_ error: DispatchError, _ line: @autoclosure () -> String) {
         switch error {
-        case .busy, .callsInFlight: logger.debug("\(line())")
+        case .busy, .callsInFlight, .budgetExceeded: logger.debug("\(line())")
         default: logger.notice("\(line())")
         }
     }

@@ -45,8 +45,20 @@ extension DispatcherService {
                     return try call.reply()
                 },
                 method(Members.eventGroup, .takesTurns, inFlight: .few) { call in
-                    let (events) = try call.arguments([Structure<Int32, String, Variant, UInt32>].self)
-                    for (id, timestamp) in DockMenus.clicks(in: events.map(\.fields)) {
+                    // The first `eventsPerGroup` events are read, no more: a dock sends a handful, and
+                    // 100,000 of them kept the connection's thread from other apps' links.
+                    var events: [(Int32, String, Variant, UInt32)] = []
+                    var reader = call.message.reader()
+                    do {
+                        try reader.readArray(of: "(isvu)") { element in
+                            guard events.count < DockMenus.eventsPerGroup else { throw EnoughEvents() }
+                            events.append(try element.read(Structure<Int32, String, Variant, UInt32>.self).fields)
+                        }
+                    } catch is EnoughEvents {
+                    } catch {
+                        throw BusError(.invalidArgs, "EventGroup takes a(isvu): \(error)")
+                    }
+                    for (id, timestamp) in DockMenus.clicks(in: events) {
                         Task { await self.dockItemClicked(appID, id, at: timestamp) }
                     }
                     return try call.reply([Int32]())
@@ -82,3 +94,6 @@ extension DispatcherService {
         }
     }
 }
+
+/// Ends reading an event group once it holds as many events as are taken.
+private struct EnoughEvents: Error {}

@@ -25,6 +25,11 @@ struct DockMenus: Sendable {
     var revision: UInt32 = 1
     /// Apps whose recent activities are to be registered with Plasma's activity manager shortly.
     var recentsDue: Set<String> = []
+    /// Each app's layout as last made, read again for `layoutLifetime` at most (a stranger reading
+    /// a menu in a loop then costs no store read per call); dropped when the app's items change or
+    /// it saves or deletes an activity.
+    var layouts: [String: (madeAt: ContinuousClock.Instant, entries: [Int32: DockMenuEntry], root: Structure<Int32, [String: Variant], [Variant]>)] = [:]
+    static let layoutLifetime: Duration = .seconds(1)
 
     /// Where the app's menu is served: one element per `.`-separated part of its id, each escaped as
     /// sd-bus escapes a path element (a byte outside `A-Za-z0-9` as `_` and two hex digits), so that
@@ -50,6 +55,9 @@ struct DockMenus: Sendable {
         }
         return element
     }
+
+    /// Events of an `EventGroup` read (libdbusmenu sends those since its last call: a handful).
+    static let eventsPerGroup = 64
 
     /// The clicks an `EventGroup` holds (libdbusmenu sends the events since its last call as one):
     /// the first click of each item, with its time, in order; at most as many as a menu has items.

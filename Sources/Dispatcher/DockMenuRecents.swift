@@ -16,6 +16,7 @@ extension Dispatcher {
     /// The app saved an activity: Plasma's recent items hear of it a second later, once for every
     /// save made until then, so that an app saving a thousand a second costs the bus a few calls.
     func recentActivitiesChanged(of appID: String) {
+        dockMenuChanged(of: appID)
         guard dockMenus.recentsDue.insert(appID).inserted else { return }
         Task {
             try? await Task.sleep(for: .seconds(1))

@@ -34,6 +34,7 @@ extension Dispatcher {
             }
         }
         dockMenus.items[appID] = items
+        dockMenuChanged(of: appID)
         publishDockMenu(of: appID, export: export)
     }
 
@@ -71,6 +72,7 @@ extension Dispatcher {
         guard dockMenus.entries[appID] != nil, let path = DockMenus.path(of: appID) else { return }
         dockMenus.entries[appID] = nil
         dockMenus.items[appID] = nil
+        dockMenuChanged(of: appID)
         connection.unexport(path)
         announceQuicklist(of: appID, nil)
     }
@@ -89,12 +91,21 @@ extension Dispatcher {
         return menu
     }
 
-    /// The layout a dock reads (`GetLayout`); remembers what each id stands for.
+    /// The layout a dock reads (`GetLayout`); remembers what each id stands for. Made again once
+    /// `DockMenus.layoutLifetime` has passed or the menu changed.
     func dockMenuLayout(of appID: String) async -> (UInt32, Structure<Int32, [String: Variant], [Variant]>) {
+        if let made = dockMenus.layouts[appID], made.madeAt.duration(to: .now) < DockMenus.layoutLifetime {
+            return (dockMenus.revision, made.root)
+        }
         let (entries, root) = DockMenus.layout(await dockMenu(of: appID))
-        if dockMenus.entries[appID] != nil { dockMenus.entries[appID] = entries }
+        guard dockMenus.entries[appID] != nil else { return (dockMenus.revision, root) }
+        dockMenus.entries[appID] = entries
+        dockMenus.layouts[appID] = (.now, entries, root)
         return (dockMenus.revision, root)
     }
+
+    /// The app's menu is to be made again at its next read (its items, or its saved activities, changed).
+    func dockMenuChanged(of appID: String) { dockMenus.layouts[appID] = nil }
 
     /// A click on an item: a shortcut item as `PerformShortcut` delivers, a recent activity continued.
     /// The dock gives the click's time and no token: on X11 the startup id convention carries the

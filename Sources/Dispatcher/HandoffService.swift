@@ -70,6 +70,10 @@ public final class HandoffService: Sendable {
     /// - Throws: `invalidURI` for a payload that does not read (logged, nothing recorded);
     ///   `budgetExceeded` when the caller has its most unverified offers open.
     func receive(_ uri: String, platformData: LaunchPlatformData, caller: String) async throws(DispatchError) -> Outcome {
+        if book.withLock({ $0.refuses(uri, from: caller, now: now()) }) {
+            throw .budgetExceeded(
+                what: "the unverified handoff offers", app: caller, amount: OfferBook.unverifiedPerCaller + 1, limit: OfferBook.unverifiedPerCaller)
+        }
         let payload: HandoffPayload
         do { payload = try HandoffPayload(url: uri) } catch {
             logger.warning("handoff refused: \(error)")

@@ -44,6 +44,16 @@ public struct OfferBook: Sendable {
 
     public init(lifetime: Int64 = OfferBook.lifetime) { self.lifetime = lifetime }
 
+    /// Whether an offer of `url` from `caller` would be refused for the unverified offers it has
+    /// open: asked before the payload is read, which costs more than the refusal (a flood's offers
+    /// are refused this way).
+    public mutating func refuses(_ url: String, from caller: String, now: Int64) -> Bool {
+        expire(now: now)
+        let key = Self.key(url)
+        guard !shares.contains(where: { $0.url == key }) else { return false }
+        return offers.count(where: { !$0.origin.isVerified && $0.caller == caller }) >= Self.unverifiedPerCaller
+    }
+
     /// Records an offer for `url`, opened by `caller`: the device's when KDE Connect reported sharing it.
     /// - Throws: `tooManyUnverified` when it would be unverified and `caller` has
     ///   `unverifiedPerCaller` unverified offers open; nothing is recorded then.

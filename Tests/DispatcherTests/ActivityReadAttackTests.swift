@@ -101,19 +101,29 @@ struct ActivityReadAttackTests {
         let daemon = try await Daemon(session)
         let bus = try await session.connect()
 
-        // The issue's attack: 676 different two-letter words in 32 terms of 1 KiB.
+        // The attack: 676 different two-letter words in 32 terms of 1 KiB, refused by their bytes
+        // before any is split into words.
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz")
         let words = alphabet.flatMap { a in alphabet.map { b in String([a, b]) } }
         let terms = (0..<32).map { term in (0..<340).map { words[(term * 340 + $0) % words.count] }.joined(separator: " ") }
         do {
             _ = try await session.dispatcher(bus, Contract.Dispatcher1.searchActivities, terms, UInt32(1000))
-            Issue.record("32 terms of 676 different words were searched")
+            Issue.record("32 terms of 1 KiB were searched")
         } catch let error as BusError {
             #expect(error.name.rawValue == "io.waypost.Error.InvalidArgument")
-            #expect(error.message.contains("676 different words") && error.message.contains("at most 8"), "\(error.message)")
+            #expect(error.message.contains("32608 bytes of terms") && error.message.contains("at most 4096"), "\(error.message)")
         }
-        // The same length of one word again and again is one word.
-        let repeated = Array(repeating: String(repeating: "a1 ", count: 340), count: 32)
+        // Within the bytes, more than 8 different words are refused by their count.
+        let many = (0..<4).map { term in (0..<100).map { words[(term * 100 + $0) % words.count] }.joined(separator: " ") }
+        do {
+            _ = try await session.dispatcher(bus, Contract.Dispatcher1.searchActivities, many, UInt32(1000))
+            Issue.record("400 different words were searched")
+        } catch let error as BusError {
+            #expect(error.name.rawValue == "io.waypost.Error.InvalidArgument")
+            #expect(error.message.contains("400 different words") && error.message.contains("at most 8"), "\(error.message)")
+        }
+        // One word again and again is one word.
+        let repeated = Array(repeating: String(repeating: "a1 ", count: 40), count: 32)
         #expect(try await session.dispatcher(bus, Contract.Dispatcher1.searchActivities, repeated, UInt32(5)).decode([[String: Variant]].self).count == 5)
 
         // The worst search allowed (eight one-letter words, each matching every activity), from 8 strangers.
