@@ -9,6 +9,10 @@ Usage: stress_app.py APP_ID MODE [ARGS]
                               prints to stderr the changes made per second and how many were Busy
   mass COUNT                  adds COUNT scenes (each with a short preferring set), removes them all,
                               prints "done", then idles
+  hoard COUNT BYTES TYPE      one scene; saves COUNT search-eligible activities of TYPE (each its own
+                              persistent identifier, BYTES of user info) and one shortcut item, so
+                              that its dock menu and its saved activities are as large as its budgets
+                              allow; prints "ready" once saved
 Prints "ready" once registered with its scenes open.
 """
 import os
@@ -121,6 +125,23 @@ def main():
         signal.signal(signal.SIGTERM, report)
         for _ in range(4):
             one_more()
+    elif mode == "hoard":
+        count, size, kind = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+        dispatcher.AddScene("s", "main")
+        dispatcher.SetShortcutItems(dbus.Array([dbus.Dictionary(
+            {"type": dbus.String(kind), "title": dbus.String("Hoard")}, signature="sv")], signature="a{sv}"))
+
+        def save(index):
+            activity = dbus.Dictionary({
+                "title": dbus.String("hoarded note %d" % index),
+                "keywords": dbus.Array(["hoard", "note%d" % index], signature="s"),
+                "user-info": dbus.Dictionary({"blob": dbus.String("x" * size)}, signature="sv"),
+                "eligible-for-search": dbus.Boolean(True),
+                "persistent-identifier": dbus.String("hoard-%d" % index),
+            }, signature="sv")
+            return lambda ok, failed: dispatcher.SetCurrentActivity("s", kind, activity, reply_handler=ok, error_handler=failed)
+
+        pipelined([save(i) for i in range(count)], 16, lambda: print("ready", flush=True))
     elif mode == "mass":
         count = int(sys.argv[3])
         print("ready", flush=True)

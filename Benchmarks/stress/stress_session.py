@@ -43,8 +43,9 @@ def cpu_seconds(pid):
 
 
 class Session:
-    def __init__(self, apps, delivery_timeout=5):
-        """apps: {app_id: scheme}; each becomes a participating entry running stress_app.py."""
+    def __init__(self, apps, delivery_timeout=5, activity_types=None):
+        """apps: {app_id: scheme}; each becomes a participating entry running stress_app.py, listing
+        the activity types activity_types ({app_id: [type]}) names for it."""
         self.root = tempfile.mkdtemp(prefix="waypost-stress-")
         self.children = []
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL")}
@@ -57,8 +58,10 @@ class Session:
         os.makedirs(applications)
         for app_id, scheme in apps.items():
             with open(os.path.join(applications, app_id + ".desktop"), "w") as f:
+                types = "".join(t + ";" for t in (activity_types or {}).get(app_id, []))
                 f.write("[Desktop Entry]\nType=Application\nName=%s\nExec=%s %s/stress_app.py %s\n"
-                        "MimeType=x-scheme-handler/%s;\nX-Waypost=true\n" % (app_id, PYTHON, HERE, app_id, scheme))
+                        "MimeType=x-scheme-handler/%s;\nX-Waypost=true\nX-Waypost-Activity-Types=%s\n"
+                        % (app_id, PYTHON, HERE, app_id, scheme, types))
         subprocess.run(["update-desktop-database", applications], check=True)
         # The lab desktop's bus: only this session's services, none of the machine's.
         os.makedirs(os.path.join(self.root, "runtime"), mode=0o700)
