@@ -338,6 +338,12 @@ browser-extension:
 bench-open: deps release
 	cd Benchmarks && WAYPOST="$$(cd .. && $(SWIFT) build -c release --show-bin-path)/waypost" $(SWIFT) run -c release open-bench
 
+# A click in Chromium with the real portal on the bus: through Waypost, beside the portal handing the
+# link to a DBusActivatable app directly (Benchmarks/portal-bench.py; ROUNDS sets the rounds).
+.PHONY: bench-portal
+bench-portal: deps release
+	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" /usr/bin/python3 Benchmarks/portal-bench.py
+
 # On GNOME Shell headless (mutter): a link from a focused GTK app → the chosen window focused, beside
 # the same app given the link directly (Benchmarks/wayland-focus-bench.py; ROUNDS sets the rounds).
 .PHONY: bench-wayland-focus
