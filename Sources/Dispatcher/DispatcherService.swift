@@ -25,6 +25,8 @@ public final class DispatcherService: Sendable {
     /// Calls answered so far: the daemon trims its heap once this stops moving (waypost/Daemon.swift).
     public var callsAnswered: UInt64 { answered.load(ordering: .relaxed) }
     let answered = Atomic<UInt64>(0)
+    /// Which refusals the log is told one line each (RefusalLines.swift).
+    let refusalLines = Mutex(RefusalLines(now: .now))
     /// Turns between connections for calls that deliver nothing (SenderTurns.swift).
     let turns: SenderTurns
 
