@@ -12,8 +12,11 @@ budget is 16 KiB). The attacks, each one attacker process with its connections:
   search      8 connections searching 32 terms of 1 KiB each (SearchActivities, limit 1,000)
   offers      8 connections opening Handoff offers (Open of waypost-handoff: URLs), 4 in flight each
   eventgroup  4 connections clicking the hoarder's menu item 100,000 times per EventGroup
+and the yardstick, a flood the daemon does no work for:
+  ping        8 connections pinging the daemon (org.freedesktop.DBus.Peer), 4 in flight each
 For each: the victim's Open median and p10-p90 idle and under attack, the ratio of the medians
-(target 1.5 at most) and of the p90s, and the daemon's RSS after. Needs the release build (or $WAYPOST)."""
+(target 1.5 at most) and of the p90s, the attacked median against the ping flood's (what any flood
+costs the bus and the two cores, whatever the daemon does), and the daemon's RSS after. Needs the release build (or $WAYPOST)."""
 import base64
 import json
 import os
@@ -44,7 +47,7 @@ def offer(index):
 def attack(kind):
     """An attacker process: its connections keep their calls in flight until SIGTERM."""
     DBusGMainLoop(set_as_default=True)
-    count, in_flight = {"getlayout": (32, 1), "list": (8, 1), "search": (8, 1), "offers": (8, 4), "eventgroup": (4, 1)}[kind]
+    count, in_flight = {"getlayout": (32, 1), "list": (8, 1), "search": (8, 1), "offers": (8, 4), "eventgroup": (4, 1), "ping": (8, 4)}[kind]
     terms = ["%c" % (97 + i % 26) * 1024 for i in range(32)]
     clicks = dbus.Array([dbus.Struct((dbus.Int32(1), "clicked", dbus.String("", variant_level=1), dbus.UInt32(0)))] * 100_000,
                         signature="(isvu)")
@@ -62,6 +65,9 @@ def attack(kind):
                 menu.GetLayout(0, -1, dbus.Array([], signature="s"), **handlers)
             else:
                 menu.EventGroup(clicks, **handlers)
+            return
+        if kind == "ping":
+            dbus.Interface(connection.get_object(DISPATCHER, PATH, introspect=False), "org.freedesktop.DBus.Peer").Ping(**handlers)
             return
         dispatcher = dbus.Interface(connection.get_object(DISPATCHER, PATH, introspect=False), IFACE)
         if kind == "list":
@@ -102,8 +108,9 @@ def main():
               % (activities, size, time.monotonic() - started, rss_kib(session.daemon.pid)), flush=True)
         timed_opens(session, 20)  # warm-up
         print("another app's Open (ms), %d per phase, %d rounds of idle then attack:" % (opens, rounds))
-        print("  attack       idle median (p10-p90)    attacked median (p10-p90)   ratio (p90's)   daemon RSS after")
-        for kind in ["getlayout", "list", "search", "offers", "eventgroup"]:
+        print("  attack       idle median (p10-p90)    attacked median (p10-p90)   ratio (p90's)   vs ping   daemon RSS after")
+        ping = None
+        for kind in ["ping", "getlayout", "list", "search", "offers", "eventgroup"]:
             idle, attacked = [], []
             for _ in range(rounds):
                 idle += timed_opens(session, opens)
@@ -118,9 +125,10 @@ def main():
                 deciles = statistics.quantiles(values, n=10)
                 return "%6.2f (%5.2f-%6.2f)" % (statistics.median(values), deciles[0], deciles[-1])
             p90 = statistics.quantiles(attacked, n=10)[-1] / statistics.quantiles(idle, n=10)[-1]
-            print("  %-11s  %s       %s       %5.2fx (%5.2fx)  %d KiB" % (
+            ping = ping or statistics.median(attacked)
+            print("  %-11s  %s       %s       %5.2fx (%5.2fx)  %5.2fx   %d KiB" % (
                 kind, spread(idle), spread(attacked), statistics.median(attacked) / statistics.median(idle), p90,
-                rss_kib(session.daemon.pid)), flush=True)
+                statistics.median(attacked) / ping, rss_kib(session.daemon.pid)), flush=True)
         print("  target: each ratio of the medians 1.5 at most")
     finally:
         session.close()
