@@ -92,24 +92,7 @@ struct ActivityStoreWriteFailureTests {
         await store.committed()
         #expect(throws: StoreError.self) { try store.enqueue(ActivityStoreTests.activity("org.example.A", "Refused", id: "r")) }
         try Self.limitGrowth(store, to: nil)
-        try await within(.seconds(30), "the retry saved the kept activity") { for await _ in written { return } }
+        try await withDeadline("the retry saved the kept activity") { for await _ in written { return } }
         #expect(try await store.list(appID: nil).map(\.title) == ["Kept", "Before"])
-    }
-}
-
-/// Runs `body` with a deadline: a wait for a signal that never comes fails the test, never hangs it.
-func within(_ limit: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> Void) async throws {
-    try await withThrowingTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            try await body()
-            return true
-        }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return false
-        }
-        let done = try await group.next() ?? false
-        group.cancelAll()
-        if !done { throw TestFailure("timed out waiting until \(what)") }
     }
 }

@@ -74,25 +74,6 @@ extension Trait where Self == PrivateBusTrait {
     static var privateBus: Self { PrivateBusTrait() }
 }
 
-/// Runs `body` with a deadline, so a test that would hang fails instead.
-func withDeadline<T: Sendable>(
-    _ limit: Duration = .seconds(10), _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
-        }
-        guard let first = try await group.next(), let value = first else {
-            group.cancelAll()
-            throw FixtureError("no result within \(limit)")
-        }
-        group.cancelAll()
-        return value
-    }
-}
-
 /// A peer's word that something happened (a call reached its handler): the test awaits it instead
 /// of guessing how long that takes.
 final class Beacon: Sendable {

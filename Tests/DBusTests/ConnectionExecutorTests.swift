@@ -2,6 +2,7 @@ import DBus
 import Dispatch
 import Synchronization
 import Testing
+import TestSupport
 
 private let interface: InterfaceName = "org.waypost.Test"
 private let path: ObjectPath = "/org/waypost/OnThread"
@@ -65,7 +66,7 @@ private actor Tally {
             ])
         ], executor: helper.executor)
 
-        let answers = try await withDeadline(.seconds(10)) {
+        let answers = try await withDeadline("every answer", seconds: 10) {
             try await withTaskExecutorPreference(client.executor) {
                 var answers: [String] = []
                 for _ in 0..<50 {

@@ -1,6 +1,7 @@
 import DBus
 import Synchronization
 import Testing
+import TestSupport
 
 import struct Foundation.Data
 
@@ -395,14 +396,14 @@ private func startService(
                 ])
             ])
         let client = client
-        let answer = try await withDeadline(.seconds(5)) {
+        let answer = try await withDeadline("the outer call's answer", seconds: 5) {
             try await client.call(
                 destination: serviceName, path: backPath, interface: testInterface, member: "Outer"
             ).decode(String.self)
         }
         #expect(answer == "outer(inner(callback))")
         // The calling connection itself is re-entered: it serves Callback while its own call waits.
-        let direct = try await withDeadline(.seconds(5)) {
+        let direct = try await withDeadline("the inner call's answer", seconds: 5) {
             try await service.call(
                 destination: helperName, path: backPath, interface: testInterface, member: "Inner"
             ).decode(String.self)

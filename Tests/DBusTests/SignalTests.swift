@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
 private let tickInterface: InterfaceName = "org.waypost.Ticker"
 
@@ -60,7 +61,7 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
         bus.resume()
         // Straight on, while libdbus still writes what it queued: these must go after it.
         try emit(3_000..<6_000)
-        let received = try await withDeadline(.seconds(20)) {
+        let received = try await withDeadline("every signal received", seconds: 20) {
             var received: [(count: UInt32, length: Int)] = []
             for try await signal in signals {
                 let (count, text) = try signal.decode(UInt32.self, String.self)

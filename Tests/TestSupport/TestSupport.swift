@@ -27,7 +27,7 @@ public func waitUntil(
 /// `body`'s result, or a failure naming `what` (and `context`) once `seconds` passed: a bound for a
 /// loaded machine, not a figure.
 public func withDeadline<T: Sendable>(
-    _ what: String, seconds: Int = 30, context: @escaping @Sendable () -> String = { "" },
+    _ what: String = "the awaited step", seconds: Int = 30, context: @escaping @Sendable () -> String = { "" },
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
