@@ -174,7 +174,10 @@ public actor Dispatcher {
         _ = try registry.conditionBytes(ifScene: scene, of: caller, held: bytes)
         let now = ContinuousClock.now
         let wait = try changeRates[appID, default: ChangeRate(now: now)].admit(bytes, app: appID, now: now)
-        if wait > .zero { try? await Task.sleep(until: now + wait, clock: .continuous) }
+        if wait > .zero {
+            logger.info("\(appID) changes its condition sets faster than \(ChangeRate.bytesPerSecond) bytes a second: a change waits \(Int(wait / .milliseconds(1))) ms")
+            try? await Task.sleep(until: now + wait, clock: .continuous)
+        }
         try registry.setModifiers(owner: caller, scene: scene, modifiers.map(EventPreference.init), bytes: bytes)
         mergeIfDue(appID)
     }
