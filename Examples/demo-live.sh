@@ -90,14 +90,21 @@ next_routed() {  # the monitor's next line into routed.txt; -t is only a safety 
 next_routed
 
 # Apps the user started: Contacts with a window showing Ada and an empty one; the Player.
-# An app's first line on stdout ("registered as …") says it is ready; the rest goes to its .out file.
+# An app's "registered as …" line on stdout says it is ready; all of it goes to its .out file.
 start_app() {
   local app=$1 line fd; shift
   mkfifo "$root/$app.fifo"
   "$@" >"$root/$app.fifo" 2>>"$root/$app.out" &
   exec {fd}<"$root/$app.fifo"
-  if ! read -r -t 30 line <&"$fd"; then echo "demo: $app did not start; see $root/$app.out" >&2; exit 1; fi
-  printf '%s\n' "$line" >> "$root/$app.out"
+  # Windows print as they open, before the app registers: wait for the line saying it did.
+  local deadline=$((SECONDS + 30))
+  while :; do
+    if ! read -r -t $((deadline - SECONDS > 0 ? deadline - SECONDS : 1)) line <&"$fd" || ((SECONDS > deadline)); then
+      echo "demo: $app did not register within 30 s; see $root/$app.out" >&2; exit 1
+    fi
+    printf '%s\n' "$line" >> "$root/$app.out"
+    [[ $line == *"] registered as "* ]] && break
+  done
   cat <&"$fd" >>"$root/$app.out" 2>/dev/null &
   exec {fd}<&-
 }

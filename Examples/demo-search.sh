@@ -41,7 +41,7 @@ export DBUS_SESSION_BUS_ADDRESS=$(sed -n 1p "$root/bus.info"); bus_pid=$(sed -n 
 # As a distribution's package would: the dispatcher's files, and the search provider, system-wide.
 "$waypost" install --system --prefix "$root/system" >"$root/install.log" 2>&1 || { cat "$root/install.log" >&2; exit 1; }
 
-# The apps the user has open; an app's first line on stdout says it registered (and published).
+# The apps the user has open; its "registered as" line says it registered and published.
 start_app() {
   local app=$1 line fd; shift
   mkfifo "$root/$app.fifo"
@@ -49,7 +49,15 @@ start_app() {
   echo $! > "$root/$app.pid"
   disown $!  # the demo kills Ice Cream on purpose: no job report
   exec {fd}<"$root/$app.fifo"
-  if ! read -r -t 30 line <&"$fd"; then echo "demo: $app did not start; see $root/$app.out" >&2; exit 1; fi
+  # Windows print as they open, before the app registers: wait for the line saying it did.
+  local deadline=$((SECONDS + 30))
+  while :; do
+    if ! read -r -t $((deadline - SECONDS > 0 ? deadline - SECONDS : 1)) line <&"$fd" || ((SECONDS > deadline)); then
+      echo "demo: $app did not register within 30 s; see $root/$app.out" >&2; exit 1
+    fi
+    printf '%s\n' "$line" >> "$root/$app.out"
+    [[ $line == *"] registered as "* ]] && break
+  done
   cat <&"$fd" >>"$root/$app.out" 2>/dev/null &
   exec {fd}<&-
 }
