@@ -73,16 +73,16 @@ struct LauncherTests {
         }
     }
 
-    /// Our children that died and were never reaped.
-    func zombieChildren() -> [Int32] {
+    /// Those of `pids` that are our children, dead and never reaped. Only the test's own: other
+    /// tests in this process start programs too, each a zombie for a moment until it is reaped.
+    func unreaped(_ pids: [Int32]) -> [Int32] {
         let me = getpid()
-        return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { name in
-            guard let pid = Int32(name),
-                  let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+        return pids.filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                   let close = stat.lastIndex(of: ")")
-            else { return nil }
+            else { return false }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && fields[0] == "Z" && Int32(fields[1]) == me ? pid : nil
+            return fields.count > 1 && fields[0] == "Z" && Int32(fields[1]) == me
         }
     }
 
@@ -103,9 +103,8 @@ struct LauncherTests {
         ], "our own stale tokens must not leak")
         #expect(launched.first.map { !$0.descriptors.contains(stray) } == true)
         #expect(launched.first.map { $0.descriptors.allSatisfy { $0 < 200 } } == true)
-        // Other tests in this process start programs too, which are zombies for a moment until
-        // swift-subprocess's monitor thread reaps them; one GIO left behind would stay.
-        #expect(await eventually { zombieChildren().isEmpty }, "\(zombieChildren())")
+        // The launcher reaps what it started: one GIO left behind would stay a zombie.
+        #expect(await eventually { unreaped(pids).isEmpty }, "\(unreaped(pids))")
     }
 
     @Test func launchesOneProcessPerURIForPercentU() async throws {
@@ -116,9 +115,8 @@ struct LauncherTests {
         #expect(Set(pids).count == 2)
         let launched = try await records(of: pids, in: output)
         #expect(launched.map(\.arguments) == [[uris[0]], [uris[1]]])
-        // Other tests in this process start programs too, which are zombies for a moment until
-        // swift-subprocess's monitor thread reaps them; one GIO left behind would stay.
-        #expect(await eventually { zombieChildren().isEmpty }, "\(zombieChildren())")
+        // The launcher reaps what it started: one GIO left behind would stay a zombie.
+        #expect(await eventually { unreaped(pids).isEmpty }, "\(unreaped(pids))")
     }
 
     @Test func launchesOneProcessForAllURIsWithPercentCapitalU() async throws {
