@@ -54,16 +54,9 @@ extension Dispatcher {
 
     private func forgetLinkNotification(_ id: String) { _ = linkNotifications.remove(id) }
 
-    /// The click: `uri` opened once, reported as `Routed` and logged by the service.
+    /// The click: `uri` opened once, as `Open` would.
     private func openLinkNotification(_ id: String, uri: String, token: String?) async {
-        let route = { () async throws(DispatchError) -> Outcome in
-            try await self.open(uri, platformData: LaunchPlatformData(activationToken: token))
-        }
-        guard let report = notificationReporter else {
-            do { _ = try await route() } catch { logger.info("link notification \(id) reached nothing: \(error)") }
-            return
-        }
-        await report(uri) { () async throws(DispatchError) -> Outcome in try await route() }
+        _ = try? await open(uri, platformData: LaunchPlatformData(activationToken: token))
     }
 }
 

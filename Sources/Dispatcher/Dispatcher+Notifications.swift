@@ -60,29 +60,14 @@ extension Dispatcher {
         notifications.forget(key, serial: serial)
     }
 
-    /// Carries out the plan for the user's response to `app`'s notification, once; reported as
-    /// `Routed` and logged by the service (`reportsNotificationResponses`).
+    /// Carries out the plan for the user's response to `app`'s notification, once.
     func respond(app: String, _ response: Contract.NotificationResponse, activationToken: String?) async {
-        // Nonsending closures: the response is carried out here, on the dispatcher's thread.
-        guard let report = notificationReporter else {
-            do { _ = try await carryOutResponse(app: app, response, activationToken: activationToken) } catch {
-                logger.info("notification \(response.notificationID) of \(app) reached no scene: \(error)")
-            }
-            return
+        let target = response.targetContentIdentifier
+        _ = try? await carry("notification:\(app)/\(response.notificationID)") { () async throws(DispatchError) in
+            Event(
+                planned: .notificationResponse(app: app, targetContentIdentifier: target), notification: response,
+                platformData: LaunchPlatformData(activationToken: activationToken))
         }
-        await report("notification:\(app)/\(response.notificationID)") { () async throws(DispatchError) -> Outcome in
-            try await self.carryOutResponse(app: app, response, activationToken: activationToken)
-        }
-    }
-
-    func carryOutResponse(
-        app: String, _ response: Contract.NotificationResponse, activationToken: String?
-    ) async throws(DispatchError) -> Outcome {
-        let routed = UserActivity(type: Planner.notificationResponseType, targetContentIdentifier: response.targetContentIdentifier)
-        let pending = PendingEvent(
-            event: .activity(routed), activity: [:], platformData: LaunchPlatformData(activationToken: activationToken),
-            notification: response)
-        return try await carryOut(pending, .notificationResponse(app: app, targetContentIdentifier: response.targetContentIdentifier))
     }
 
     /// Where a click on `app`'s live notification `id` would go now, delivering nothing; asked by a
@@ -98,13 +83,5 @@ extension Dispatcher {
             throw .noHandler("notification \(id) of \(app)", reason: "\(app) has no live notification with that id")
         }
         return try explain(.notificationResponse(app: app, targetContentIdentifier: posted.targetContentIdentifier), opener: nil)
-    }
-
-    /// Has each response to a notification carried out through `report` (the service's `Routed`
-    /// and log), which calls the route it is given once.
-    public func reportsNotificationResponses(
-        through report: nonisolated(nonsending) @escaping @Sendable (String, nonisolated(nonsending) () async throws(DispatchError) -> Outcome) async -> Void
-    ) {
-        notificationReporter = report
     }
 }

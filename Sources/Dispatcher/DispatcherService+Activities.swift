@@ -52,8 +52,9 @@ extension DispatcherService {
             },
             method(Members.continueSavedActivity, .delivers, inFlight: .many) { call in
                 let (id, platform) = try call.arguments(String.self, [String: Variant].self)
-                let outcome = try await self.routed("saved-activity:\(id)") { () async throws(DispatchError) in
-                    try await self.dispatcher.continueSavedActivity(id: id, platformData: LaunchPlatformData(platform))
+                let outcome = try await self.carried { () async throws(DispatchError) in
+                    try await self.dispatcher.continueSavedActivity(
+                        id: id, platformData: LaunchPlatformData(platform), opener: self.opener(of: call.sender, platform))
                 }
                 return try call.reply(outcome.contractOutcome(reason: false).properties)
             },

@@ -89,9 +89,7 @@ extension DispatcherService {
 extension DispatcherService {
     /// A dock's click on an item of the app's quicklist, carried out and reported by `Routed`.
     func dockItemClicked(_ appID: String, _ id: Int32, at timestamp: UInt32) async {
-        _ = try? await routed("dock:\(appID)/\(id)") { () async throws(DispatchError) -> Outcome in
-            try await self.dispatcher.chooseDockMenuItem(of: appID, id: id, clickedAt: timestamp)
-        }
+        _ = try? await dispatcher.chooseDockMenuItem(of: appID, id: id, clickedAt: timestamp)
     }
 }
 

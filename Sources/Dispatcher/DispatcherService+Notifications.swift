@@ -46,11 +46,4 @@ extension DispatcherService {
         if let app = await (opener ?? self.opener(of: sender, [:])).value().appID { return Budgets.Caller.app(app).description }
         return await dispatcher.openers.budgetCaller(of: sender).description
     }
-
-    /// Reports each notification response the dispatcher carries out as `Routed`, and in the log.
-    func reportNotificationResponses() async {
-        await dispatcher.reportsNotificationResponses { label, route in
-            _ = try? await self.routed(label) { () async throws(DispatchError) -> Outcome in try await route() }
-        }
-    }
 }

@@ -111,7 +111,7 @@ extension DispatcherService {
     /// nothing, so the user hears of it by a notification (and the log).
     private func continueFromSearch(_ id: String, _ platform: LaunchPlatformData, caller: BusName) async throws {
         do {
-            _ = try await routed("saved-activity:\(id)") { () async throws(DispatchError) in
+            _ = try await carried { () async throws(DispatchError) in
                 try await self.dispatcher.continueSavedActivity(id: id, platformData: platform)
             }
         } catch let error as BusError {

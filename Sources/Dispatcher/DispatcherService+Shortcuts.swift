@@ -12,9 +12,9 @@ extension DispatcherService {
             method(Members.performShortcut, .delivers, inFlight: .many) { call in
                 let (appID, action, platform) = try call.arguments(String.self, String.self, [String: Variant].self)
                 let opener = self.opener(of: call.sender, platform)
-                let outcome = try await self.routed("shortcut:\(appID)/\(action)", opener: opener) { () async throws(DispatchError) in
+                let outcome = try await self.carried { () async throws(DispatchError) in
                     try await self.dispatcher.performShortcut(
-                        appID: appID, action: action, platformData: LaunchPlatformData(platform))
+                        appID: appID, action: action, platformData: LaunchPlatformData(platform), opener: opener)
                 }
                 return try call.reply(outcome.contractOutcome(reason: false).properties)
             },

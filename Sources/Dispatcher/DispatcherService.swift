@@ -17,16 +17,11 @@ public final class DispatcherService: Sendable {
     public let dispatcher: Dispatcher
     let connection: Connection
     let logger: Logger
-    /// Connections that called `MonitorRouted`, and whether each asked for whole URIs: `Routed` is
-    /// sent to each of them alone, and to nobody when there is none.
-    private let monitors = Mutex<[BusName: Contract.MonitorOptions]>([:])
     /// Connections watched for leaving the bus: one subscription each, however often they register.
     private let watched = Mutex<Set<BusName>>([])
     /// Calls answered so far: the daemon trims its heap once this stops moving (waypost/Daemon.swift).
     public var callsAnswered: UInt64 { answered.load(ordering: .relaxed) }
     let answered = Atomic<UInt64>(0)
-    /// Which refusals the log is told one line each (RefusalLines.swift).
-    let refusalLines = Mutex(RefusalLines(now: .now))
     /// Turns between connections for calls that deliver nothing (SenderTurns.swift).
     let turns: SenderTurns
 
@@ -61,7 +56,6 @@ public final class DispatcherService: Sendable {
             Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication],
             executor: connection.executor)
         try exportSearchProviders()
-        await reportNotificationResponses()
         // Browser extensions keep a copy of the owned domains (waypost browser-host): tell them of a change.
         dispatcher.webLinks.onOwnedDomainsChange { [connection] domains in
             try? connection.emit(
@@ -140,7 +134,7 @@ public final class DispatcherService: Sendable {
                     let answer = PreparedAnswer(call)
                     let opener = self.opener(of: call.sender, platform)
                     let showsPages = (try? platform.value(Contract.PlatformData.Keys.showsPages)) ?? false
-                    let outcome = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
+                    let outcome = try await self.carried { () async throws(DispatchError) in
                         // Checked before the await: one that returns at once still costs a change of executor.
                         if HandoffPayload.hasScheme(uri),
                            let offered = try await self.handoffOffer(
@@ -156,7 +150,7 @@ public final class DispatcherService: Sendable {
                     let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
                     let userActivity = UserActivity(type: type, details)
                     let opener = self.opener(of: call.sender, platform)
-                    let outcome = try await self.routed("activity:\(type)", opener: opener) { () async throws(DispatchError) in
+                    let outcome = try await self.carried { () async throws(DispatchError) in
                         try await self.dispatcher.continueActivity(
                             userActivity, raw: activity, platformData: LaunchPlatformData(platform), opener: opener)
                     }
@@ -186,8 +180,7 @@ public final class DispatcherService: Sendable {
                 method(Members.monitorRouted, .takesTurns, inFlight: .few) { call in
                     let (raw) = try call.arguments([String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.MonitorOptions(raw) }
-                    let added = self.monitors.withLock { $0.updateValue(options, forKey: call.sender) == nil }
-                    if added { await self.forgetWhenGone(call.sender) }
+                    if self.dispatcher.reports.monitor(call.sender, options) { await self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
                 method(Members.ownedDomains, .takesTurns, inFlight: .few) { call in
@@ -232,7 +225,7 @@ public final class DispatcherService: Sendable {
                     }
                     for uri in uris {
                         do {
-                            _ = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
+                            _ = try await self.carried { () async throws(DispatchError) in
                                 if HandoffPayload.hasScheme(uri),  // as in Open
                                    let offered = try await self.handoffOffer(
                                        uri, platformData: LaunchPlatformData(platform), caller: call.sender, opener: opener) { return offered }
@@ -295,7 +288,7 @@ public final class DispatcherService: Sendable {
                 // The only URI a method's error can name is its first argument's (Explain's).
                 var arguments = call.message.reader()
                 let uri = (try? arguments.read(String.self)) ?? ""
-                self.logRefusal(error, "\(call.member) from \(call.sender): \(error.busError.name): \(error.redacting(uri))")
+                self.dispatcher.reports.refusal(error, "\(call.member) from \(call.sender): \(error.busError.name): \(error.redacting(uri))")
                 throw error.busError
             }
         }
@@ -314,46 +307,12 @@ public final class DispatcherService: Sendable {
         dispatcher.openers.start(caller: caller, portalAppID: try? platform["app-id"]?.decode(as: String.self))
     }
 
-    /// Runs one routing and reports it with `Routed` and in the log.
-    /// - Parameter opener: who sent it, reported in `Routed` (awaited only while someone monitors).
-    nonisolated(nonsending) func routed(
-        _ event: String, opener: PendingOpener? = nil, _ route: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
+    /// What `Dispatcher.carry` answered: its refusal was reported (`Routed`, the log) already, so it
+    /// goes back to the caller as the bus error alone.
+    nonisolated(nonsending) func carried(
+        _ body: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
     ) async throws -> Outcome {
-        let started = ContinuousClock.now
-        let monitors = self.monitors.withLock { $0 }
-        do {
-            let outcome = try await route()
-            if !monitors.isEmpty {
-                var report = outcome.contractOutcome(reason: true)
-                report.micros = UInt64((ContinuousClock.now - started) / .microseconds(1))
-                report.opener = await opener?.value().label
-                emitRouted(event, to: monitors) { _ in report }
-            }
-            logger.info("\(DispatchError.abbreviated(Contract.redacted(event))) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule.rawValue)]\(opener?.current.map { " from \($0.label)" } ?? "")")
-            return outcome
-        } catch {
-            let redacted = error.redacting(event)
-            if !monitors.isEmpty {
-                let openerLabel = await opener?.value().label
-                emitRouted(event, to: monitors) { full in
-                    Contract.RoutingOutcome(reason: (full ? error : redacted).description, error: error.failure, opener: openerLabel)
-                }
-            }
-            logRefusal(error, "\(DispatchError.abbreviated(Contract.redacted(event))) not delivered: \(redacted)")
-            throw error.busError
-        }
-    }
-
-    /// Sends `Routed` to each monitor alone (never a broadcast that any match rule receives), the
-    /// event cut to scheme, host and path unless that monitor asked for whole URIs.
-    private func emitRouted(
-        _ event: String, to monitors: [BusName: Contract.MonitorOptions], _ report: (_ full: Bool) -> Contract.RoutingOutcome
-    ) {
-        for (monitor, options) in monitors {
-            try? connection.emit(
-                path: Contract.objectPath, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.routed.name,
-                options.fullURIs ? event : Contract.redacted(event), report(options.fullURIs).variants, destination: monitor)
-        }
+        do { return try await body() } catch { throw error.busError }
     }
 
     /// Who owns the dispatcher's name, for the error when it is taken: pid and program, as the bus
@@ -373,7 +332,7 @@ public final class DispatcherService: Sendable {
     func forgetWhenGone(_ name: BusName) async {
         guard watched.withLock({ $0.insert(name).inserted }) else { return }
         let forget: @Sendable () async -> Void = {
-            self.monitors.withLock { _ = $0.removeValue(forKey: name) }
+            self.dispatcher.reports.forget(name)
             self.watched.withLock { _ = $0.remove(name) }
             self.dispatcher.openers.forget(name)
             await self.dispatcher.connectionVanished(name.rawValue)
