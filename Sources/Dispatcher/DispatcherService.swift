@@ -156,10 +156,15 @@ public final class DispatcherService: Sendable {
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).properties)
                 },
+                // As if the caller opened it, as Open would see it: the browser extension's host asks
+                // with the browser as its opener, so a user rule naming the browser holds for clicks.
                 method(Members.explain, .takesTurns, inFlight: .many) { call in
                     let (uri) = try call.arguments(String.self)
+                    let opener = await self.opener(of: call.sender, [:]).value()
                     do {
-                        return try call.reply(Outcome.explained(try await self.dispatcher.explain(uri)).variants)
+                        var outcome = Outcome.explained(try await self.dispatcher.explain(uri, opener: opener))
+                        outcome.opener = opener.appID
+                        return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
                 method(Members.explainOpenedBy, .takesTurns, inFlight: .many) { call in
