@@ -158,8 +158,12 @@ extension Dispatcher {
     /// Where `open` would send `uri` now, delivering nothing: every destination of the same plan, in
     /// the order `open` tries them, each one after all before it refused (as `carryOut` plans again
     /// with each refusal known), for `opener` (nil: an opener no rule names). Never empty.
+    /// A saved activity's link is explained as the activity it continues.
     /// - Throws: `invalidURI`, or the refusal `open` would answer when the plan goes nowhere at once.
-    public func explain(_ uri: String, opener: Opener? = nil) throws(DispatchError) -> [Outcome] {
+    public func explain(_ uri: String, opener: Opener? = nil) async throws(DispatchError) -> [Outcome] {
+        if let saved = SavedActivityLink.id(in: uri) {
+            return try explain(try await savedActivity(saved, platformData: LaunchPlatformData(), opener: nil).planned, opener: opener)
+        }
         let scheme = try URIGrammar.scheme(of: uri)
         return try explain(.link(uri, scheme: scheme), opener: opener)
     }
