@@ -20,10 +20,9 @@ public final class DispatcherService: Sendable {
     /// Connections watched for leaving the bus: one subscription each, however often they register.
     private let watched = Mutex<Set<BusName>>([])
     /// Calls answered so far: the daemon trims its heap once this stops moving (waypost/Daemon.swift).
-    public var callsAnswered: UInt64 { answered.load(ordering: .relaxed) }
-    let answered = Atomic<UInt64>(0)
-    /// Turns between connections for calls that deliver nothing (SenderTurns.swift).
-    let turns: SenderTurns
+    public var callsAnswered: UInt64 { serving.answered }
+    /// How every exported member is served: its policy and budgets carried out (MemberServing.swift).
+    let serving: MemberServing
 
     /// Takes `waypost-handoff:` links as offers, once started (HandoffService.swift).
     let handoff = Mutex<HandoffService?>(nil)
@@ -45,7 +44,7 @@ public final class DispatcherService: Sendable {
         self.connection = connection
         self.dispatcher = dispatcher
         self.logger = logger
-        turns = SenderTurns(executor: connection.executor)
+        serving = MemberServing(dispatcher: dispatcher, executor: connection.executor)
     }
 
     /// Exports the objects, then takes the bus name (so no call can arrive before they exist).
@@ -85,7 +84,7 @@ public final class DispatcherService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.registerApplication, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.registerApplication, .takesTurns, inFlight: .few) { call in
                     let (appID, path, raw) = try call.arguments(String.self, ObjectPath.self, [String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.RegistrationOptions(raw) }
                     try await self.dispatcher.register(
@@ -94,7 +93,7 @@ public final class DispatcherService: Sendable {
                     await self.forgetWhenGone(call.sender)
                     return try call.reply()
                 },
-                method(Members.declareScenes, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.declareScenes, .actsAsTheApp, inFlight: .few) { call in
                     let (raw) = try call.arguments([Structure<String, [String: Variant]>].self)
                     let declarations = try raw.map { entry throws(DispatchError) in
                         try Self.decode("declaration \"\(entry.fields.0)\"") { () throws(Contract.KeyError) in
@@ -104,32 +103,32 @@ public final class DispatcherService: Sendable {
                     try await self.dispatcher.declare(caller: call.sender.rawValue, declarations)
                     return try call.reply()
                 },
-                method(Members.ready, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.ready, .actsAsTheApp, inFlight: .few) { call in
                     try await self.dispatcher.ready(caller: call.sender.rawValue)
                     return try call.reply()
                 },
-                method(Members.addScene, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.addScene, .actsAsTheApp, inFlight: .few) { call in
                     let (scene, declaration) = try call.arguments(String.self, String.self)
                     try await self.dispatcher.addScene(caller: call.sender.rawValue, scene: scene, declaration: declaration)
                     return try call.reply()
                 },
-                method(Members.removeScene, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.removeScene, .actsAsTheApp, inFlight: .few) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.removeScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                method(Members.activateScene, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.activateScene, .actsAsTheApp, inFlight: .few) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.activateScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                method(Members.setExternalEvents, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.setExternalEvents, .actsAsTheApp, inFlight: .few) { call in
                     let (scene, raw) = try call.arguments(String.self, [Structure<[String], [String]>].self)
                     let modifiers = raw.map(Contract.Modifier.init)
                     try await self.dispatcher.setModifiers(caller: call.sender.rawValue, scene: scene, modifiers)
                     return try call.reply()
                 },
-                method(Members.open, .delivers, inFlight: .many) { call in
+                serving.method(Members.open, .delivers, inFlight: .many) { call in
                     let (uri, platform) = try call.arguments(String.self, [String: Variant].self)
                     let answer = PreparedAnswer(call)
                     let opener = self.opener(of: call.sender, platform)
@@ -145,7 +144,7 @@ public final class DispatcherService: Sendable {
                     }
                     return try answer.reply(to: outcome)
                 },
-                method(Members.continueActivity, .delivers, inFlight: .many) { call in
+                serving.method(Members.continueActivity, .delivers, inFlight: .many) { call in
                     let (type, activity, platform) = try call.arguments(String.self, [String: Variant].self, [String: Variant].self)
                     let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
                     let userActivity = UserActivity(type: type, details)
@@ -158,7 +157,7 @@ public final class DispatcherService: Sendable {
                 },
                 // As if the caller opened it, as Open would see it: the browser extension's host asks
                 // with the browser as its opener, so a user rule naming the browser holds for clicks.
-                method(Members.explain, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.explain, .takesTurns, inFlight: .many) { call in
                     let (uri) = try call.arguments(String.self)
                     let opener = await self.opener(of: call.sender, [:]).value()
                     do {
@@ -167,7 +166,7 @@ public final class DispatcherService: Sendable {
                         return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method(Members.explainOpenedBy, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.explainOpenedBy, .takesTurns, inFlight: .many) { call in
                     let (uri, opener) = try call.arguments(String.self, String.self)
                     do {
                         var outcome = Outcome.explained(try await self.dispatcher.explain(uri, opener: .app(id: opener, process: "given")))
@@ -175,24 +174,24 @@ public final class DispatcherService: Sendable {
                         return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method(Members.explainActivity, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.explainActivity, .takesTurns, inFlight: .many) { call in
                     let (type, activity) = try call.arguments(String.self, [String: Variant].self)
                     let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
                     do {
                         return try call.reply(Outcome.explained(try await self.dispatcher.explainActivity(UserActivity(type: type, details))).variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method(Members.monitorRouted, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.monitorRouted, .takesTurns, inFlight: .few) { call in
                     let (raw) = try call.arguments([String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.MonitorOptions(raw) }
                     if self.dispatcher.reports.monitor(call.sender, options) { await self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
-                method(Members.ownedDomains, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.ownedDomains, .takesTurns, inFlight: .few) { call in
                     if let read = self.userRulesReader.withLock({ $0 }) { await read() }
                     return try call.reply(self.dispatcher.webLinks.ownedDomains)
                 },
-                method(Members.status, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.status, .takesTurns, inFlight: .few) { call in
                     let (processes, scenes) = await self.dispatcher.status
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
@@ -210,11 +209,11 @@ public final class DispatcherService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.activate, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.activate, .takesTurns, inFlight: .few) { call in
                     // Nothing to show: the dispatcher has no window. Activation only starts it.
                     try call.reply()
                 },
-                method(Members.open, .delivers, inFlight: .many) { call in
+                serving.method(Members.open, .delivers, inFlight: .many) { call in
                     var (uris, platform) = try call.arguments([String].self, [String: Variant].self)
                     var failures: [(full: String, redacted: String)] = []
                     let opener: PendingOpener
@@ -250,7 +249,7 @@ public final class DispatcherService: Sendable {
                     }
                     return try call.reply()
                 },
-                method(Members.activateAction, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.activateAction, .takesTurns, inFlight: .few) { call in
                     let (action, _, _) = try call.arguments(String.self, [Variant].self, [String: Variant].self)
                     throw BusError(.notSupported, "the dispatcher has no action \"\(action)\"")
                 },
@@ -263,40 +262,6 @@ public final class DispatcherService: Sendable {
     /// the poster (NotificationPoster.swift): only to a server it believes, its markup escaped.
     func notifyUser(_ summary: String, _ body: String) async {
         await dispatcher.notificationPoster.notice(NotificationContent(appName: "Waypost", icon: "dialog-warning", title: summary, body: body))
-    }
-
-    /// The member as the contract declares it, served as `serving` says, answered by `handler`; a
-    /// `DispatchError` reaches the caller under its contract name. A caller with its share of this
-    /// member's calls in flight, or any caller while all together hold the member's total
-    /// (`inFlight`), gets `Busy` (naming the member) at once, before anything is routed or delivered; a call acting as the registered app is refused, and the registration ended,
-    /// once its process changed.
-    func method(
-        _ member: Contract.Member, _ serving: MemberPolicy.Serving, inFlight: Budgets.CallsInFlight,
-        _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
-    ) -> Method {
-        let policy = MemberPolicy(serving: serving, callsInFlight: inFlight)
-        let calls = MemberCalls(member, limit: policy.callsInFlight)
-        return member.exported { call in
-            do {
-                let caller = await self.dispatcher.openers.budgetCaller(of: call.sender)
-                try calls.enter(caller)
-                defer {
-                    calls.leave(caller)
-                    self.answered.add(1, ordering: .relaxed)
-                }
-                if policy.serving == .delivers { return try await handler(call) }
-                await self.turns.take(call.sender)
-                defer { self.turns.give(call.sender) }
-                if policy.serving == .actsAsTheApp { try await self.dispatcher.recheckIdentity(of: call.sender.rawValue) }
-                return try await handler(call)
-            } catch let error as DispatchError {
-                // The only URI a method's error can name is its first argument's (Explain's).
-                var arguments = call.message.reader()
-                let uri = (try? arguments.read(String.self)) ?? ""
-                self.dispatcher.reports.refusal(error, "\(call.member) from \(call.sender): \(error.busError.name): \(error.redacting(uri))")
-                throw error.busError
-            }
-        }
     }
 
     /// Reads a dictionary argument; one that breaks the contract is the caller's `InvalidArgument`.
