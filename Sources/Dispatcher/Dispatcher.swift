@@ -63,12 +63,6 @@ public actor Dispatcher {
     private var changeRates: [String: ChangeRate] = [:]
     // The process behind each registered connection (Dispatcher+Identity.swift).
     var identities = RegisteredIdentities()
-    /// The desktop's notification server, as the daemon posts to it (NotificationPoster.swift).
-    public nonisolated let notificationPoster: NotificationPoster
-    // Apps' live notifications, and who reports their responses (Dispatcher+Notifications.swift).
-    var notifications = NotificationBook()
-    // Live link notifications (posted by no app), bounded per caller (Dispatcher+LinkNotifications.swift).
-    var linkNotifications = LinkNotificationBook()
     // Each app's dock quicklist (DockMenuService.swift).
     var dockMenus = DockMenus()
 
@@ -90,7 +84,6 @@ public actor Dispatcher {
         self.contentTypes = contentTypes
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
-        notificationPoster = NotificationPoster(connection: connection, tokens: configuration.shellActionTokens, logger: logger)
         reports = RoutedReports(connection: connection, logger: logger)
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
         installedApps = DesktopApps(directory: directory, contentTypes: contentTypes, ownID: ownID, ownProgram: ownProgram)
@@ -140,6 +133,12 @@ public actor Dispatcher {
         try registry.declare(owner: caller, declared.map(SceneDeclaration.init))
         if let process = registry.processes[caller], process.isReady { wakeLaunchWaiters(of: process.appID) }
         if let appID = registry.processes[caller]?.appID { mergeIfDue(appID) }
+    }
+
+    /// The app `caller` registered as, for what a process does as its app.
+    /// - Throws: `notRegistered`.
+    func appID(of caller: String) throws(DispatchError) -> String {
+        try registry.registered(caller).appID
     }
 
     func ready(caller: String) throws(DispatchError) {

@@ -24,6 +24,8 @@ public final class DispatcherService: Sendable {
     /// How every exported member is served: its policy and budgets carried out (MemberServing.swift).
     let serving: MemberServing
 
+    /// Apps' notifications, link notifications and the daemon's notices (Notifications/).
+    public let notifications: NotificationService
     /// Takes `waypost-handoff:` links as offers, once started (HandoffService.swift).
     let handoff = Mutex<HandoffService?>(nil)
     /// The links apps hand the OpenURI portal, for the opener and token of the one it passes on.
@@ -45,6 +47,8 @@ public final class DispatcherService: Sendable {
         self.dispatcher = dispatcher
         self.logger = logger
         serving = MemberServing(dispatcher: dispatcher, executor: connection.executor)
+        notifications = NotificationService(
+            routing: dispatcher, connection: connection, tokens: dispatcher.configuration.shellActionTokens, logger: logger)
     }
 
     /// Exports the objects, then takes the bus name (so no call can arrive before they exist).
@@ -261,7 +265,7 @@ public final class DispatcherService: Sendable {
     /// Shows a desktop notification when a notification server is on the bus; fire and forget. Through
     /// the poster (NotificationPoster.swift): only to a server it believes, its markup escaped.
     func notifyUser(_ summary: String, _ body: String) async {
-        await dispatcher.notificationPoster.notice(NotificationContent(appName: "Waypost", icon: "dialog-warning", title: summary, body: body))
+        await notifications.notice(summary, body)
     }
 
     /// Reads a dictionary argument; one that breaks the contract is the caller's `InvalidArgument`.
