@@ -14,7 +14,7 @@ extension Dispatcher {
     /// Hands the event to an open scene of `app`, in the app's turn; `outcome` is what the
     /// acknowledgement brings (told to `pending.prepare` while the app handles it).
     func deliver(
-        _ pending: PendingEvent, toScene scene: String, of app: String, _ outcome: Outcome
+        _ pending: Event, toScene scene: String, of app: String, _ outcome: Outcome
     ) async -> Result<Void, HandOverFailure> {
         // The scene closed since the plan was made: not taken, nothing to report.
         guard let process = registry.owner(ofScene: scene, in: app) else { return .failure(.notTaken(nil)) }
@@ -34,7 +34,7 @@ extension Dispatcher {
     /// Asks the processes of `app` that declare `declaration`, most recently active first, to create
     /// a scene for the event; the scene's id, or why none did (each refusal added to `attempts`).
     func createScene(
-        _ declaration: String, of app: String, for pending: PendingEvent, attempts: inout [String]
+        _ declaration: String, of app: String, for pending: Event, attempts: inout [String]
     ) async -> Result<String, HandOverFailure> {
         let candidates = registry.processes(of: app).filter { $0.declarations?.contains { $0.id == declaration } == true }
         for process in candidates {
@@ -65,7 +65,7 @@ extension Dispatcher {
 
     /// How a hand-over sent in the app's turn (`DeliveryQueue`) failed, as far as the event's next
     /// destination is concerned.
-    private func failure(_ error: any Error, _ pending: PendingEvent, app: String, _ process: AppProcess) async -> HandOverFailure {
+    private func failure(_ error: any Error, _ pending: Event, app: String, _ process: AppProcess) async -> HandOverFailure {
         switch error {
         case let error as DispatchError: .mayHaveIt(error)
         case let error as BusError: await sorted(error, pending, app: app, process)
@@ -75,7 +75,7 @@ extension Dispatcher {
 
     /// An error reply is a refusal; `NoReply` is the app vanishing when the bus no longer knows its
     /// connection (the bus says so when a recipient disconnects), else the delivery timeout.
-    private func sorted(_ error: BusError, _ pending: PendingEvent, app: String, _ process: AppProcess) async -> HandOverFailure {
+    private func sorted(_ error: BusError, _ pending: Event, app: String, _ process: AppProcess) async -> HandOverFailure {
         let owner = process.owner
         switch error.name {
         case .serviceUnknown, .nameHasNoOwner:
@@ -101,12 +101,12 @@ extension Dispatcher {
     }
 
     private func handOver(
-        _ pending: PendingEvent, toScene scene: String, of process: AppProcess, whileAwaiting: () -> Void
+        _ pending: Event, toScene scene: String, of process: AppProcess, whileAwaiting: () -> Void
     ) async throws {
         let platform = pending.platformData.properties
         let reply: Message
         let member: Contract.Member
-        switch (pending.event, pending.notification) {
+        switch (pending.routed, pending.notification) {
         case (_, let response?):
             member = Contract.Application1.receiveNotificationResponse
             reply = try await connection.call(
@@ -129,8 +129,8 @@ extension Dispatcher {
         try Self.check(reply, of: member, from: process)
     }
 
-    private func createScene(_ declaration: String, for pending: PendingEvent, in process: AppProcess) async throws -> String {
-        let event: Contract.SceneEvent = switch (pending.event, pending.notification) {
+    private func createScene(_ declaration: String, for pending: Event, in process: AppProcess) async throws -> String {
+        let event: Contract.SceneEvent = switch (pending.routed, pending.notification) {
         case (_, let response?): .notificationResponse(response)
         case (.url(let uri), nil): .url(uri)
         case (.activity(let activity), nil): .activity(type: activity.type, activity: pending.activity)

@@ -34,15 +34,46 @@ extension Dispatcher {
         }
     }
 
-    /// Carries out the plan for `event`, step by step, until a destination takes it.
-    /// - Parameter callerShowsPages: the caller is the browser: the plan hands the link to no browser.
-    func carryOut(_ pending: PendingEvent, _ event: PlannedEvent, callerShowsPages: Bool = false) async throws(DispatchError) -> Outcome {
-        var outcome = try await carryOutSteps(pending, event, callerShowsPages: callerShowsPages)
-        outcome.carriedToken = pending.platformData.activationToken != nil || pending.platformData.desktopStartupID != nil
+    /// The one way an event is carried: made (`make`: its saved activity read, its shortcut found
+    /// in the entry), planned, carried out step by step until a destination takes it, and reported
+    /// once, by `Routed` and the log, whether it was delivered or refused.
+    /// - Parameters:
+    ///   - reportedAs: what `Routed` and the log name it by: the link, "activity:TYPE", ….
+    ///   - opener: who sent it, reported (awaited only while someone monitors).
+    func carry(
+        _ reportedAs: String, opener: PendingOpener? = nil, _ make: nonisolated(nonsending) () async throws(DispatchError) -> Event
+    ) async throws(DispatchError) -> Outcome {
+        try await reported(reportedAs, opener: opener) { () async throws(DispatchError) in
+            try await self.deliver(try await make())
+        }
+    }
+
+    /// Carries out `event`'s plan, unreported: for what is carried inside another report (a trusted
+    /// device's Handoff offer, continued as it is received).
+    func deliver(_ event: Event) async throws(DispatchError) -> Outcome {
+        var outcome = try await carryOut(event)
+        outcome.carriedToken = event.platformData.activationToken != nil || event.platformData.desktopStartupID != nil
         return outcome
     }
 
-    private func carryOutSteps(_ pending: PendingEvent, _ event: PlannedEvent, callerShowsPages: Bool) async throws(DispatchError) -> Outcome {
+    /// Reports what `body` did with an event, by `Routed` and the log: `carry`'s report, for the
+    /// one event that is not planned yet (a Handoff offer, HandoffService.swift).
+    func reported(
+        _ reportedAs: String, opener: PendingOpener? = nil, _ body: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
+    ) async throws(DispatchError) -> Outcome {
+        let started = ContinuousClock.now
+        do {
+            let outcome = try await body()
+            await reports.delivered(reportedAs, outcome, opener: opener, since: started)
+            return outcome
+        } catch {
+            await reports.refused(reportedAs, error, opener: opener)
+            throw error
+        }
+    }
+
+    private func carryOut(_ pending: Event) async throws(DispatchError) -> Outcome {
+        let (event, callerShowsPages) = (pending.planned, pending.callerShowsPages)
         var opener: OpenerFact = pending.opener == nil ? .known(nil) : .pending
         var refused = Refusals()
         var launched: Set<String> = []
@@ -127,8 +158,12 @@ extension Dispatcher {
     /// Where `open` would send `uri` now, delivering nothing: every destination of the same plan, in
     /// the order `open` tries them, each one after all before it refused (as `carryOut` plans again
     /// with each refusal known), for `opener` (nil: an opener no rule names). Never empty.
+    /// A saved activity's link is explained as the activity it continues.
     /// - Throws: `invalidURI`, or the refusal `open` would answer when the plan goes nowhere at once.
-    public func explain(_ uri: String, opener: Opener? = nil) throws(DispatchError) -> [Outcome] {
+    public func explain(_ uri: String, opener: Opener? = nil) async throws(DispatchError) -> [Outcome] {
+        if let saved = SavedActivityLink.id(in: uri) {
+            return try explain(try await savedActivity(saved, platformData: LaunchPlatformData(), opener: nil).planned, opener: opener)
+        }
         let scheme = try URIGrammar.scheme(of: uri)
         return try explain(.link(uri, scheme: scheme), opener: opener)
     }
@@ -184,7 +219,7 @@ extension Dispatcher {
         }
     }
 
-    /// The event as errors name it (`PendingEvent.label`).
+    /// The event as errors name it (`Event.label`).
     static func label(of event: PlannedEvent) -> String {
         switch event {
         case .link(let uri, _): uri

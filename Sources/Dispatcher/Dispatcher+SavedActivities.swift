@@ -3,6 +3,7 @@ import DBus
 import Desktop
 import ExternalEvents
 import Logging
+import Planning
 import WaypostContract
 
 // What openers read of saved activities: searches, pages of the listing, a saved activity continued.
@@ -74,7 +75,16 @@ extension Dispatcher {
     /// Continues a saved activity (a search result) as `ContinueActivity` would, with the
     /// dictionary it was published with.
     /// - Throws: `unknownActivity` for an id that is not (or no longer) saved; what routing throws.
-    func continueSavedActivity(id: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
+    func continueSavedActivity(id: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil) async throws(DispatchError) -> Outcome {
+        try await carry("saved-activity:\(id)", opener: opener) { () async throws(DispatchError) in
+            try await self.savedActivity(id, platformData: platformData, opener: opener)
+        }
+    }
+
+    /// The saved activity `id` as an event, its publisher known.
+    /// - Throws: `unknownActivity` for an id no saved activity has (now); `storeFailed` when it
+    ///   cannot be read.
+    func savedActivity(_ id: String, platformData: LaunchPlatformData, opener: PendingOpener?) async throws(DispatchError) -> Event {
         guard let row = Int64(id) else { throw .unknownActivity(id, reason: "a saved activity's id is a number") }
         guard let store = activities.store else { throw .unknownActivity(id, reason: "no activity store is open") }
         let record: SavedRecord?
@@ -87,8 +97,9 @@ extension Dispatcher {
         let raw = payload.variants
         let details: Contract.ActivityDetails
         do { details = try Contract.ActivityDetails(raw) } catch { throw DispatchError(error, in: "saved activity \(id)") }
-        return try await continueActivity(
-            UserActivity(type: payload.type, details), raw: raw, platformData: platformData, publishedBy: record.appID)
+        let activity = UserActivity(type: payload.type, details)
+        try Registry.check(id: activity.type, what: "activity type")
+        return Event(planned: .activity(activity, publishedBy: record.appID), activity: raw, platformData: platformData, opener: opener)
     }
 
     // MARK: Helpers

@@ -45,6 +45,8 @@ public actor Dispatcher {
     let installedApps: any InstalledApps
     /// Who opened each event (OpenerLookup.swift).
     public nonisolated let openers: OpenerLookup
+    /// Where each event went, told to monitors and the log (RoutedReports.swift).
+    nonisolated let reports: RoutedReports
     var registry: Registry
     // Launches in progress and who waits for them (Dispatcher+Launching.swift).
     var readyWaiters: [String: [Int: CheckedContinuation<Void, any Error>]] = [:]
@@ -61,13 +63,6 @@ public actor Dispatcher {
     private var changeRates: [String: ChangeRate] = [:]
     // The process behind each registered connection (Dispatcher+Identity.swift).
     var identities = RegisteredIdentities()
-    /// The desktop's notification server, as the daemon posts to it (NotificationPoster.swift).
-    public nonisolated let notificationPoster: NotificationPoster
-    // Apps' live notifications, and who reports their responses (Dispatcher+Notifications.swift).
-    var notifications = NotificationBook()
-    // Live link notifications (posted by no app), bounded per caller (Dispatcher+LinkNotifications.swift).
-    var linkNotifications = LinkNotificationBook()
-    var notificationReporter: (nonisolated(nonsending) @Sendable (String, nonisolated(nonsending) () async throws(DispatchError) -> Outcome) async -> Void)?
     // Each app's dock quicklist (DockMenuService.swift).
     var dockMenus = DockMenus()
 
@@ -89,7 +84,7 @@ public actor Dispatcher {
         self.contentTypes = contentTypes
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
-        notificationPoster = NotificationPoster(connection: connection, tokens: configuration.shellActionTokens, logger: logger)
+        reports = RoutedReports(connection: connection, logger: logger)
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
         installedApps = DesktopApps(directory: directory, contentTypes: contentTypes, ownID: ownID, ownProgram: ownProgram)
         openers = OpenerLookup(connection: connection, directory: directory, processes: processes) { id in
@@ -138,6 +133,12 @@ public actor Dispatcher {
         try registry.declare(owner: caller, declared.map(SceneDeclaration.init))
         if let process = registry.processes[caller], process.isReady { wakeLaunchWaiters(of: process.appID) }
         if let appID = registry.processes[caller]?.appID { mergeIfDue(appID) }
+    }
+
+    /// The app `caller` registered as, for what a process does as its app.
+    /// - Throws: `notRegistered`.
+    func appID(of caller: String) throws(DispatchError) -> String {
+        try registry.registered(caller).appID
     }
 
     func ready(caller: String) throws(DispatchError) {
@@ -205,7 +206,8 @@ public actor Dispatcher {
 
     // MARK: Routing (delivery, launches and fallbacks are in the files named after them)
 
-    /// Routes a URI to its app's scene and delivers it; returns once the app acknowledged.
+    /// Routes a URI to its app's scene and delivers it; returns once the app acknowledged. A
+    /// saved activity's link (`x-waypost-activity:ID`) continues that activity.
     /// - Parameter prepare: called while an open scene's app handles the event, with the outcome
     ///   that acknowledgement will bring (again for each scene tried), so the caller can make its
     ///   answer ready off the path between the app's reply and its own.
@@ -215,20 +217,23 @@ public actor Dispatcher {
         _ uri: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil, callerShowsPages: Bool = false,
         prepare: (@Sendable (Outcome) -> Void)? = nil
     ) async throws(DispatchError) -> Outcome {
-        if let saved = SavedActivityLink.id(in: uri) { return try await continueSavedActivity(id: saved, platformData: platformData) }
-        let scheme = try URIGrammar.scheme(of: uri)
-        let pending = PendingEvent(event: .url(uri), activity: [:], platformData: platformData, prepare: prepare, opener: opener)
-        return try await carryOut(pending, .link(uri, scheme: scheme), callerShowsPages: callerShowsPages)
+        try await carry(uri, opener: opener) { () async throws(DispatchError) in
+            if let saved = SavedActivityLink.id(in: uri) {
+                return try await self.savedActivity(saved, platformData: platformData, opener: opener)
+            }
+            return Event(
+                planned: .link(uri, scheme: try URIGrammar.scheme(of: uri)), platformData: platformData, opener: opener,
+                callerShowsPages: callerShowsPages, prepare: prepare)
+        }
     }
 
     /// Routes a user activity to the app that continues its type (`Planner.continuer`), and delivers it.
-    /// - Parameter publisher: the app that published it (a saved activity's), nil when unknown.
     func continueActivity(
-        _ activity: UserActivity, raw: [String: Variant], platformData: LaunchPlatformData, opener: PendingOpener? = nil,
-        publishedBy publisher: String? = nil
+        _ activity: UserActivity, raw: [String: Variant], platformData: LaunchPlatformData, opener: PendingOpener? = nil
     ) async throws(DispatchError) -> Outcome {
-        try Registry.check(id: activity.type, what: "activity type")
-        let pending = PendingEvent(event: .activity(activity), activity: raw, platformData: platformData, opener: opener)
-        return try await carryOut(pending, .activity(activity, publishedBy: publisher))
+        try await carry("activity:\(activity.type)", opener: opener) { () async throws(DispatchError) in
+            try Registry.check(id: activity.type, what: "activity type")
+            return Event(planned: .activity(activity, publishedBy: nil), activity: raw, platformData: platformData, opener: opener)
+        }
     }
 }

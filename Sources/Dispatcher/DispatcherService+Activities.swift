@@ -7,57 +7,58 @@ extension DispatcherService {
     var activityMethods: [Method] {
         typealias Members = Contract.Dispatcher1
         return [
-            method(Members.setCurrentActivity, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.setCurrentActivity, .actsAsTheApp, inFlight: .few) { call in
                 let (scene, type, raw) = try call.arguments(String.self, String.self, [String: Variant].self)
                 let details = try Self.read("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(raw) }
                 try await self.dispatcher.setCurrentActivity(
                     caller: call.sender.rawValue, scene: scene, type: type, activity: raw, details: details)
                 return try call.reply()
             },
-            method(Members.clearCurrentActivity, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.clearCurrentActivity, .actsAsTheApp, inFlight: .few) { call in
                 let (scene) = try call.arguments(String.self)
                 try await self.dispatcher.clearCurrentActivity(caller: call.sender.rawValue, scene: scene)
                 return try call.reply()
             },
-            method(Members.deleteSavedActivities, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.deleteSavedActivities, .actsAsTheApp, inFlight: .few) { call in
                 let (identifiers) = try call.arguments([String].self)
                 try await self.dispatcher.deleteSavedActivities(caller: call.sender.rawValue, persistentIdentifiers: identifiers)
                 return try call.reply()
             },
-            method(Members.deleteAllSavedActivities, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.deleteAllSavedActivities, .actsAsTheApp, inFlight: .few) { call in
                 try await self.dispatcher.deleteAllSavedActivities(caller: call.sender.rawValue)
                 return try call.reply()
             },
-            method(Members.getCurrentActivity, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.getCurrentActivity, .takesTurns, inFlight: .few) { call in
                 try call.reply(Contract.CurrentActivity.variants(await self.dispatcher.currentActivity))
             },
-            method(Members.monitorCurrentActivity, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.monitorCurrentActivity, .takesTurns, inFlight: .few) { call in
                 if await self.dispatcher.announceCurrentActivity(to: call.sender) { await self.forgetWhenGone(call.sender) }
                 return try call.reply()
             },
-            method(Members.searchActivities, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.searchActivities, .takesTurns, inFlight: .few) { call in
                 let (terms, limit) = try call.arguments([String].self, UInt32.self)
                 let results = try await self.dispatcher.searchActivities(terms, limit: limit)
                 return try await Self.builtAway { try call.reply(results.map(\.variants)) }
             },
-            method(Members.listSavedActivities, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.listSavedActivities, .takesTurns, inFlight: .few) { call in
                 let (appID) = try call.arguments(String.self)
                 let (results, _) = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID, after: "", limit: 0)
                 return try await Self.builtAway { try call.reply(results.map(\.variants)) }
             },
-            method(Members.listSavedActivitiesPage, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.listSavedActivitiesPage, .takesTurns, inFlight: .few) { call in
                 let (appID, after, limit) = try call.arguments(String.self, String.self, UInt32.self)
                 let (results, next) = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID, after: after, limit: limit)
                 return try await Self.builtAway { try call.reply(results.map(\.variants), next) }
             },
-            method(Members.continueSavedActivity, .delivers, inFlight: .many) { call in
+            serving.method(Members.continueSavedActivity, .delivers, inFlight: .many) { call in
                 let (id, platform) = try call.arguments(String.self, [String: Variant].self)
-                let outcome = try await self.routed("saved-activity:\(id)") { () async throws(DispatchError) in
-                    try await self.dispatcher.continueSavedActivity(id: id, platformData: LaunchPlatformData(platform))
+                let outcome = try await self.carried { () async throws(DispatchError) in
+                    try await self.dispatcher.continueSavedActivity(
+                        id: id, platformData: LaunchPlatformData(platform), opener: self.opener(of: call.sender, platform))
                 }
                 return try call.reply(outcome.contractOutcome(reason: false).properties)
             },
-            method(Members.forgetSavedActivities, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.forgetSavedActivities, .takesTurns, inFlight: .few) { call in
                 let (appID, identifiers) = try call.arguments(String.self, [String].self)
                 try Registry.check(id: appID, what: "app id")
                 try await self.dispatcher.forgetSavedActivities(

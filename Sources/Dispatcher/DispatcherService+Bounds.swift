@@ -62,20 +62,3 @@ final class MemberCalls: Sendable {
         }
     }
 }
-
-extension DispatcherService {
-    /// Logs a refusal at notice, but `Busy` and a budget's refusal at debug: they come by the
-    /// thousand in a flood, and a line each would be the flood's second cost. Past
-    /// `RefusalLines.perSecond` a second, refusals are counted and told in the next line logged.
-    func logRefusal(_ error: DispatchError, _ line: @autoclosure () -> String) {
-        switch error {
-        case .busy, .callsInFlight, .budgetExceeded: logger.debug("\(line())")
-        default:
-            switch refusalLines.withLock({ $0.admit(now: .now) }) {
-            case .count: break
-            case .log(unlogged: 0): logger.notice("\(line())")
-            case .log(let unlogged): logger.notice("\(line()) (and \(unlogged) refusals before it not logged)")
-            }
-        }
-    }
-}

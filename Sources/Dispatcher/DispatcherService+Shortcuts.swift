@@ -9,16 +9,16 @@ extension DispatcherService {
         return [
             // Anyone may ask, as anyone may run `gio launch --action`: the caller names an action of
             // the app's installed entry, never what it carries, and only that app gets it.
-            method(Members.performShortcut, .delivers, inFlight: .many) { call in
+            serving.method(Members.performShortcut, .delivers, inFlight: .many) { call in
                 let (appID, action, platform) = try call.arguments(String.self, String.self, [String: Variant].self)
                 let opener = self.opener(of: call.sender, platform)
-                let outcome = try await self.routed("shortcut:\(appID)/\(action)", opener: opener) { () async throws(DispatchError) in
+                let outcome = try await self.carried { () async throws(DispatchError) in
                     try await self.dispatcher.performShortcut(
-                        appID: appID, action: action, platformData: LaunchPlatformData(platform))
+                        appID: appID, action: action, platformData: LaunchPlatformData(platform), opener: opener)
                 }
                 return try call.reply(outcome.contractOutcome(reason: false).properties)
             },
-            method(Members.setShortcutItems, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.setShortcutItems, .actsAsTheApp, inFlight: .few) { call in
                 let (raw) = try call.arguments([[String: Variant]].self)
                 let items = try raw.enumerated().map { index, item throws(DispatchError) in
                     try Self.read("shortcut item \(index)") { () throws(Contract.KeyError) in try Contract.ShortcutItem(item) }
@@ -28,7 +28,7 @@ extension DispatcherService {
                 }
                 return try call.reply()
             },
-            method(Members.explainShortcut, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.explainShortcut, .takesTurns, inFlight: .few) { call in
                 let (appID, action) = try call.arguments(String.self, String.self)
                 do {
                     return try call.reply(

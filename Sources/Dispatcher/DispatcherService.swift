@@ -17,19 +17,15 @@ public final class DispatcherService: Sendable {
     public let dispatcher: Dispatcher
     let connection: Connection
     let logger: Logger
-    /// Connections that called `MonitorRouted`, and whether each asked for whole URIs: `Routed` is
-    /// sent to each of them alone, and to nobody when there is none.
-    private let monitors = Mutex<[BusName: Contract.MonitorOptions]>([:])
     /// Connections watched for leaving the bus: one subscription each, however often they register.
     private let watched = Mutex<Set<BusName>>([])
     /// Calls answered so far: the daemon trims its heap once this stops moving (waypost/Daemon.swift).
-    public var callsAnswered: UInt64 { answered.load(ordering: .relaxed) }
-    let answered = Atomic<UInt64>(0)
-    /// Which refusals the log is told one line each (RefusalLines.swift).
-    let refusalLines = Mutex(RefusalLines(now: .now))
-    /// Turns between connections for calls that deliver nothing (SenderTurns.swift).
-    let turns: SenderTurns
+    public var callsAnswered: UInt64 { serving.answered }
+    /// How every exported member is served: its policy and budgets carried out (MemberServing.swift).
+    let serving: MemberServing
 
+    /// Apps' notifications, link notifications and the daemon's notices (Notifications/).
+    public let notifications: NotificationService
     /// Takes `waypost-handoff:` links as offers, once started (HandoffService.swift).
     let handoff = Mutex<HandoffService?>(nil)
     /// The links apps hand the OpenURI portal, for the opener and token of the one it passes on.
@@ -50,7 +46,9 @@ public final class DispatcherService: Sendable {
         self.connection = connection
         self.dispatcher = dispatcher
         self.logger = logger
-        turns = SenderTurns(executor: connection.executor)
+        serving = MemberServing(dispatcher: dispatcher, executor: connection.executor)
+        notifications = NotificationService(
+            routing: dispatcher, connection: connection, tokens: dispatcher.configuration.shellActionTokens, logger: logger)
     }
 
     /// Exports the objects, then takes the bus name (so no call can arrive before they exist).
@@ -61,7 +59,6 @@ public final class DispatcherService: Sendable {
             Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication],
             executor: connection.executor)
         try exportSearchProviders()
-        await reportNotificationResponses()
         // Browser extensions keep a copy of the owned domains (waypost browser-host): tell them of a change.
         dispatcher.webLinks.onOwnedDomainsChange { [connection] domains in
             try? connection.emit(
@@ -91,7 +88,7 @@ public final class DispatcherService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.registerApplication, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.registerApplication, .takesTurns, inFlight: .few) { call in
                     let (appID, path, raw) = try call.arguments(String.self, ObjectPath.self, [String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.RegistrationOptions(raw) }
                     try await self.dispatcher.register(
@@ -100,7 +97,7 @@ public final class DispatcherService: Sendable {
                     await self.forgetWhenGone(call.sender)
                     return try call.reply()
                 },
-                method(Members.declareScenes, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.declareScenes, .actsAsTheApp, inFlight: .few) { call in
                     let (raw) = try call.arguments([Structure<String, [String: Variant]>].self)
                     let declarations = try raw.map { entry throws(DispatchError) in
                         try Self.decode("declaration \"\(entry.fields.0)\"") { () throws(Contract.KeyError) in
@@ -110,37 +107,37 @@ public final class DispatcherService: Sendable {
                     try await self.dispatcher.declare(caller: call.sender.rawValue, declarations)
                     return try call.reply()
                 },
-                method(Members.ready, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.ready, .actsAsTheApp, inFlight: .few) { call in
                     try await self.dispatcher.ready(caller: call.sender.rawValue)
                     return try call.reply()
                 },
-                method(Members.addScene, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.addScene, .actsAsTheApp, inFlight: .few) { call in
                     let (scene, declaration) = try call.arguments(String.self, String.self)
                     try await self.dispatcher.addScene(caller: call.sender.rawValue, scene: scene, declaration: declaration)
                     return try call.reply()
                 },
-                method(Members.removeScene, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.removeScene, .actsAsTheApp, inFlight: .few) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.removeScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                method(Members.activateScene, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.activateScene, .actsAsTheApp, inFlight: .few) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.activateScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                method(Members.setExternalEvents, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.setExternalEvents, .actsAsTheApp, inFlight: .few) { call in
                     let (scene, raw) = try call.arguments(String.self, [Structure<[String], [String]>].self)
                     let modifiers = raw.map(Contract.Modifier.init)
                     try await self.dispatcher.setModifiers(caller: call.sender.rawValue, scene: scene, modifiers)
                     return try call.reply()
                 },
-                method(Members.open, .delivers, inFlight: .many) { call in
+                serving.method(Members.open, .delivers, inFlight: .many) { call in
                     let (uri, platform) = try call.arguments(String.self, [String: Variant].self)
                     let answer = PreparedAnswer(call)
                     let opener = self.opener(of: call.sender, platform)
                     let showsPages = (try? platform.value(Contract.PlatformData.Keys.showsPages)) ?? false
-                    let outcome = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
+                    let outcome = try await self.carried { () async throws(DispatchError) in
                         // Checked before the await: one that returns at once still costs a change of executor.
                         if HandoffPayload.hasScheme(uri),
                            let offered = try await self.handoffOffer(
@@ -151,24 +148,29 @@ public final class DispatcherService: Sendable {
                     }
                     return try answer.reply(to: outcome)
                 },
-                method(Members.continueActivity, .delivers, inFlight: .many) { call in
+                serving.method(Members.continueActivity, .delivers, inFlight: .many) { call in
                     let (type, activity, platform) = try call.arguments(String.self, [String: Variant].self, [String: Variant].self)
                     let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
                     let userActivity = UserActivity(type: type, details)
                     let opener = self.opener(of: call.sender, platform)
-                    let outcome = try await self.routed("activity:\(type)", opener: opener) { () async throws(DispatchError) in
+                    let outcome = try await self.carried { () async throws(DispatchError) in
                         try await self.dispatcher.continueActivity(
                             userActivity, raw: activity, platformData: LaunchPlatformData(platform), opener: opener)
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).properties)
                 },
-                method(Members.explain, .takesTurns, inFlight: .many) { call in
+                // As if the caller opened it, as Open would see it: the browser extension's host asks
+                // with the browser as its opener, so a user rule naming the browser holds for clicks.
+                serving.method(Members.explain, .takesTurns, inFlight: .many) { call in
                     let (uri) = try call.arguments(String.self)
+                    let opener = await self.opener(of: call.sender, [:]).value()
                     do {
-                        return try call.reply(Outcome.explained(try await self.dispatcher.explain(uri)).variants)
+                        var outcome = Outcome.explained(try await self.dispatcher.explain(uri, opener: opener))
+                        outcome.opener = opener.appID
+                        return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method(Members.explainOpenedBy, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.explainOpenedBy, .takesTurns, inFlight: .many) { call in
                     let (uri, opener) = try call.arguments(String.self, String.self)
                     do {
                         var outcome = Outcome.explained(try await self.dispatcher.explain(uri, opener: .app(id: opener, process: "given")))
@@ -176,25 +178,24 @@ public final class DispatcherService: Sendable {
                         return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method(Members.explainActivity, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.explainActivity, .takesTurns, inFlight: .many) { call in
                     let (type, activity) = try call.arguments(String.self, [String: Variant].self)
                     let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
                     do {
                         return try call.reply(Outcome.explained(try await self.dispatcher.explainActivity(UserActivity(type: type, details))).variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                method(Members.monitorRouted, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.monitorRouted, .takesTurns, inFlight: .few) { call in
                     let (raw) = try call.arguments([String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.MonitorOptions(raw) }
-                    let added = self.monitors.withLock { $0.updateValue(options, forKey: call.sender) == nil }
-                    if added { await self.forgetWhenGone(call.sender) }
+                    if self.dispatcher.reports.monitor(call.sender, options) { await self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
-                method(Members.ownedDomains, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.ownedDomains, .takesTurns, inFlight: .few) { call in
                     if let read = self.userRulesReader.withLock({ $0 }) { await read() }
                     return try call.reply(self.dispatcher.webLinks.ownedDomains)
                 },
-                method(Members.status, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.status, .takesTurns, inFlight: .few) { call in
                     let (processes, scenes) = await self.dispatcher.status
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
@@ -212,11 +213,11 @@ public final class DispatcherService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                method(Members.activate, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.activate, .takesTurns, inFlight: .few) { call in
                     // Nothing to show: the dispatcher has no window. Activation only starts it.
                     try call.reply()
                 },
-                method(Members.open, .delivers, inFlight: .many) { call in
+                serving.method(Members.open, .delivers, inFlight: .many) { call in
                     var (uris, platform) = try call.arguments([String].self, [String: Variant].self)
                     var failures: [(full: String, redacted: String)] = []
                     let opener: PendingOpener
@@ -232,7 +233,7 @@ public final class DispatcherService: Sendable {
                     }
                     for uri in uris {
                         do {
-                            _ = try await self.routed(uri, opener: opener) { () async throws(DispatchError) in
+                            _ = try await self.carried { () async throws(DispatchError) in
                                 if HandoffPayload.hasScheme(uri),  // as in Open
                                    let offered = try await self.handoffOffer(
                                        uri, platformData: LaunchPlatformData(platform), caller: call.sender, opener: opener) { return offered }
@@ -252,7 +253,7 @@ public final class DispatcherService: Sendable {
                     }
                     return try call.reply()
                 },
-                method(Members.activateAction, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.activateAction, .takesTurns, inFlight: .few) { call in
                     let (action, _, _) = try call.arguments(String.self, [Variant].self, [String: Variant].self)
                     throw BusError(.notSupported, "the dispatcher has no action \"\(action)\"")
                 },
@@ -264,41 +265,7 @@ public final class DispatcherService: Sendable {
     /// Shows a desktop notification when a notification server is on the bus; fire and forget. Through
     /// the poster (NotificationPoster.swift): only to a server it believes, its markup escaped.
     func notifyUser(_ summary: String, _ body: String) async {
-        await dispatcher.notificationPoster.notice(NotificationContent(appName: "Waypost", icon: "dialog-warning", title: summary, body: body))
-    }
-
-    /// The member as the contract declares it, served as `serving` says, answered by `handler`; a
-    /// `DispatchError` reaches the caller under its contract name. A caller with its share of this
-    /// member's calls in flight, or any caller while all together hold the member's total
-    /// (`inFlight`), gets `Busy` (naming the member) at once, before anything is routed or delivered; a call acting as the registered app is refused, and the registration ended,
-    /// once its process changed.
-    func method(
-        _ member: Contract.Member, _ serving: MemberPolicy.Serving, inFlight: Budgets.CallsInFlight,
-        _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
-    ) -> Method {
-        let policy = MemberPolicy(serving: serving, callsInFlight: inFlight)
-        let calls = MemberCalls(member, limit: policy.callsInFlight)
-        return member.exported { call in
-            do {
-                let caller = await self.dispatcher.openers.budgetCaller(of: call.sender)
-                try calls.enter(caller)
-                defer {
-                    calls.leave(caller)
-                    self.answered.add(1, ordering: .relaxed)
-                }
-                if policy.serving == .delivers { return try await handler(call) }
-                await self.turns.take(call.sender)
-                defer { self.turns.give(call.sender) }
-                if policy.serving == .actsAsTheApp { try await self.dispatcher.recheckIdentity(of: call.sender.rawValue) }
-                return try await handler(call)
-            } catch let error as DispatchError {
-                // The only URI a method's error can name is its first argument's (Explain's).
-                var arguments = call.message.reader()
-                let uri = (try? arguments.read(String.self)) ?? ""
-                self.logRefusal(error, "\(call.member) from \(call.sender): \(error.busError.name): \(error.redacting(uri))")
-                throw error.busError
-            }
-        }
+        await notifications.notice(summary, body)
     }
 
     /// Reads a dictionary argument; one that breaks the contract is the caller's `InvalidArgument`.
@@ -314,46 +281,12 @@ public final class DispatcherService: Sendable {
         dispatcher.openers.start(caller: caller, portalAppID: try? platform["app-id"]?.decode(as: String.self))
     }
 
-    /// Runs one routing and reports it with `Routed` and in the log.
-    /// - Parameter opener: who sent it, reported in `Routed` (awaited only while someone monitors).
-    nonisolated(nonsending) func routed(
-        _ event: String, opener: PendingOpener? = nil, _ route: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
+    /// What `Dispatcher.carry` answered: its refusal was reported (`Routed`, the log) already, so it
+    /// goes back to the caller as the bus error alone.
+    nonisolated(nonsending) func carried(
+        _ body: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
     ) async throws -> Outcome {
-        let started = ContinuousClock.now
-        let monitors = self.monitors.withLock { $0 }
-        do {
-            let outcome = try await route()
-            if !monitors.isEmpty {
-                var report = outcome.contractOutcome(reason: true)
-                report.micros = UInt64((ContinuousClock.now - started) / .microseconds(1))
-                report.opener = await opener?.value().label
-                emitRouted(event, to: monitors) { _ in report }
-            }
-            logger.info("\(DispatchError.abbreviated(Contract.redacted(event))) → \(outcome.appID) \(outcome.sceneID ?? outcome.declarationID ?? "") [\(outcome.rule.rawValue)]\(opener?.current.map { " from \($0.label)" } ?? "")")
-            return outcome
-        } catch {
-            let redacted = error.redacting(event)
-            if !monitors.isEmpty {
-                let openerLabel = await opener?.value().label
-                emitRouted(event, to: monitors) { full in
-                    Contract.RoutingOutcome(reason: (full ? error : redacted).description, error: error.failure, opener: openerLabel)
-                }
-            }
-            logRefusal(error, "\(DispatchError.abbreviated(Contract.redacted(event))) not delivered: \(redacted)")
-            throw error.busError
-        }
-    }
-
-    /// Sends `Routed` to each monitor alone (never a broadcast that any match rule receives), the
-    /// event cut to scheme, host and path unless that monitor asked for whole URIs.
-    private func emitRouted(
-        _ event: String, to monitors: [BusName: Contract.MonitorOptions], _ report: (_ full: Bool) -> Contract.RoutingOutcome
-    ) {
-        for (monitor, options) in monitors {
-            try? connection.emit(
-                path: Contract.objectPath, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.routed.name,
-                options.fullURIs ? event : Contract.redacted(event), report(options.fullURIs).variants, destination: monitor)
-        }
+        do { return try await body() } catch { throw error.busError }
     }
 
     /// Who owns the dispatcher's name, for the error when it is taken: pid and program, as the bus
@@ -373,7 +306,7 @@ public final class DispatcherService: Sendable {
     func forgetWhenGone(_ name: BusName) async {
         guard watched.withLock({ $0.insert(name).inserted }) else { return }
         let forget: @Sendable () async -> Void = {
-            self.monitors.withLock { _ = $0.removeValue(forKey: name) }
+            self.dispatcher.reports.forget(name)
             self.watched.withLock { _ = $0.remove(name) }
             self.dispatcher.openers.forget(name)
             await self.dispatcher.connectionVanished(name.rawValue)

@@ -113,6 +113,14 @@ extension Dispatcher {
     /// - Throws: `invalidArgument` for an id the menu's last layout did not have; what carrying the
     ///   event out throws.
     func chooseDockMenuItem(of appID: String, id: Int32, clickedAt timestamp: UInt32) async throws(DispatchError) -> Outcome {
+        try await carry("dock:\(appID)/\(id)") { () async throws(DispatchError) in
+            try await self.dockMenuItemEvent(of: appID, id: id, clickedAt: timestamp)
+        }
+    }
+
+    /// The event a click on item `id` of `appID`'s quicklist carries: its shortcut, or its recent
+    /// saved activity.
+    private func dockMenuItemEvent(of appID: String, id: Int32, clickedAt timestamp: UInt32) async throws(DispatchError) -> Event {
         guard let entry = dockMenus.entries[appID]?[id] else {
             throw .invalidArgument(String(id), reason: "\(appID)'s quicklist had no such item when a dock last read it")
         }
@@ -125,10 +133,9 @@ extension Dispatcher {
             let details: Contract.ActivityDetails
             do { details = try Contract.ActivityDetails(raw) } catch { throw DispatchError(error, in: "shortcut item \(item.type)") }
             let activity = UserActivity(type: item.type, details)
-            let pending = PendingEvent(event: .activity(activity), activity: raw, platformData: platformData)
-            return try await carryOut(pending, .shortcut(activity, app: appID))
+            return Event(planned: .shortcut(activity, app: appID), activity: raw, platformData: platformData)
         case .recent(let saved, _):
-            return try await continueSavedActivity(id: saved, platformData: platformData)
+            return try await savedActivity(saved, platformData: platformData, opener: nil)
         }
     }
 

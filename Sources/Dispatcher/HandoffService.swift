@@ -7,6 +7,7 @@ import ExternalEvents
 public import Handoff
 import Logging
 import Synchronization
+import Planning
 import WaypostContract
 
 /// Activities other devices hand over through KDE Connect: a `waypost-handoff:` URL that the
@@ -105,7 +106,8 @@ public final class HandoffService: Sendable {
         if case .device(let id, _) = offer.origin { rememberRunsWaypost(id) }
         if continuesAtOnce(offer) {
             logger.info("handoff offer \(offer.id) from a trusted device: continued without asking")
-            return try await accept(offer.id, platformData: platformData)
+            // Inside the report of the link that brought it (`receive`).
+            return try await service.dispatcher.deliver(try await accepted(offer.id, platformData: platformData))
         }
         sweepAsTheyExpire()
         return Outcome(action: .deliver, appID: "io.waypost.Handoff", rule: .none, preface: "offered: \(offer.summary)")
@@ -146,6 +148,13 @@ public final class HandoffService: Sendable {
     /// - Throws: `handoff(.offer)` for an offer that is not open, saying what became of it;
     ///   `noHandler` when neither an app nor a webpage URL takes it; what delivering throws.
     func accept(_ id: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
+        try await service.dispatcher.carry("handoff:\(OutsideText.shown(id, limit: 64))") { () async throws(DispatchError) in
+            try await self.accepted(id, platformData: platformData)
+        }
+    }
+
+    /// Takes the offer `id` and makes the event that continues it.
+    private func accepted(_ id: String, platformData: LaunchPlatformData) async throws(DispatchError) -> Event {
         let taken = update { book in
             let taken = Result { () throws(OfferError) in try book.take(id, now: now()) }
             if case .success(let offer) = taken {
@@ -159,10 +168,12 @@ public final class HandoffService: Sendable {
         case .success(let taken): offer = taken
         case .failure(let error): throw .handoff(.offer(error))
         }
-        return try await carryOut(offer, platformData: platformData)
+        return try await continuation(of: offer, platformData: platformData)
     }
 
-    private func carryOut(_ offer: HandoffOffer, platformData: LaunchPlatformData) async throws(DispatchError) -> Outcome {
+    /// The offer's activity, for the app that continues its type; when no app does, its webpage URL
+    /// as a link, where a clicked one would go.
+    private func continuation(of offer: HandoffOffer, platformData: LaunchPlatformData) async throws(DispatchError) -> Event {
         let payload = offer.payload
         let details = Contract.ActivityDetails(
             targetContentIdentifier: payload.targetContentIdentifier, webpageURL: payload.webpageURL, title: payload.title,
@@ -171,16 +182,17 @@ public final class HandoffService: Sendable {
         do { _ = try WireBytes.encode(details.variants) } catch {
             throw .invalidArgument("handoff offer \(offer.id)", reason: "its activity cannot be sent over D-Bus: \(error)")
         }
-        do {
-            return try await service.dispatcher.continueActivity(
-                UserActivity(type: payload.activityType, details), raw: details.variants, platformData: platformData)
-        } catch .noHandler(let subject, let reason) {
+        let activity = UserActivity(type: payload.activityType, details)
+        try Registry.check(id: activity.type, what: "activity type")
+        let event = Event(planned: .activity(activity, publishedBy: nil), activity: details.variants, platformData: platformData)
+        do { _ = try await service.dispatcher.explain(event.planned, opener: nil) } catch .noHandler(let subject, let reason) {
             guard let webpage = payload.webpageURL else {
                 throw .noHandler(subject, reason: "\(reason), and the handoff carries no webpage URL")
             }
             logger.info("handoff offer \(offer.id): no app continues it; its webpage goes where a link would")
-            return try await service.dispatcher.open(webpage, platformData: platformData)
+            return Event(planned: .link(webpage, scheme: try URIGrammar.scheme(of: webpage)), platformData: platformData)
         }
+        return event
     }
 
     // MARK: Keeping what shows the offers in step
@@ -268,18 +280,18 @@ public final class HandoffService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                service.method(Members.listOffers, .takesTurns, inFlight: .few) { call in
+                service.serving.method(Members.listOffers, .takesTurns, inFlight: .few) { call in
                     let offers = self.update { book in (book.current(now: self.now()), show: nil) }
                     return try call.reply(offers.map { Self.contract($0).variants })
                 },
-                service.method(Members.accept, .delivers, inFlight: .few) { call in
+                service.serving.method(Members.accept, .delivers, inFlight: .few) { call in
                     let (id, platform) = try call.arguments(String.self, [String: Variant].self)
-                    let outcome = try await self.service.routed("handoff:\(OutsideText.shown(id, limit: 64))") { () async throws(DispatchError) in
+                    let outcome = try await self.service.carried { () async throws(DispatchError) in
                         try await self.accept(id, platformData: LaunchPlatformData(platform))
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).properties)
                 },
-                service.method(Members.send, .delivers, inFlight: .few) { call in
+                service.serving.method(Members.send, .delivers, inFlight: .few) { call in
                     let (device, app, webpageOnly) = try call.arguments(String.self, String.self, Bool.self)
                     let sent: (device: String, url: String)
                     do throws(DispatchError) {
@@ -287,7 +299,7 @@ public final class HandoffService: Sendable {
                     } catch { throw error.busError }
                     return try call.reply(sent.device, sent.url)
                 },
-                service.method(Members.trustDevice, .takesTurns, inFlight: .few) { call in
+                service.serving.method(Members.trustDevice, .takesTurns, inFlight: .few) { call in
                     let (device, trust) = try call.arguments(String.self, Bool.self)
                     do throws(DispatchError) { try self.setTrusted(device, trust) } catch { throw error.busError }
                     return try call.reply()
@@ -315,7 +327,10 @@ extension DispatcherService {
     ) async throws(DispatchError) -> Outcome? {
         guard HandoffPayload.hasScheme(uri), let handoff = handoff.withLock({ $0 })
         else { return nil }
-        return try await handoff.receive(uri, platformData: platformData, caller: await caller(sender, opener: opener))
+        let caller = await caller(sender, opener: opener)
+        return try await dispatcher.reported(uri, opener: opener) { () async throws(DispatchError) in
+            try await handoff.receive(uri, platformData: platformData, caller: caller)
+        }
     }
 }
 
@@ -344,9 +359,7 @@ extension DispatcherService {
     func acceptFromSearch(_ id: String, _ platform: LaunchPlatformData) async throws -> Bool {
         guard id.hasPrefix(Self.handoffResultPrefix), let handoff = handoff.withLock({ $0 }) else { return false }
         let offer = String(id.dropFirst(Self.handoffResultPrefix.count))
-        _ = try await routed("handoff:\(OutsideText.shown(offer, limit: 64))") { () async throws(DispatchError) in
-            try await handoff.accept(offer, platformData: platform)
-        }
+        _ = try await carried { () async throws(DispatchError) in try await handoff.accept(offer, platformData: platform) }
         return true
     }
 }

@@ -13,11 +13,12 @@ extension Dispatcher {
     /// - Throws: `invalidArgument` for an empty or oversized id; `unknownShortcut` when the entry has
     ///   no such shortcut; what routing throws.
     public func performShortcut(
-        appID: String, action: String, platformData: LaunchPlatformData
+        appID: String, action: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil
     ) async throws(DispatchError) -> Outcome {
-        let (activity, raw, app) = try staticShortcut(appID: appID, action: action)
-        let pending = PendingEvent(event: .activity(activity), activity: raw, platformData: platformData)
-        return try await carryOut(pending, .shortcut(activity, app: app))
+        try await carry("shortcut:\(appID)/\(action)", opener: opener) { () async throws(DispatchError) in
+            let (activity, raw, app) = try self.staticShortcut(appID: appID, action: action)
+            return Event(planned: .shortcut(activity, app: app), activity: raw, platformData: platformData, opener: opener)
+        }
     }
 
     /// Where `performShortcut` would deliver it now, delivering nothing: every destination of its plan.

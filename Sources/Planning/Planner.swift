@@ -14,7 +14,9 @@ public enum PlannedEvent: Sendable {
     /// type is the shortcut's type; the app is fixed: the entry whose shortcut it is.
     case shortcut(UserActivity, app: String)
 
-    var routed: ExternalEvent {
+    /// What the app is handed: the link, or the activity routing reads (a notification response's
+    /// and a shortcut's are activities of their own types).
+    public var routed: ExternalEvent {
         switch self {
         case .link(let uri, _): .url(uri)
         case .activity(let activity, _): .activity(activity)

@@ -114,7 +114,7 @@ struct Daemon: AsyncParsableCommand {
         Self.trimMemory { service.callsAnswered &+ UInt64(store?.accesses ?? 0) }
         let handoff = HandoffService(
             service: service, trustFile: xdg.configHome + "/waypost/handoff-trusted-devices",
-            presenter: NotifiedOffers(poster: dispatcher.notificationPoster), offerLifetime: Int64(max(1, handoffOfferSeconds)), now: { Int64(time(nil)) })
+            presenter: NotifiedOffers(poster: service.notifications.poster), offerLifetime: Int64(max(1, handoffOfferSeconds)), now: { Int64(time(nil)) })
         do {
             try await handoff.start()
             try await service.start()

@@ -61,6 +61,11 @@ import TestSupport
 
         let explained = try await desktop.waypost("explain", "--format", "text", "--opener", "org.example.Chat", "https://news.example/x")
         #expect(explained.output.contains("org.example.WorkBrowser, by the user rule"), "\(explained.output)\(explained.errors)")
+        // Explain asked by Chat's own process plans as Chat's Open would (the browser extension's
+        // host asks so: a rule naming the browser holds for its clicks).
+        let script = ThrowawayDesktop.fixtures.appendingPathComponent("open_link.py").path
+        let asked = try await desktop.run(ThrowawayDesktop.python, [script, "https://news.example/x", "--explain"])
+        #expect(asked.output == "org.example.WorkBrowser\n", "\(asked.output)\(asked.errors)")
         let rule = desktop.root.appendingPathComponent("config/waypost/associations/from-chat.json").path
         let matched = try await desktop.waypost("links", "match", "--association", rule, "--opener", "org.example.Chat", "https://news.example/x")
         #expect(matched.output.contains(#""apps":["org.example.WorkBrowser"]"#), "\(matched.output)\(matched.errors)")

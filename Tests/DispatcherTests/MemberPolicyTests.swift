@@ -13,13 +13,18 @@ struct MemberPolicyTests {
     static let contracts = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("dbus")
 
+    /// Every Swift file of the Dispatcher module, in its folders too.
+    static func sourceFiles() -> [URL] {
+        let all = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.allObjects as? [URL] ?? []
+        return all.filter { $0.pathExtension == "swift" }
+    }
+
     /// `method(Members.open, .delivers, inFlight: .many)` in the export table, by interface (the
     /// `typealias Members = Contract.X` above it): member constant → its declaration.
     static func declarations() throws -> [String: [String: [String]]] {
-        let files = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { $0.hasPrefix("DispatcherService") || $0 == "HandoffService.swift" }
         var found: [String: [String: [String]]] = [:]
-        for file in files {
-            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+        for file in sourceFiles() {
+            let text = try String(contentsOf: file, encoding: .utf8)
             var interface: String?
             for line in text.split(separator: "\n") {
                 if let alias = line.firstMatch(of: /typealias Members = Contract\.(\w+)/) { interface = String(alias.1) }
@@ -64,8 +69,8 @@ struct MemberPolicyTests {
         }
         #expect(Set(declared.keys) == Set(served.map(\.contract)), "\(declared.keys.sorted())")
         // The only way to export a member is `method`, whose policy and budget have no default.
-        let exports = try FileManager.default.contentsOfDirectory(atPath: Self.sources.path).reduce(0) { count, file in
-            let text = try String(contentsOf: Self.sources.appendingPathComponent(file), encoding: .utf8)
+        let exports = try Self.sourceFiles().reduce(0) { count, file in
+            let text = try String(contentsOf: file, encoding: .utf8)
             return count + text.matches(of: /\.exported\s*\{/).count
         }
         #expect(exports == 1)

@@ -188,7 +188,7 @@ struct PlanCarriedOutTests {
         }
     }
 
-    @Test("an activity two apps continue: the plan names nobody without a choice, its publisher's saved one goes to the publisher's scene")
+    @Test("an activity two apps continue: the plan names nobody without a choice, its publisher's saved one (and its link, explained) goes to the publisher's scene")
     func activity() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
@@ -214,6 +214,10 @@ struct PlanCarriedOutTests {
         let saved = try #require(try await session.savedActivities(bus).first)
         let plan = try Planner.plan(.activity(UserActivity(type: type, title: "Ada"), publishedBy: contacts.id), opener: .known(nil), snapshot)
         #expect(plan.first.destination == .openScene(app: contacts.id, scene: "s1"))
+        // Its link (a dock's recent item) is explained as the activity it continues.
+        let explained = try Contract.RoutingOutcome(
+            try await session.dispatcher(bus, Contract.Dispatcher1.explain, "x-waypost-activity:\(saved.id)").decode([String: Variant].self))
+        #expect(explained.appID == contacts.id && explained.sceneID == "s1", "\(explained)")
         let outcome = try Contract.RoutingOutcome(
             try await session.dispatcher(bus, Contract.Dispatcher1.continueSavedActivity, saved.id, [String: Variant]())
                 .decode([String: Variant].self))

@@ -8,32 +8,38 @@ extension DispatcherService {
     var notificationMethods: [Method] {
         typealias Members = Contract.Dispatcher1
         return [
-            method(Members.postNotification, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.postNotification, .actsAsTheApp, inFlight: .few) { call in
                 let (id, raw) = try call.arguments(String.self, [String: Variant].self)
                 let content = try Self.read("content") { () throws(Contract.KeyError) in try Contract.NotificationContent(raw) }
-                try await self.dispatcher.postNotification(caller: call.sender.rawValue, id: id, content)
+                let app = try await self.dispatcher.appID(of: call.sender.rawValue)
+                try await self.notifications.post(app: app, id: id, content)
                 return try call.reply()
             },
-            method(Members.withdrawNotifications, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.withdrawNotifications, .actsAsTheApp, inFlight: .few) { call in
                 let (ids) = try call.arguments([String].self)
-                try await self.dispatcher.withdrawNotifications(caller: call.sender.rawValue, ids: ids)
+                let app = try await self.dispatcher.appID(of: call.sender.rawValue)
+                self.notifications.withdraw(app: app, ids: ids)
                 return try call.reply()
             },
-            method(Members.postLinkNotification, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.postLinkNotification, .takesTurns, inFlight: .few) { call in
                 let (title, body, uri) = try call.arguments(String.self, String.self, String.self)
                 let caller = await self.caller(call.sender)
-                return try call.reply(try await self.dispatcher.postLinkNotification(title: title, body: body, uri: uri, caller: caller))
+                return try call.reply(try await self.notifications.postLink(title: title, body: body, uri: uri, caller: caller))
             },
-            method(Members.withdrawLinkNotification, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.withdrawLinkNotification, .takesTurns, inFlight: .few) { call in
                 let (id) = try call.arguments(String.self)
-                await self.dispatcher.withdrawLinkNotification(id)
+                self.notifications.withdrawLink(id)
                 return try call.reply()
             },
             // Where a notification's click goes tells its target (a conversation, a document): the
             // app's own processes may ask, nobody else.
-            method(Members.explainNotification, .actsAsTheApp, inFlight: .many) { call in
+            serving.method(Members.explainNotification, .actsAsTheApp, inFlight: .many) { call in
                 let (app, id) = try call.arguments(String.self, String.self)
-                let plan = try await self.dispatcher.explainNotification(caller: call.sender.rawValue, app: app, id: id)
+                let own = try await self.dispatcher.appID(of: call.sender.rawValue)
+                guard own == app else {
+                    throw DispatchError.invalidArgument(app, reason: "an app explains only its own notifications; the caller is \(own)")
+                }
+                let plan = try await self.notifications.explain(app: app, id: id)
                 return try call.reply(Outcome.explained(plan).variants)
             },
         ]
@@ -45,12 +51,5 @@ extension DispatcherService {
     func caller(_ sender: BusName, opener: PendingOpener? = nil) async -> String {
         if let app = await (opener ?? self.opener(of: sender, [:])).value().appID { return Budgets.Caller.app(app).description }
         return await dispatcher.openers.budgetCaller(of: sender).description
-    }
-
-    /// Reports each notification response the dispatcher carries out as `Routed`, and in the log.
-    func reportNotificationResponses() async {
-        await dispatcher.reportsNotificationResponses { label, route in
-            _ = try? await self.routed(label) { () async throws(DispatchError) -> Outcome in try await route() }
-        }
     }
 }

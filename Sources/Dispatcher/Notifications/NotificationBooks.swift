@@ -114,3 +114,44 @@ enum NotificationBudgets {
         return bytes
     }
 }
+/// The live link notifications, each with who posted it: any connection may post one, so there are
+/// at most `live` together and `perCaller` of one caller (the opener's app, else the calling
+/// process), so that no one script holds every slot.
+struct LinkNotificationBook: Sendable {
+    static let live = 32
+    static let perCaller = 8
+
+    private var entries: [String: (caller: String, serverID: NotificationID?)] = [:]
+    private var counts: [String: Int] = [:]
+
+    var count: Int { entries.count }
+
+    /// Holds a slot for `id` while it is posted.
+    /// - Throws: `budgetExceeded` naming the caller's or everyone's bound; nothing is held then.
+    mutating func reserve(_ id: String, for caller: String) throws(DispatchError) {
+        let own = counts[caller, default: 0]
+        if own >= Self.perCaller {
+            throw .budgetExceeded(what: "live link notifications", app: caller, amount: own + 1, limit: Self.perCaller)
+        }
+        if entries.count >= Self.live {
+            throw .budgetExceeded(what: "live link notifications", app: "every caller", amount: entries.count + 1, limit: Self.live)
+        }
+        entries[id] = (caller, nil)
+        counts[caller] = own + 1
+    }
+
+    /// Notes the server's id for `id`; false when it was withdrawn while being posted.
+    mutating func shown(_ id: String, as serverID: NotificationID) -> Bool {
+        guard entries[id] != nil else { return false }
+        entries[id]?.serverID = serverID
+        return true
+    }
+
+    /// Forgets `id`; the server's id when it was shown.
+    mutating func remove(_ id: String) -> NotificationID? {
+        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        let left = counts[entry.caller, default: 1] - 1
+        counts[entry.caller] = left == 0 ? nil : left
+        return entry.serverID
+    }
+}
