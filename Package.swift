@@ -42,6 +42,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("m")]),
 
         // C libraries, reached through system-library targets only.
+        // GIO's headers and, in debug builds, its libraries: `make release` gives it a pkg-config file
+        // that lists none, since Desktop opens GIO itself (Desktop/Internals/GIOLibrary.swift).
         .systemLibrary(
             name: "CGIO", pkgConfig: "gio-unix-2.0",
             providers: [.apt(["libglib2.0-dev"])]),
@@ -62,14 +64,16 @@ let package = Package(
         // The Swift face of libdbus-1; every unsafe pointer stays inside it.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
 
-        // The desktop layer over GIO: content types (and later desktop entries, mimeapps, launching).
+        // The desktop over GIO (opened with dlopen): desktop entries and who handles what, launching,
+        // content types, mimeapps.list, desktop actions, processes and their programs, compositor tokens.
         .target(name: "Desktop", dependencies: ["CGIO", "CLinux", "CWayland", "ExternalEvents"], swiftSettings: strict),
 
         // The D-Bus contract of dbus/*.xml as Swift, once: names, members, errors, a{sv} keys and codecs
         // (to and from the routing core's declarations, modifiers and activities).
         .target(name: "WaypostContract", dependencies: ["DBus", "ExternalEvents"], swiftSettings: strict),
 
-        // The daemon's logic: registry, routing over live scenes, delivery, launches, fallbacks.
+        // The daemon's logic: registry, the planner's plans carried out (delivery, launches, fallbacks),
+        // web-link ownership kept current, activities, notifications, shortcuts and dock menus, Handoff.
         .target(
             name: "Dispatcher",
             dependencies: [
@@ -105,7 +109,8 @@ let package = Package(
         // the messages' schema, the calling extension. Pure: bytes in, bytes out.
         .target(name: "NativeMessaging", swiftSettings: strict),
 
-        // Desktop integration: the handler's files, handing schemes over in mimeapps.list, doctor.
+        // Desktop integration: the handler's files, handing schemes over in mimeapps.list, the search
+        // providers' and the browser extension's files, doctor.
         .target(name: "Installation", dependencies: ["Desktop", "NativeMessaging"], swiftSettings: strict),
 
         // One executable: argument parsing and wiring only.

@@ -4,9 +4,9 @@ import Glibc
 extension ActivityStore {
     /// The writer's connection: the file checked to be the store's (`checkedPath`, `Schema.layout`)
     /// before anything is written to it, then WAL, the pragmas below, the layout brought up to
-    /// date, what expired pruned.
+    /// date, what expired deleted (`deleteExpired`).
     /// - Throws: `SQLiteError.notTheStore` (`isForeign`) for anything that is not the store's.
-    static func openWriter(_ path: String, busyTimeout: Duration, now: Int64) throws(SQLiteError) -> Connection {
+    static func openWriter(_ path: String, busyTimeout: Duration, now: Int64, counts: AppCounts) throws(SQLiteError) -> Connection {
         let db = try Connection(path: try checkedPath(path), create: true, busyTimeout: busyTimeout)
         if case .newer(let found) = try Schema.layout(of: db) {
             throw SQLiteError(code: 1, message: "the file's layout is version \(found), newer than this release's \(Schema.version)")
@@ -18,7 +18,7 @@ extension ActivityStore {
             PRAGMA journal_size_limit = 1048576; PRAGMA cache_size = -1024
             """)
         try Schema.migrate(db)
-        try db.statement("DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").bind(now).run()
+        try deleteExpired(at: now, counts: counts, db)
         return db
     }
 

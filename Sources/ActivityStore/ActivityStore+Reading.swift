@@ -130,20 +130,6 @@ extension ActivityStore {
         }
     }
 
-    /// Deletes the expired activities now.
-    /// - Returns: how many.
-    @discardableResult
-    public func prune() async throws(StoreError) -> Int {
-        let now = clock()
-        let counts = counts
-        return try await run { db throws(SQLiteError) in
-            try db.statement("DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").bind(now).run()
-            let deleted = db.changes
-            if deleted > 0 { counts.withLock { $0 = [:] } }
-            return deleted
-        }
-    }
-
     private static let columns =
         "a.id, a.app_id, a.activity_type, a.title, a.persistent_identifier, a.expires, a.last_used, a.payload, a.keywords"
 

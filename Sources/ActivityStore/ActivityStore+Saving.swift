@@ -28,8 +28,7 @@ extension ActivityStore {
     @discardableResult
     static func write(_ saves: [(activity: ActivityToSave, at: Int64)], cap: Int, counts: AppCounts, _ db: Connection) throws(SQLiteError) -> [Int64] {
         guard let latest = saves.last?.at else { return [] }
-        try db.statement("DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").bind(latest).run()
-        if db.changes > 0 { counts.withLock { $0 = [:] } }
+        try deleteExpired(at: latest, counts: counts, db)
         // MAX of no rows is NULL, which reads as 0.
         var recency = try db.statement("SELECT MAX(recency) FROM activity").value(Int64.self) ?? 0
         var ids: [Int64] = []
@@ -39,6 +38,14 @@ extension ActivityStore {
             ids.append(try write(save.activity, now: save.at, recency: recency, cap: cap, counts: counts, db))
         }
         return ids
+    }
+
+    /// Deletes what expired by `now`, the one place that does: when the writer opens a file, and
+    /// at the start of each commit of saves. Reads skip expired rows themselves, so none is
+    /// returned in between. Any app's rows may go, so the counts are forgotten when one did.
+    static func deleteExpired(at now: Int64, counts: AppCounts, _ db: Connection) throws(SQLiteError) {
+        try db.statement("DELETE FROM activity WHERE expires IS NOT NULL AND expires <= ?").bind(now).run()
+        if db.changes > 0 { counts.withLock { $0 = [:] } }
     }
 
     private static func write(

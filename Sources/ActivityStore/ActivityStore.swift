@@ -87,10 +87,10 @@ public final class ActivityStore: Sendable {
     let file: OpenFile
 
     /// Rows per app, counted once per app and kept by the saves and deletes (the writer's queue
-    /// runs them one at a time); forgotten after a prune, which may touch any app, and after a
-    /// transaction that failed, whose counts were never written (kept, they would make the next
-    /// save drop the app's rows for a cap they never reached).
-    let counts = AppCounts()
+    /// runs them one at a time); forgotten when expired rows are deleted, which may be any app's,
+    /// and after a transaction that failed, whose counts were never written (kept, they would make
+    /// the next save drop the app's rows for a cap they never reached).
+    let counts: AppCounts
     /// Saves acknowledged and not yet committed (ActivityStore+Queue.swift).
     let queue = Mutex(SaveQueue())
     let writeCount = Mutex(0)
@@ -120,9 +120,11 @@ public final class ActivityStore: Sendable {
         self.log = log
         let file = OpenFile()
         self.file = file
+        let counts = AppCounts()
+        self.counts = counts
         let busyTimeout = limits.busyTimeout
         writer = SerialConnection(label: "waypost.activities.writer") { () throws(SQLiteError) in
-            let connection = try Self.openWriter(path, busyTimeout: busyTimeout, now: clock())
+            let connection = try Self.openWriter(path, busyTimeout: busyTimeout, now: clock(), counts: counts)
             file.withLock { $0.ready = true }
             return connection
         }

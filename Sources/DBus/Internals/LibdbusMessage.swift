@@ -69,10 +69,6 @@ extension Message {
     func string(_ get: (OpaquePointer?) -> UnsafePointer<CChar>?) -> String? {
         get(reference.pointer).map { String(cString: $0) }
     }
-
-    func isSignal(_ interface: String, _ member: String) -> Bool {
-        dbus_message_is_signal(reference.pointer, interface, member) != 0
-    }
 }
 
 extension Message {

@@ -43,13 +43,6 @@ private func collectDesktopFiles(
 /// Whether `path` is a regular file, following links. `g_file_test` (`stat`).
 func isRegularFile(_ path: String) -> Bool { gio.g_file_test(path, G_FILE_TEST_IS_REGULAR) != 0 }
 
-/// Whether the file GIO would load for `desktopFileID` is a regular file, or there is none: the
-/// first data directory holding a file for the id decides. A FIFO there would block GIO's loader
-/// in `open`. `g_file_test`.
-func desktopFileIsSafeToLoad(_ desktopFileID: String) -> Bool {
-    desktopFileCandidates(desktopFileID).first?.allSatisfy(isRegularFile) ?? true
-}
-
 /// The files that may hold `desktopFileID`, one list per data directory that has any, in
 /// precedence order (`a-b.desktop` is `a-b.desktop` or `a/b.desktop`). `g_file_test`.
 func desktopFileCandidates(_ desktopFileID: String) -> [[String]] {

@@ -1,14 +1,22 @@
 internal import CGIO
 internal import Glibc
 
+// Why the table stays rather than GIO linked and called directly: measured 2026-12-07 with two release
+// builds differing only in that (2 cores, load 10–14), a `waypost open` to a running app took 1.5 ms
+// more CPU (`perf stat`, 400 alternated pairs: 5.0 against 6.5 ms) and 2.4 MiB more peak memory; in
+// `make bench-open` (20 runs, both binaries in each through WAYPOST_BEFORE) its time over `gio open`
+// through Waypost went from 1.05× (runs 0.77–1.25) to 1.35× (1.00–1.82), past the ≤ 1.3× target, and
+// its peak memory over `gio open`'s from 1.94× to 2.32×, past ≤ 2×.
+
 /// GIO, GObject and GLib, reached through `dlopen` and one table of typed pointers, never called directly.
 ///
 /// The table (CGIO's `WaypostGIOFunctions`) keeps every GIO call in one place that the compiler
 /// checks against GIO's headers, and turns a GIO too old for us into an error the caller reports.
-/// It was meant to keep GIO out of `waypost open`'s start (about 1 ms of CPU, `perf stat`), but
-/// SwiftPM links pkg-config's libraries and no documented flag drops them from the needed ones,
-/// so `dlopen` now finds GIO already loaded. Only this layer may call GIO, and only through
-/// `gio.`: `make release` refuses a binary with a direct reference.
+/// It keeps GIO out of the release binary: `make release` compiles CGIO against a pkg-config file
+/// of its own that lists no libraries, so GIO, GObject and GLib are not among its needed ones and
+/// a `waypost open`, which calls no GIO, never loads them (the daemon does, at its start). Debug
+/// builds link them through SwiftPM's pkg-config, and there `dlopen` finds them loaded. Only this
+/// layer may call GIO, and only through `gio.`: `make release` refuses a direct reference.
 ///
 /// Policy: a missing GIO is the environment's fault, so it is thrown (`GIOLoadError`) by every
 /// public entry point that needs GIO (the initialisers of `ApplicationCatalog`, `ContentTypes`,

@@ -151,9 +151,6 @@ public final class NotificationPoster: Sendable {
         return markup
     }
 
-    /// How many notifications are on screen, as far as the poster knows.
-    public var liveCount: Int { state.withLock { $0.live.count } }
-
     // MARK: Signals
 
     /// Subscribes once to the server's signals and to its name changing hands.
