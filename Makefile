@@ -173,6 +173,25 @@ startup-order: deps
 	@command -v perf >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq linux-perf; }
 	release/startup-order.sh
 
+# The D-Bus contract's Swift (Sources/WaypostContract/Generated, checked in), written from dbus/*.xml
+# by Sources/contract-generator: run after editing the XML (docs/dbus.md). `check-contract` writes it
+# into a scratch directory and fails when that differs from the checked-in files: `make test` runs
+# it first, so CI fails when the XML and the Swift disagree. Neither needs more than the toolchain.
+.PHONY: contract check-contract
+CONTRACT_GENERATED := Sources/WaypostContract/Generated
+contract:
+	$(SWIFT) build --product contract-generator
+	"$$($(SWIFT) build --show-bin-path)/contract-generator" dbus $(CONTRACT_GENERATED)
+
+check-contract:
+	@$(SWIFT) build --quiet --product contract-generator
+	@scratch="$$(mktemp -d)"; trap 'rm -rf "$$scratch"' EXIT; \
+	"$$($(SWIFT) build --show-bin-path)/contract-generator" dbus "$$scratch" || exit 1; \
+	if ! diff -ru $(CONTRACT_GENERATED) "$$scratch"; then \
+	  echo "error: $(CONTRACT_GENERATED) is not what dbus/*.xml gives (the diff above, + is the XML's): run make contract" >&2; exit 1; \
+	fi; \
+	echo "check-contract: $(CONTRACT_GENERATED) is what dbus/*.xml gives"
+
 # WAYPOST_REQUIRE_BROWSER=1: the Chromium tests fail rather than skip where Chromium is missing (and
 # so on for the windows, Wayland compositors and Flatpak).
 # The extension inside the binary must be browser/ as it is: checked before the tests. Chromium's
@@ -182,6 +201,7 @@ startup-order: deps
 # within 5 s or it goes nowhere (docs/delivery.md), and a window drawn on a machine busy with the
 # whole suite can take longer to be created.
 test: deps
+	@$(MAKE) --no-print-directory check-contract
 	@mkdir -p .build && /usr/bin/python3 browser/embed.py .build/BrowserExtensionFiles.check.swift && \
 	  cmp -s .build/BrowserExtensionFiles.check.swift Sources/Installation/BrowserExtensionFiles.swift || \
 	  { echo "Sources/Installation/BrowserExtensionFiles.swift is not browser/'s copy: run make browser-extension" >&2; exit 1; }

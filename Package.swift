@@ -71,6 +71,10 @@ let package = Package(
         // The D-Bus contract of dbus/*.xml as Swift, once: names, members, errors, a{sv} keys and codecs
         // (to and from the routing core's declarations, modifiers and activities).
         .target(name: "WaypostContract", dependencies: ["DBus", "ExternalEvents"], swiftSettings: strict),
+        // Writes WaypostContract's Generated/ from dbus/*.xml (`make contract`; `make check-contract`, which
+        // `make test` runs first, fails when they disagree). Linked into nothing, so it may use
+        // FoundationXML's parser (libxml2), which no module of the binary may.
+        .executableTarget(name: "contract-generator", swiftSettings: strict),
 
         // The daemon's logic: registry, the planner's plans carried out (delivery, launches, fallbacks),
         // web-link ownership kept current, activities, notifications, shortcuts and dock menus, Handoff.
@@ -162,6 +166,10 @@ let package = Package(
         .testTarget(name: "AssociationsTests", dependencies: ["Associations"], swiftSettings: strict),
         .testTarget(name: "PlanningTests", dependencies: ["Planning", "Associations", "ExternalEvents"], swiftSettings: strict),
         .testTarget(name: "NativeMessagingTests", dependencies: ["NativeMessaging"], swiftSettings: strict),
+        // The generated contract against its generator and dbus/; no bus.
+        .testTarget(
+            name: "WaypostContractTests", dependencies: ["WaypostContract", "DBus", "ExternalEvents", "TestSupport", "contract-generator"],
+            swiftSettings: strict),
         .testTarget(name: "ActivityStoreTests", dependencies: ["ActivityStore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),

@@ -19,24 +19,6 @@ enum Budgets {
     /// `matching` condition bytes of all of an app's declarations together (routing reads them all
     /// for every event that no open scene takes).
     static let matchingBytesPerApp = 64 * 1024
-    /// Calls of one member one caller may have in flight at the dispatcher, over all its connections
-    /// (its share), declared per member in the export table; and, of all callers together, four
-    /// times that (the member's total). The next call over either gets `Busy` at once, naming the
-    /// member, who, and the number. So no one caller holds every slot of a member, and however
-    /// many connections come, a member's calls in flight are bounded.
-    enum CallsInFlight: Int, Sendable {
-        /// Events and the desktop search's questions: an opener or a shell sends several at once.
-        case many = 32
-        /// What an app says of itself and its scenes, and the queries of commands: each is answered
-        /// at once or after a turn; an app restoring its windows may pipeline a few.
-        case few = 16
-
-        /// One caller's share.
-        var share: Int { rawValue }
-        /// Every caller's together.
-        var total: Int { rawValue * 4 }
-    }
-
     /// Whom a call counts against: the app behind its connection where that is known (a sandboxed
     /// app's or an installed app's processes are one), else the connection's process, else (before
     /// the bus told its process) the connection itself.
@@ -96,4 +78,22 @@ enum Budgets {
             throw .budgetExceeded(what: "the matching bytes of the declarations", app: app, amount: bytes, limit: matchingBytesPerApp)
         }
     }
+}
+
+/// What each budget of calls in flight (`io.waypost.CallsInFlight` in dbus/, on the member) allows:
+/// one caller's share, over all its connections, and of all callers together four times that. The
+/// next call over either gets `Busy` at once, naming the member, who, and the number. So no one
+/// caller holds every slot of a member, and however many connections come, a member's calls in
+/// flight are bounded.
+extension Contract.Member.CallsInFlight {
+    /// One caller's share: events and the desktop search's questions come several at once; what an
+    /// app says of itself, and the commands' queries, are answered at once or after a turn.
+    var share: Int {
+        switch self {
+        case .many: 32
+        case .few: 16
+        }
+    }
+    /// Every caller's together.
+    var total: Int { share * 4 }
 }

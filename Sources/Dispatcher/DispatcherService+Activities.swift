@@ -7,50 +7,50 @@ extension DispatcherService {
     var activityMethods: [Method] {
         typealias Members = Contract.Dispatcher1
         return [
-            serving.method(Members.setCurrentActivity, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.setCurrentActivity) { call in
                 let (scene, type, raw) = try call.arguments(String.self, String.self, [String: Variant].self)
                 let details = try Self.read("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(raw) }
                 try await self.dispatcher.setCurrentActivity(
                     caller: call.sender.rawValue, scene: scene, type: type, activity: raw, details: details)
                 return try call.reply()
             },
-            serving.method(Members.clearCurrentActivity, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.clearCurrentActivity) { call in
                 let (scene) = try call.arguments(String.self)
                 try await self.dispatcher.clearCurrentActivity(caller: call.sender.rawValue, scene: scene)
                 return try call.reply()
             },
-            serving.method(Members.deleteSavedActivities, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.deleteSavedActivities) { call in
                 let (identifiers) = try call.arguments([String].self)
                 try await self.dispatcher.deleteSavedActivities(caller: call.sender.rawValue, persistentIdentifiers: identifiers)
                 return try call.reply()
             },
-            serving.method(Members.deleteAllSavedActivities, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.deleteAllSavedActivities) { call in
                 try await self.dispatcher.deleteAllSavedActivities(caller: call.sender.rawValue)
                 return try call.reply()
             },
-            serving.method(Members.getCurrentActivity, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.getCurrentActivity) { call in
                 try call.reply(Contract.CurrentActivity.variants(await self.dispatcher.currentActivity))
             },
-            serving.method(Members.monitorCurrentActivity, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.monitorCurrentActivity) { call in
                 if await self.dispatcher.announceCurrentActivity(to: call.sender) { await self.forgetWhenGone(call.sender) }
                 return try call.reply()
             },
-            serving.method(Members.searchActivities, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.searchActivities) { call in
                 let (terms, limit) = try call.arguments([String].self, UInt32.self)
                 let results = try await self.dispatcher.searchActivities(terms, limit: limit)
                 return try await Self.builtAway { try call.reply(results.map(\.variants)) }
             },
-            serving.method(Members.listSavedActivities, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.listSavedActivities) { call in
                 let (appID) = try call.arguments(String.self)
                 let (results, _) = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID, after: "", limit: 0)
                 return try await Self.builtAway { try call.reply(results.map(\.variants)) }
             },
-            serving.method(Members.listSavedActivitiesPage, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.listSavedActivitiesPage) { call in
                 let (appID, after, limit) = try call.arguments(String.self, String.self, UInt32.self)
                 let (results, next) = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID, after: after, limit: limit)
                 return try await Self.builtAway { try call.reply(results.map(\.variants), next) }
             },
-            serving.method(Members.continueSavedActivity, .delivers, inFlight: .many) { call in
+            serving.method(Members.continueSavedActivity) { call in
                 let (id, platform) = try call.arguments(String.self, [String: Variant].self)
                 let outcome = try await self.carried { () async throws(DispatchError) in
                     try await self.dispatcher.continueSavedActivity(
@@ -58,7 +58,7 @@ extension DispatcherService {
                 }
                 return try call.reply(outcome.contractOutcome(reason: false).properties)
             },
-            serving.method(Members.forgetSavedActivities, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.forgetSavedActivities) { call in
                 let (appID, identifiers) = try call.arguments(String.self, [String].self)
                 try Registry.check(id: appID, what: "app id")
                 try await self.dispatcher.forgetSavedActivities(

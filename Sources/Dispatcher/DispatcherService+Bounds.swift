@@ -3,39 +3,19 @@ import Logging
 import Synchronization
 import WaypostContract
 
-/// How the daemon serves an exported member, declared beside each in the export table (arguments of
-/// `method` that have no default, so a member cannot be exported without them): how it is served,
-/// and how many of its calls one caller, and all together, may have in flight (`Budgets.CallsInFlight`).
-struct MemberPolicy: Sendable, Hashable {
-    enum Serving: Sendable, Hashable {
-        /// Acts as the registered app: takes turns, then checks that the caller's process still runs
-        /// the program registration found (Dispatcher+Identity.swift) before anything is changed.
-        case actsAsTheApp
-        /// Any connection may call it; it only changes or reads the dispatcher's state, and takes
-        /// turns with other connections' such calls (SenderTurns.swift).
-        case takesTurns
-        /// Any connection may call it (an opener, a desktop search); it delivers an event, awaiting
-        /// apps within the launch and delivery timeouts, and runs beside the connection's other calls.
-        case delivers
-    }
-
-    let serving: Serving
-    let callsInFlight: Budgets.CallsInFlight
-}
-
 /// One member's calls in flight: each caller's (`Budgets.Caller`: its app, else its process, over
 /// all its connections) and all callers' together, so that a flood of one member (links at a hung
 /// app) leaves the other members served, and no one caller takes a member's every slot.
 final class MemberCalls: Sendable {
     let member: String
-    let limit: Budgets.CallsInFlight
+    let limit: Contract.Member.CallsInFlight
     private struct Counts {
         var byCaller: [Budgets.Caller: Int] = [:]
         var all = 0
     }
     private let counts = Mutex(Counts())
 
-    init(_ member: Contract.Member, limit: Budgets.CallsInFlight) {
+    init(_ member: Contract.Member, limit: Contract.Member.CallsInFlight) {
         self.member = member.name.rawValue
         self.limit = limit
     }

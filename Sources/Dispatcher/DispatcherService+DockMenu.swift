@@ -11,7 +11,7 @@ extension DispatcherService {
         return Interface(
             Members.interface,
             methods: [
-                serving.method(Members.getLayout, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.getLayout) { call in
                     let (parent, _, _) = try call.arguments(Int32.self, Int32.self, [String].self)
                     let (revision, root) = await self.dispatcher.dockMenuLayout(of: appID)
                     guard parent == 0 else {
@@ -21,7 +21,7 @@ extension DispatcherService {
                     }
                     return try call.reply(revision, root)
                 },
-                serving.method(Members.getGroupProperties, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.getGroupProperties) { call in
                     let (ids, _) = try call.arguments([Int32].self, [String].self)
                     var found: [Structure<Int32, [String: Variant]>] = []
                     for id in ids.prefix(ShortcutLimits.items + ShortcutLimits.recentActivities + 2) {
@@ -31,20 +31,20 @@ extension DispatcherService {
                     }
                     return try call.reply(found)
                 },
-                serving.method(Members.getProperty, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.getProperty) { call in
                     let (id, name) = try call.arguments(Int32.self, String.self)
                     guard let value = await self.dispatcher.dockMenuProperties(of: appID, id)?[name] else {
                         throw BusError(.invalidArgs, "item \(id) of \(appID)'s quicklist has no property \(name)")
                     }
                     return try call.reply(value)
                 },
-                serving.method(Members.event, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.event) { call in
                     let (id, event, _, timestamp) = try call.arguments(Int32.self, String.self, Variant.self, UInt32.self)
                     // Answered at once: the dock does not wait for the app, nor the app for the dock.
                     if event == "clicked" { Task { await self.dockItemClicked(appID, id, at: timestamp) } }
                     return try call.reply()
                 },
-                serving.method(Members.eventGroup, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.eventGroup) { call in
                     // The first `eventsPerGroup` events are read, no more: a dock sends a handful, and
                     // 100,000 of them kept the connection's thread from other apps' links.
                     var events: [(Int32, String, Variant, UInt32)] = []
@@ -63,12 +63,12 @@ extension DispatcherService {
                     }
                     return try call.reply([Int32]())
                 },
-                serving.method(Members.aboutToShow, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.aboutToShow) { call in
                     _ = try call.arguments(Int32.self)
                     // The layout is made afresh on every GetLayout, with the recent activities of now.
                     return try call.reply(false)
                 },
-                serving.method(Members.aboutToShowGroup, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.aboutToShowGroup) { call in
                     _ = try call.arguments([Int32].self)
                     return try call.reply([Int32](), [Int32]())
                 },

@@ -22,12 +22,12 @@ extension DispatcherService {
         return Interface(
             Members.interface,
             methods: [
-                serving.method(Members.getInitialResultSet, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.getInitialResultSet) { call in
                     let (terms) = try call.arguments([String].self)
                     let offers = self.handoffResults(matching: terms).map(\.id)
                     return try call.reply(offers + (try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)))
                 },
-                serving.method(Members.getSubsearchResultSet, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.getSubsearchResultSet) { call in
                     let (previous, terms) = try call.arguments([String].self, [String].self)
                     try Dispatcher.checkResultIDs(previous.count, of: Members.getSubsearchResultSet.name.rawValue)
                     // A fresh search, as GNOME's own app search answers: the previous results were
@@ -36,7 +36,7 @@ extension DispatcherService {
                     let offers = self.handoffResults(matching: terms).map(\.id)
                     return try call.reply(offers + (try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)))
                 },
-                serving.method(Members.getResultMetas, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.getResultMetas) { call in
                     let (identifiers) = try call.arguments([String].self)
                     try Dispatcher.checkResultIDs(identifiers.count, of: Members.getResultMetas.name.rawValue)
                     let offers = self.handoffResults().filter { identifiers.contains($0.id) }
@@ -50,7 +50,7 @@ extension DispatcherService {
                         return fields
                     })
                 },
-                serving.method(Members.activateResult, .delivers, inFlight: .many) { call in
+                serving.method(Members.activateResult) { call in
                     let (identifier, _, timestamp) = try call.arguments(String.self, [String].self, UInt32.self)
                     // GNOME Shell gives a timestamp, no token: on X11 the startup id convention carries
                     // it; on Wayland a token for this pick comes from the compositor.
@@ -61,7 +61,7 @@ extension DispatcherService {
                     try await self.continueFromSearch(identifier, platform, caller: call.sender)
                     return try call.reply()
                 },
-                serving.method(Members.launchSearch, .delivers, inFlight: .many) { call in
+                serving.method(Members.launchSearch) { call in
                     // No window of our own shows more results.
                     try call.reply()
                 },
@@ -73,8 +73,8 @@ extension DispatcherService {
         return Interface(
             Members.interface,
             methods: [
-                serving.method(Members.actions, .takesTurns, inFlight: .few) { call in try call.reply([Structure<String, String, String>]()) },
-                serving.method(Members.match, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.actions) { call in try call.reply([Structure<String, String, String>]()) },
+                serving.method(Members.match) { call in
                     let (query) = try call.arguments(String.self)
                     let results = try await self.dispatcher.searchActivityIDs([query], limit: Self.desktopResults)
                     let metas = await self.handoffResults(matching: [query]) + self.dispatcher.resultMetas(results)
@@ -86,7 +86,7 @@ extension DispatcherService {
                     }
                     return try call.reply(matches)
                 },
-                serving.method(Members.run, .delivers, inFlight: .many) { call in
+                serving.method(Members.run) { call in
                     let (matchID, _) = try call.arguments(String.self, String.self)
                     let token = self.runnerToken.withLock { token in
                         defer { token = nil }
@@ -97,9 +97,9 @@ extension DispatcherService {
                     try await self.continueFromSearch(matchID, platform, caller: call.sender)
                     return try call.reply()
                 },
-                serving.method(Members.teardown, .takesTurns, inFlight: .few) { call in try call.reply() },
-                serving.method(Members.config, .takesTurns, inFlight: .few) { call in try call.reply([String: Variant]()) },
-                serving.method(Members.setActivationToken, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.teardown) { call in try call.reply() },
+                serving.method(Members.config) { call in try call.reply([String: Variant]()) },
+                serving.method(Members.setActivationToken) { call in
                     let (token) = try call.arguments(String.self)
                     self.runnerToken.withLock { $0 = token }
                     return try call.reply()

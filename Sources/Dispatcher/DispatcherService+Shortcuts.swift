@@ -9,7 +9,7 @@ extension DispatcherService {
         return [
             // Anyone may ask, as anyone may run `gio launch --action`: the caller names an action of
             // the app's installed entry, never what it carries, and only that app gets it.
-            serving.method(Members.performShortcut, .delivers, inFlight: .many) { call in
+            serving.method(Members.performShortcut) { call in
                 let (appID, action, platform) = try call.arguments(String.self, String.self, [String: Variant].self)
                 let opener = self.opener(of: call.sender, platform)
                 let outcome = try await self.carried { () async throws(DispatchError) in
@@ -18,7 +18,7 @@ extension DispatcherService {
                 }
                 return try call.reply(outcome.contractOutcome(reason: false).properties)
             },
-            serving.method(Members.setShortcutItems, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.setShortcutItems) { call in
                 let (raw) = try call.arguments([[String: Variant]].self)
                 let items = try raw.enumerated().map { index, item throws(DispatchError) in
                     try Self.read("shortcut item \(index)") { () throws(Contract.KeyError) in try Contract.ShortcutItem(item) }
@@ -28,7 +28,7 @@ extension DispatcherService {
                 }
                 return try call.reply()
             },
-            serving.method(Members.explainShortcut, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.explainShortcut) { call in
                 let (appID, action) = try call.arguments(String.self, String.self)
                 do {
                     return try call.reply(

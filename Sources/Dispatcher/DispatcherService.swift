@@ -1,6 +1,6 @@
 // One file over 300 lines: io.waypost.Dispatcher1's and org.freedesktop.Application's export table,
-// each member with its policy beside it, and the one wrapper (`method`) that carries the policies out,
-// read together. Activities, desktop search and the bounds are in files of their own.
+// each member served through `MemberServing` as its policy in dbus/*.xml says, read together.
+// Activities, desktop search, notifications and the bounds are in files of their own.
 public import DBus
 import Desktop
 import ExternalEvents
@@ -88,7 +88,7 @@ public final class DispatcherService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                serving.method(Members.registerApplication, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.registerApplication) { call in
                     let (appID, path, raw) = try call.arguments(String.self, ObjectPath.self, [String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.RegistrationOptions(raw) }
                     try await self.dispatcher.register(
@@ -97,7 +97,7 @@ public final class DispatcherService: Sendable {
                     await self.forgetWhenGone(call.sender)
                     return try call.reply()
                 },
-                serving.method(Members.declareScenes, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.declareScenes) { call in
                     let (raw) = try call.arguments([Structure<String, [String: Variant]>].self)
                     let declarations = try raw.map { entry throws(DispatchError) in
                         try Self.decode("declaration \"\(entry.fields.0)\"") { () throws(Contract.KeyError) in
@@ -107,32 +107,32 @@ public final class DispatcherService: Sendable {
                     try await self.dispatcher.declare(caller: call.sender.rawValue, declarations)
                     return try call.reply()
                 },
-                serving.method(Members.ready, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.ready) { call in
                     try await self.dispatcher.ready(caller: call.sender.rawValue)
                     return try call.reply()
                 },
-                serving.method(Members.addScene, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.addScene) { call in
                     let (scene, declaration) = try call.arguments(String.self, String.self)
                     try await self.dispatcher.addScene(caller: call.sender.rawValue, scene: scene, declaration: declaration)
                     return try call.reply()
                 },
-                serving.method(Members.removeScene, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.removeScene) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.removeScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                serving.method(Members.activateScene, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.activateScene) { call in
                     let (scene) = try call.arguments(String.self)
                     try await self.dispatcher.activateScene(caller: call.sender.rawValue, scene: scene)
                     return try call.reply()
                 },
-                serving.method(Members.setExternalEvents, .actsAsTheApp, inFlight: .few) { call in
+                serving.method(Members.setExternalEvents) { call in
                     let (scene, raw) = try call.arguments(String.self, [Structure<[String], [String]>].self)
                     let modifiers = raw.map(Contract.Modifier.init)
                     try await self.dispatcher.setModifiers(caller: call.sender.rawValue, scene: scene, modifiers)
                     return try call.reply()
                 },
-                serving.method(Members.open, .delivers, inFlight: .many) { call in
+                serving.method(Members.open) { call in
                     let (uri, platform) = try call.arguments(String.self, [String: Variant].self)
                     let answer = PreparedAnswer(call)
                     let opener = self.opener(of: call.sender, platform)
@@ -148,7 +148,7 @@ public final class DispatcherService: Sendable {
                     }
                     return try answer.reply(to: outcome)
                 },
-                serving.method(Members.continueActivity, .delivers, inFlight: .many) { call in
+                serving.method(Members.continueActivity) { call in
                     let (type, activity, platform) = try call.arguments(String.self, [String: Variant].self, [String: Variant].self)
                     let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
                     let userActivity = UserActivity(type: type, details)
@@ -161,7 +161,7 @@ public final class DispatcherService: Sendable {
                 },
                 // As if the caller opened it, as Open would see it: the browser extension's host asks
                 // with the browser as its opener, so a user rule naming the browser holds for clicks.
-                serving.method(Members.explain, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.explain) { call in
                     let (uri) = try call.arguments(String.self)
                     let opener = await self.opener(of: call.sender, [:]).value()
                     do {
@@ -170,7 +170,7 @@ public final class DispatcherService: Sendable {
                         return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                serving.method(Members.explainOpenedBy, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.explainOpenedBy) { call in
                     let (uri, opener) = try call.arguments(String.self, String.self)
                     do {
                         var outcome = Outcome.explained(try await self.dispatcher.explain(uri, opener: .app(id: opener, process: "given")))
@@ -178,24 +178,24 @@ public final class DispatcherService: Sendable {
                         return try call.reply(outcome.variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                serving.method(Members.explainActivity, .takesTurns, inFlight: .many) { call in
+                serving.method(Members.explainActivity) { call in
                     let (type, activity) = try call.arguments(String.self, [String: Variant].self)
                     let details = try Self.decode("activity") { () throws(Contract.KeyError) in try Contract.ActivityDetails(activity) }
                     do {
                         return try call.reply(Outcome.explained(try await self.dispatcher.explainActivity(UserActivity(type: type, details))).variants)
                     } catch let error as DispatchError { throw error.busError }
                 },
-                serving.method(Members.monitorRouted, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.monitorRouted) { call in
                     let (raw) = try call.arguments([String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.MonitorOptions(raw) }
                     if self.dispatcher.reports.monitor(call.sender, options) { await self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
-                serving.method(Members.ownedDomains, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.ownedDomains) { call in
                     if let read = self.userRulesReader.withLock({ $0 }) { await read() }
                     return try call.reply(self.dispatcher.webLinks.ownedDomains)
                 },
-                serving.method(Members.status, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.status) { call in
                     let (processes, scenes) = await self.dispatcher.status
                     return try call.reply(processes.map(\.status.variants), scenes.map(\.status.variants))
                 },
@@ -213,11 +213,11 @@ public final class DispatcherService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                serving.method(Members.activate, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.activate) { call in
                     // Nothing to show: the dispatcher has no window. Activation only starts it.
                     try call.reply()
                 },
-                serving.method(Members.open, .delivers, inFlight: .many) { call in
+                serving.method(Members.open) { call in
                     var (uris, platform) = try call.arguments([String].self, [String: Variant].self)
                     var failures: [(full: String, redacted: String)] = []
                     let opener: PendingOpener
@@ -253,7 +253,7 @@ public final class DispatcherService: Sendable {
                     }
                     return try call.reply()
                 },
-                serving.method(Members.activateAction, .takesTurns, inFlight: .few) { call in
+                serving.method(Members.activateAction) { call in
                     let (action, _, _) = try call.arguments(String.self, [Variant].self, [String: Variant].self)
                     throw BusError(.notSupported, "the dispatcher has no action \"\(action)\"")
                 },

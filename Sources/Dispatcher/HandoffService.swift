@@ -280,18 +280,18 @@ public final class HandoffService: Sendable {
         return Interface(
             Members.interface,
             methods: [
-                service.serving.method(Members.listOffers, .takesTurns, inFlight: .few) { call in
+                service.serving.method(Members.listOffers) { call in
                     let offers = self.update { book in (book.current(now: self.now()), show: nil) }
                     return try call.reply(offers.map { Self.contract($0).variants })
                 },
-                service.serving.method(Members.accept, .delivers, inFlight: .few) { call in
+                service.serving.method(Members.accept) { call in
                     let (id, platform) = try call.arguments(String.self, [String: Variant].self)
                     let outcome = try await self.service.carried { () async throws(DispatchError) in
                         try await self.accept(id, platformData: LaunchPlatformData(platform))
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).properties)
                 },
-                service.serving.method(Members.send, .delivers, inFlight: .few) { call in
+                service.serving.method(Members.send) { call in
                     let (device, app, webpageOnly) = try call.arguments(String.self, String.self, Bool.self)
                     let sent: (device: String, url: String)
                     do throws(DispatchError) {
@@ -299,7 +299,7 @@ public final class HandoffService: Sendable {
                     } catch { throw error.busError }
                     return try call.reply(sent.device, sent.url)
                 },
-                service.serving.method(Members.trustDevice, .takesTurns, inFlight: .few) { call in
+                service.serving.method(Members.trustDevice) { call in
                     let (device, trust) = try call.arguments(String.self, Bool.self)
                     do throws(DispatchError) { try self.setTrusted(device, trust) } catch { throw error.busError }
                     return try call.reply()

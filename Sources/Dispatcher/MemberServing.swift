@@ -2,9 +2,9 @@ import DBus
 import Synchronization
 import WaypostContract
 
-/// How the daemon serves every exported member, whichever service declares it: the member's
-/// policy (`MemberPolicy`) and budget of calls in flight carried out around its handler, and a
-/// refusal logged and answered under its contract name.
+/// How the daemon serves every exported member, whichever service exports it: the member's policy
+/// as dbus/*.xml declares it (`Contract.Member.Policy`: how it is served, its budget of calls in
+/// flight) carried out around its handler, and a refusal logged and answered under its contract name.
 final class MemberServing: Sendable {
     private let dispatcher: Dispatcher
     /// Turns between connections for calls that deliver nothing (SenderTurns.swift).
@@ -19,17 +19,16 @@ final class MemberServing: Sendable {
     /// Calls answered so far.
     var answered: UInt64 { calls.load(ordering: .relaxed) }
 
-    /// The member as the contract declares it, served as `serving` says, answered by `handler`; a
+    /// The member as the contract declares it, served as its policy says, answered by `handler`; a
     /// `DispatchError` reaches the caller under its contract name. A caller with its share of this
-    /// member's calls in flight, or any caller while all together hold the member's total
-    /// (`inFlight`), gets `Busy` (naming the member) at once, before anything is routed or
-    /// delivered; a call acting as the registered app is refused, and the registration ended,
-    /// once its process changed.
+    /// member's calls in flight, or any caller while all together hold the member's total, gets
+    /// `Busy` (naming the member) at once, before anything is routed or delivered; a call acting as
+    /// the registered app is refused, and the registration ended, once its process changed.
+    /// A member without a policy in dbus/ is not the daemon's to serve: a programming error.
     func method(
-        _ member: Contract.Member, _ serving: MemberPolicy.Serving, inFlight: Budgets.CallsInFlight,
-        _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
+        _ member: Contract.Member, _ handler: nonisolated(nonsending) @escaping @Sendable (MethodCall) async throws -> Reply
     ) -> Method {
-        let policy = MemberPolicy(serving: serving, callsInFlight: inFlight)
+        guard let policy = member.policy else { preconditionFailure("\(member.name) has no io.waypost.Serving in dbus/") }
         let inFlight = MemberCalls(member, limit: policy.callsInFlight)
         return member.exported { call in
             do {

@@ -6,18 +6,10 @@ public import DBus
 extension Contract {
     /// The current activity of the most recently active scene that has one; empty (`nil` here) when none.
     public struct CurrentActivity: Sendable, Hashable {
-        public enum Keys {
-            public static let appID = Key<String>("app-id")
-            public static let sceneID = Key<String>("scene-id")
-            public static let activityType = Key<String>("activity-type")
-            /// The activity's keys as `SetCurrentActivity` took them.
-            public static let activity = Key<[String: Variant]>("activity")
-            public static let all = [appID.declaration, sceneID.declaration, activityType.declaration, activity.declaration]
-        }
-
         public var appID: String
         public var sceneID: String
         public var activityType: String
+        /// The activity's keys as `SetCurrentActivity` took them.
         public var activity: [String: Variant]
 
         public init(appID: String, sceneID: String, activityType: String, activity: [String: Variant]) {
@@ -47,26 +39,13 @@ extension Contract {
 
     /// A saved (search-eligible) activity, as `SearchActivities` and `ListSavedActivities` return it.
     public struct SavedActivity: Sendable, Hashable {
-        public enum Keys {
-            /// What `ContinueSavedActivity` and the desktop's search name it by.
-            public static let id = Key<String>("id")
-            public static let appID = Key<String>("app-id")
-            /// The app's `Name=`, for people.
-            public static let appName = Key<String>("app-name")
-            public static let activityType = Key<String>("activity-type")
-            /// Unix seconds of the last `SetCurrentActivity` that saved it.
-            public static let lastUsed = Key<Int64>("last-used")
-            public static let activity = Key<[String: Variant]>("activity")
-            public static let all = [
-                id.declaration, appID.declaration, appName.declaration, activityType.declaration, lastUsed.declaration,
-                activity.declaration,
-            ]
-        }
-
+        /// What `ContinueSavedActivity` and the desktop's search name it by.
         public var id: String
         public var appID: String
+        /// The app's `Name=`, for people.
         public var appName: String
         public var activityType: String
+        /// Unix seconds of the last `SetCurrentActivity` that saved it.
         public var lastUsed: Int64
         public var activity: [String: Variant]
 

@@ -7,20 +7,12 @@ extension Contract {
     ///
     /// Read leniently: a value of another type is dropped, since the event matters more than
     /// raising its window.
+    /// `Open`'s also says `shows-pages`: the caller is the browser and shows a web link no app takes
+    /// itself, so the daemon hands it to no browser (the browser extension's host, whose tab then navigates).
     public struct PlatformData: Sendable, Hashable {
-        public enum Keys {
-            /// The Wayland activation token (`xdg_activation_v1`).
-            public static let activationToken = Key<String>("activation-token")
-            /// The X11 startup-notification id.
-            public static let desktopStartupID = Key<String>("desktop-startup-id")
-            public static let all = [activationToken.declaration, desktopStartupID.declaration]
-            /// `Open` only: the caller is the browser and shows a web link no app takes itself, so the
-            /// daemon hands it to no browser (the browser extension's host, whose tab then navigates).
-            public static let showsPages = Key<Bool>("shows-pages")
-            public static let open = all + [showsPages.declaration]
-        }
-
+        /// The Wayland activation token (`xdg_activation_v1`).
         public var activationToken: String?
+        /// The X11 startup-notification id.
         public var desktopStartupID: String?
 
         public init(activationToken: String? = nil, desktopStartupID: String? = nil) {
@@ -48,25 +40,6 @@ extension Contract {
     /// `SetCurrentActivity` takes them and `ContinueActivity`, `ContinueUserActivity` and
     /// `CreateScene` carry them (the daemon forwards the dictionary itself, unchanged).
     public struct ActivityDetails: Sendable, Hashable {
-        public enum Keys {
-            public static let targetContentIdentifier = Key<String>("target-content-identifier")
-            public static let webpageURL = Key<String>("webpage-url")
-            public static let title = Key<String>("title")
-            public static let userInfo = Key<[String: Variant]>("user-info")
-            public static let keywords = Key<[String]>("keywords")
-            public static let eligibleForSearch = Key<Bool>("eligible-for-search")
-            public static let eligibleForHandoff = Key<Bool>("eligible-for-handoff")
-            /// Unix seconds.
-            public static let expirationDate = Key<Int64>("expiration-date")
-            public static let persistentIdentifier = Key<String>("persistent-identifier")
-            public static let requiredUserInfoKeys = Key<[String]>("required-user-info-keys")
-            public static let all = [
-                targetContentIdentifier.declaration, webpageURL.declaration, title.declaration, userInfo.declaration,
-                keywords.declaration, eligibleForSearch.declaration, eligibleForHandoff.declaration,
-                expirationDate.declaration, persistentIdentifier.declaration, requiredUserInfoKeys.declaration,
-            ]
-        }
-
         public var targetContentIdentifier: String?
         public var webpageURL: String?
         public var title: String?
@@ -169,13 +142,6 @@ extension Contract {
         /// The user acted on one of the app's notifications (`notification-id` and `action` present).
         case notificationResponse(NotificationResponse)
 
-        public enum Keys {
-            public static let uri = Key<String>("uri")
-            public static let activityType = Key<String>("activity-type")
-            public static let all = [uri.declaration, activityType.declaration] + ActivityDetails.Keys.all
-                + [NotificationResponse.Keys.notificationID.declaration, NotificationResponse.Keys.action.declaration]
-        }
-
         /// - Throws: `KeyError` when the event has neither `uri` nor `activity-type`, or one of
         ///   another type.
         public init(_ event: [String: Variant]) throws(KeyError) {
@@ -183,7 +149,7 @@ extension Contract {
                 self = .url(uri)
                 return
             }
-            if event[NotificationResponse.Keys.notificationID.name] != nil {
+            if event[Keys.notificationID.name] != nil {
                 self = .notificationResponse(try NotificationResponse(event))
                 return
             }

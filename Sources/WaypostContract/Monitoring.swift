@@ -3,13 +3,8 @@ public import DBus
 extension Contract {
     /// `MonitorRouted`'s `options`; an absent key is false.
     public struct MonitorOptions: Sendable, Hashable {
-        public enum Keys {
-            /// Whole URIs in `Routed`, query and fragment included; without it each event is cut to
-            /// scheme, host and path (`waypost monitor --full`).
-            public static let fullURIs = Key<Bool>("full-uris")
-            public static let all = [fullURIs.declaration]
-        }
-
+        /// Whole URIs in `Routed`, query and fragment included; without it each event is cut to
+        /// scheme, host and path (`waypost monitor --full`).
         public var fullURIs: Bool
 
         public init(fullURIs: Bool = false) { self.fullURIs = fullURIs }

@@ -5,21 +5,6 @@ public import DBus
 extension Contract {
     /// `PostNotification`'s `content`: what the notification shows and what its response carries.
     public struct NotificationContent: Sendable, Hashable {
-        public enum Keys {
-            public static let title = Key<String>("title")
-            public static let body = Key<String>("body")
-            /// An icon name of the theme, or an absolute file path.
-            public static let icon = Key<String>("icon")
-            public static let targetContentIdentifier = Key<String>("target-content-identifier")
-            public static let userInfo = Key<[String: Variant]>("user-info")
-            /// (action, label) of each button, in order; `default` is the notification's own click.
-            public static let buttons = Key<[Structure<String, String>]>("buttons")
-            public static let all = [
-                title.declaration, body.declaration, icon.declaration, targetContentIdentifier.declaration,
-                userInfo.declaration, buttons.declaration,
-            ]
-        }
-
         /// A button: the action its response names, and what it reads.
         public struct Button: Sendable, Hashable {
             public var action: String
@@ -29,9 +14,11 @@ extension Contract {
 
         public var title: String
         public var body: String
+        /// An icon name of the theme, or an absolute file path.
         public var icon: String
         public var targetContentIdentifier: String?
         public var userInfo: [String: Variant]
+        /// In order, each an (action, label) on the bus; `default` is the notification's own click.
         public var buttons: [Button]
 
         public init(
@@ -67,21 +54,11 @@ extension Contract {
     /// `ReceiveNotificationResponse`'s `response` (and `CreateScene`'s event for one): which of the
     /// app's notifications, the action chosen, and the notification's target and user info.
     public struct NotificationResponse: Sendable, Hashable {
-        public enum Keys {
-            public static let notificationID = Key<String>("notification-id")
-            /// `default` for a click on the notification itself, else the button's action.
-            public static let action = Key<String>("notification-action")
-            public static let targetContentIdentifier = NotificationContent.Keys.targetContentIdentifier
-            public static let userInfo = NotificationContent.Keys.userInfo
-            public static let all = [
-                notificationID.declaration, action.declaration, targetContentIdentifier.declaration, userInfo.declaration,
-            ]
-        }
-
         /// A click on the notification itself.
         public static let defaultAction = "default"
 
         public var notificationID: String
+        /// `default` for a click on the notification itself, else the button's action.
         public var action: String
         public var targetContentIdentifier: String?
         public var userInfo: [String: Variant]
@@ -94,7 +71,7 @@ extension Contract {
         /// - Throws: `KeyError.missing` without `notification-id` or `action`; `wrongType`.
         public init(_ response: [String: Variant]) throws(KeyError) {
             notificationID = try response.required(Keys.notificationID)
-            action = try response.required(Keys.action)
+            action = try response.required(Keys.notificationAction)
             targetContentIdentifier = try response.value(Keys.targetContentIdentifier)
             userInfo = try response.value(Keys.userInfo) ?? [:]
         }
@@ -102,7 +79,7 @@ extension Contract {
         public var variants: [String: Variant] {
             var response: [String: Variant] = [:]
             response.insert(Keys.notificationID, notificationID)
-            response.insert(Keys.action, action)
+            response.insert(Keys.notificationAction, action)
             response.insert(Keys.targetContentIdentifier, targetContentIdentifier)
             if !userInfo.isEmpty { response.insert(Keys.userInfo, userInfo) }
             return response

@@ -6,15 +6,9 @@ public import DBus
 extension Contract {
     /// `RegisterApplication`'s `options`; an absent key is false.
     public struct RegistrationOptions: Sendable, Hashable {
-        public enum Keys {
-            /// The app supports one scene only; all modifiers are ignored.
-            public static let singleScene = Key<Bool>("single-scene")
-            /// Events held for the process's launch wait for its `Ready` call instead of its `DeclareScenes`.
-            public static let announcesReady = Key<Bool>("announces-ready")
-            public static let all = [singleScene.declaration, announcesReady.declaration]
-        }
-
+        /// The app supports one scene only; all modifiers are ignored.
         public var singleScene: Bool
+        /// Events held for the process's launch wait for its `Ready` call instead of its `DeclareScenes`.
         public var announcesReady: Bool
 
         public init(singleScene: Bool = false, announcesReady: Bool = false) {
@@ -38,18 +32,6 @@ extension Contract {
 
     /// One scene declaration as `DeclareScenes` and `Status` carry it: `(id, properties)`, `(sa{sv})`.
     public struct Declaration: Sendable, Hashable {
-        public enum Kind: String, Sendable, Hashable, CaseIterable {
-            case windowGroup = "window-group"
-            case documentGroup = "document-group"
-        }
-
-        public enum Keys {
-            public static let kind = Key<String>("kind")
-            public static let matching = Key<[String]>("matching")
-            public static let contentTypes = Key<[String]>("content-types")
-            public static let all = [kind.declaration, matching.declaration, contentTypes.declaration]
-        }
-
         public var id: String
         public var kind: Kind
         /// The `handlesExternalEvents(matching:)` set: nil without the modifier, empty for a

@@ -5,71 +5,36 @@ public import ExternalEvents
 // who is live (Status).
 
 extension Contract {
-    /// `outcome`: where an event went. `Open` and `ContinueActivity` send the `delivered` keys,
+    /// `outcome`: where an event went. `Open` and `ContinueActivity` send where and by which rule,
     /// `Explain` adds the reason and every step of the plan, and `Routed` the reason, the time
-    /// taken, or the error when it failed.
+    /// taken, or the error when it failed (each member's keys are the XML's).
+    ///
+    /// `action` (`Action`): `deliver`, to an open scene; `create`, a new scene of a running process;
+    /// `launch`, the app was started and the event routed once it declared its scenes; `fallback`, an
+    /// app outside Waypost got it. `rule` (`Rule`, the routing core's `OutcomeRule`, which the plan's
+    /// rules are too): the routing core's rule for a participating app, or how the dispatcher chose
+    /// an app outside them.
     public struct RoutingOutcome: Sendable, Hashable {
-        public enum Action: String, Sendable, Hashable, CaseIterable {
-            /// Delivered to an open scene.
-            case deliver
-            /// A running process created a new scene for it.
-            case create
-            /// The app was started, and the event routed once it declared its scenes.
-            case launch
-            /// No participating app handles it: the scheme's previous handler got it.
-            case fallback
-        }
-
-        /// Which rule sent the event there: the routing core's rules for a participating app, or
-        /// how the dispatcher chose an app outside them; the plan's rules, one type with them.
-        /// `Open` and `Explain` send these values alone.
-        public typealias Rule = OutcomeRule
-
-        public enum Keys {
-            public static let action = Key<String>("action")
-            public static let appID = Key<String>("app-id")
-            public static let sceneID = Key<String>("scene-id")
-            public static let declarationID = Key<String>("declaration-id")
-            /// The rule (`Rule`): `preferring`, `default`, …, or `fallback`.
-            public static let rule = Key<String>("rule")
-            /// Why, for people.
-            public static let reason = Key<String>("reason")
-            /// The error name (`Failure`), when the event was not delivered.
-            public static let error = Key<String>("error")
-            /// Microseconds from receiving the request to the app's acknowledgement.
-            public static let micros = Key<UInt64>("micros")
-            /// `Routed`: whether the event carried a token its window can come to the front with
-            /// (an activation token or a startup id). Without one, a Wayland compositor leaves the
-            /// window where it is.
-            public static let token = Key<Bool>("token")
-            /// Who opened the event: an app id, "via portal", "process NAME" when no app matched, or
-            /// "unknown" (the caller exited, its pid was reused, another user's process).
-            public static let opener = Key<String>("opener")
-            /// `Explain`: every destination the plan tries, in order, each after the one before it
-            /// refused; each with the `delivered` keys and `reason`. The first is the outcome's own.
-            public static let steps = Key<[[String: Variant]]>("steps")
-
-            public static let delivered = [
-                action.declaration, appID.declaration, sceneID.declaration, declarationID.declaration, rule.declaration,
-            ]
-            public static let explained = delivered + [reason.declaration, opener.declaration, steps.declaration]
-            public static let routed = delivered + [
-                reason.declaration, opener.declaration, error.declaration, micros.declaration, token.declaration,
-            ]
-        }
-
         public var action: Action?
         public var appID: String?
         public var sceneID: String?
         public var declarationID: String?
         public var rule: Rule?
+        /// Why, for people.
         public var reason: String?
+        /// The error, when the event was not delivered.
         public var error: Failure?
+        /// Microseconds from receiving the request to the app's acknowledgement.
         public var micros: UInt64?
+        /// Who opened the event: an app id, "via portal", "process NAME" when no app matched, or
+        /// "unknown" (the caller exited, its pid was reused, another user's process).
         public var opener: String?
-        /// `Routed`: whether the event carried a token; nil elsewhere.
+        /// `Routed`: whether the event carried a token its window can come to the front with (an
+        /// activation token or a startup id; without one, a Wayland compositor leaves the window
+        /// where it is); nil elsewhere.
         public var token: Bool?
-        /// `Explain`'s plan, step by step (the first is this outcome's destination); nil elsewhere.
+        /// `Explain`'s plan, step by step, each tried after the one before it refused (the first is
+        /// this outcome's destination); nil elsewhere.
         public var steps: [RoutingOutcome]?
 
         public init(
@@ -141,21 +106,8 @@ extension Contract {
 
     /// One of `Status`'s `processes`: a live process of a participating app.
     public struct ProcessStatus: Sendable, Hashable {
-        public enum Keys {
-            public static let appID = Key<String>("app-id")
-            /// The process's unique bus name.
-            public static let owner = Key<String>("owner")
-            public static let pid = Key<UInt32>("pid")
-            public static let objectPath = Key<ObjectPath>("object-path")
-            public static let singleScene = Key<Bool>("single-scene")
-            public static let declarations = Key<[Structure<String, [String: Variant]>]>("declarations")
-            public static let all = [
-                appID.declaration, owner.declaration, pid.declaration, objectPath.declaration,
-                singleScene.declaration, declarations.declaration,
-            ]
-        }
-
         public var appID: String
+        /// The process's unique bus name.
         public var owner: String
         public var pid: UInt32
         public var objectPath: ObjectPath
@@ -196,21 +148,10 @@ extension Contract {
 
     /// One of `Status`'s `scenes`: an open scene, in search order within its app.
     public struct SceneStatus: Sendable, Hashable {
-        public enum Keys {
-            public static let appID = Key<String>("app-id")
-            public static let sceneID = Key<String>("scene-id")
-            public static let declarationID = Key<String>("declaration-id")
-            /// The unique bus name of the process that added it.
-            public static let owner = Key<String>("owner")
-            public static let modifiers = Key<[Structure<[String], [String]>]>("modifiers")
-            public static let all = [
-                appID.declaration, sceneID.declaration, declarationID.declaration, owner.declaration, modifiers.declaration,
-            ]
-        }
-
         public var appID: String
         public var sceneID: String
         public var declarationID: String
+        /// The unique bus name of the process that added it.
         public var owner: String
         public var modifiers: [Modifier]
 

@@ -8,32 +8,32 @@ extension DispatcherService {
     var notificationMethods: [Method] {
         typealias Members = Contract.Dispatcher1
         return [
-            serving.method(Members.postNotification, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.postNotification) { call in
                 let (id, raw) = try call.arguments(String.self, [String: Variant].self)
                 let content = try Self.read("content") { () throws(Contract.KeyError) in try Contract.NotificationContent(raw) }
                 let app = try await self.dispatcher.appID(of: call.sender.rawValue)
                 try await self.notifications.post(app: app, id: id, content)
                 return try call.reply()
             },
-            serving.method(Members.withdrawNotifications, .actsAsTheApp, inFlight: .few) { call in
+            serving.method(Members.withdrawNotifications) { call in
                 let (ids) = try call.arguments([String].self)
                 let app = try await self.dispatcher.appID(of: call.sender.rawValue)
                 self.notifications.withdraw(app: app, ids: ids)
                 return try call.reply()
             },
-            serving.method(Members.postLinkNotification, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.postLinkNotification) { call in
                 let (title, body, uri) = try call.arguments(String.self, String.self, String.self)
                 let caller = await self.caller(call.sender)
                 return try call.reply(try await self.notifications.postLink(title: title, body: body, uri: uri, caller: caller))
             },
-            serving.method(Members.withdrawLinkNotification, .takesTurns, inFlight: .few) { call in
+            serving.method(Members.withdrawLinkNotification) { call in
                 let (id) = try call.arguments(String.self)
                 self.notifications.withdrawLink(id)
                 return try call.reply()
             },
             // Where a notification's click goes tells its target (a conversation, a document): the
             // app's own processes may ask, nobody else.
-            serving.method(Members.explainNotification, .actsAsTheApp, inFlight: .many) { call in
+            serving.method(Members.explainNotification) { call in
                 let (app, id) = try call.arguments(String.self, String.self)
                 let own = try await self.dispatcher.appID(of: call.sender.rawValue)
                 guard own == app else {
