@@ -19,7 +19,7 @@ struct ActivityStoreFileTests {
             "/usr/bin/python3",
             ["-c", "import signal, sqlite3, sys\nc = sqlite3.connect(sys.argv[1], isolation_level=None)\nc.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\nsignal.pause()", place.path],
             environment: [:])
-        #expect(await holder.nextLine() == "locked")
+        #expect(try await holder.nextLine("the other process holds the lock") == "locked")
 
         let store = try place.open(.init(busyTimeout: .milliseconds(50)))
         #expect(place.logged.withLock { $0 }.contains { $0.contains("is locked by another process") })
@@ -31,7 +31,7 @@ struct ActivityStoreFileTests {
             return path == place.path && sqlite.isBusy
         }
         holder.kill()
-        _ = try await holder.status()
+        _ = try await withDeadline("the lock's holder exits") { try await holder.status() }
 
         try await store.save(ActivityStoreTests.activity("org.example.A", "After the lock", id: "a"))
         #expect(try await store.list(appID: nil).map(\.title) == ["After the lock", "Kept ice cream"])
@@ -56,13 +56,12 @@ struct ActivityStoreFileTests {
         #expect(try store.enqueue(ActivityStoreTests.activity("org.example.A", "Two", id: "2")) == false)
         #expect(try store.enqueue(ActivityStoreTests.activity("org.example.A", "Three", id: "3")) == false)
         let commit = Task { await store.committed() }
-        var commitStarted = started.makeAsyncIterator()
-        await commitStarted.next()
+        _ = try await next(started, "the commit starts")
         // Three acknowledged saves are in the running transaction, none on disk yet: a fourth is over.
         #expect(try store.enqueue(ActivityStoreTests.activity("org.example.A", "Four", id: "4")) == true)
         release.signal()
-        await commit.value
-        await store.committed()
+        try await withDeadline("the commit ends") { await commit.value }
+        try await withDeadline("the fourth save is committed") { await store.committed() }
         #expect(try await store.list(appID: "org.example.A").map(\.title) == ["Four", "Three", "Two", "One"])
         #expect(try store.enqueue(ActivityStoreTests.activity("org.example.A", "Five", id: "5")) == false)
     }

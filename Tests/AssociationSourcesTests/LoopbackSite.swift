@@ -57,7 +57,7 @@ final class LoopbackSite: Sendable {
             "/usr/bin/unshare", Self.userNamespace.unshare + ["--mount", "--net", "--propagation", "private", "/bin/sh",
                                  Self.fixtures.appendingPathComponent("in_namespace.sh").path, directory.path],
             environment: Self.environment, errors: directory.appendingPathComponent("site.log"))
-        guard await server.nextLine() == "ready" else {
+        guard (try? await server.nextLine("the loopback site is ready")) == "ready" else {
             let log = log
             close()
             throw TestFailure("the loopback site did not start:\n\(log)")
@@ -97,7 +97,7 @@ final class LoopbackSite: Sendable {
     }
 
     /// Starts `association-verify` for several domains inside the site's namespaces; it prints
-    /// each record as it is stored (read them with `nextLine()`).
+    /// each record as it is stored (read them with `nextLine(_:)`).
     func startVerifying(_ domains: [String], appID: String = "org.example.Shop", totalTimeout: Double) async throws -> ChildProcess {
         let arguments = ["--target", "\(server.pid)"] + Self.userNamespace.nsenter + ["--net", "--mount", "--", Self.driver.path,
                          "--cache", cacheDirectory.path, "--app-id", appID, "--total-timeout", "\(totalTimeout)"]

@@ -141,7 +141,7 @@ import Testing
         defer { site.close() }
         let verifying = try await site.startVerifying(LoopbackSite.slowNames + ["valid.example"], totalTimeout: 3600)
         defer { verifying.kill() }
-        let first = await verifying.nextLine()
+        let first = try await verifying.nextLine("the good domain's record")
         #expect(first?.hasPrefix("valid.example: verified (") == true, "\(first ?? "no line")\n\(site.log)")
         #expect(try record(site, "valid.example").state == .verified)
         for host in LoopbackSite.slowNames { #expect(try record(site, host).state == .notYet, "\(host)") }

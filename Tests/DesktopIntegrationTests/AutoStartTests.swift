@@ -36,6 +36,6 @@ import TestSupport
         _ = try? await connection.call(
             destination: "org.example.Sleeper", path: "/org/example/Sleeper", interface: "org.freedesktop.Application",
             member: "Activate", [String: Variant](), timeout: .seconds(1))
-        try await TestSupport.waitUntil("the bus starts the service") { FileManager.default.fileExists(atPath: marker.path) }
+        try await waitUntil("the bus starts the service") { FileManager.default.fileExists(atPath: marker.path) }
     }
 }

@@ -35,9 +35,13 @@ import TestSupport
         try #require(install.status == 0, "\(install.output)\(install.errors)")
     }
 
-    /// Runs a scenario in Chromium; one result per step, the failing step's error last.
+    /// Runs a scenario in Chromium, on a screen of its own; one result per step, the failing step's
+    /// error last.
     func drive(_ desktop: ThrowawayDesktop, _ steps: [[String: Any]]) async throws -> [[String: Any]] {
+        let screen = try await VirtualScreen(size: "1280x800x24", errors: desktop.root.appendingPathComponent("logs/xvfb.log"))
+        defer { screen.stop() }
         let scenario: [String: Any] = [
+            "display": screen.display,
             "extension": desktop.root.appendingPathComponent("data/waypost/browser-extension/chromium").path,
             // Chromium reads the user's host manifests from <user data dir>/NativeMessagingHosts:
             // the profile is where `install --browser` wrote Chromium's ($XDG_CONFIG_HOME/chromium).
@@ -266,7 +270,7 @@ import TestSupport
         // gio open asks without shows-pages: the same refusal sends the page to the browser.
         let gio = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/12"])
         #expect(gio.status == 0, "\(gio.errors)")
-        try await waitUntil("the browser has the gio link", desktop.busLog) { !desktop.plainLines("org.example.Browser").isEmpty }
+        try await waitUntil("the browser has the gio link", context: desktop.busLog) { !desktop.plainLines("org.example.Browser").isEmpty }
         #expect(desktop.plainLines("org.example.Browser") == ["https://shop.example/product/12"], "the tab's link reached no browser")
     }
 

@@ -36,10 +36,10 @@ import TestSupport
         // daemon's Routed says once it is decided.
         let monitor = try await ChildProcess.start(ThrowawayDesktop.waypost, ["monitor", "--count", "1"], environment: desktop.environment)
         defer { monitor.kill() }
-        #expect(await monitor.nextLine()?.hasPrefix("watching") == true)
+        #expect(try await monitor.nextLine("waypost monitor watches")?.hasPrefix("watching") == true)
         let open = try await desktop.run("/usr/bin/gio", ["open", "https://shop.example/product/5"])
         #expect(open.status == 0, "\(open.errors)")
-        let routed = await monitor.nextLine() ?? ""
+        let routed = try await monitor.nextLine("waypost monitor's next line") ?? ""
         #expect(routed.hasPrefix("https://shop.example/product/5 → org.example.Browser"), "\(routed)\n\(desktop.busLog)")
         #expect(desktop.received("org.example.Shop").isEmpty)
     }

@@ -14,21 +14,10 @@ final class ThrowawayDesktop: Sendable {
     var address: String { session.address }
     private let spawned = ChildProcesses()
 
-    static let waypost: String = {
-        // Resolved, as `waypost install` writes it (.build/release is a symlink).
-        if let path = ProcessInfo.processInfo.environment["WAYPOST"] {
-            return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        }
-        // The test bundle runs from the build directory, next to the products it tests.
-        return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("waypost").path
-    }()
-
-    static let sampleApp = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Apps/sample_app.py").path
+    static let waypost = Built.waypost.path
+    static let sampleApp = Built.sampleApp.path
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-    /// Debian's python3 (the one python3-dbus and python3-gi are installed for), not a PATH shim.
-    static let python = "/usr/bin/python3"
+    static let python = Built.python
 
     var applications: URL { root.appendingPathComponent("data/applications") }
     var mimeAppsList: URL { root.appendingPathComponent("config/mimeapps.list") }
@@ -124,7 +113,9 @@ final class ThrowawayDesktop: Sendable {
             Self.python, [Self.fixtures.appendingPathComponent("notification_server.py").path, log(of: "notifications").path],
             environment: environment)
         spawned.add(process)
-        guard await process.nextLine() != nil else { throw FixtureError("the notification server ended before owning its name") }
+        guard try await process.nextLine("the notification server owns its name") != nil else {
+            throw TestFailure("the notification server ended before owning its name")
+        }
     }
 
     /// Starts a process of an installed sample app, as the user would, and returns once it says it is ready.
@@ -132,8 +123,8 @@ final class ThrowawayDesktop: Sendable {
         let stderr = root.appendingPathComponent("logs/\(id).stderr")
         let process = try await ChildProcess.start(Self.python, [Self.sampleApp, configFile(of: id).path], environment: environment, errors: stderr)
         spawned.add(process)
-        guard await process.nextLine() == "ready" else {
-            throw FixtureError("\(id) ended before it was ready: \((try? String(contentsOf: stderr, encoding: .utf8)) ?? "")\n\(busLog)")
+        guard try await process.nextLine("\(id) is ready") == "ready" else {
+            throw TestFailure("\(id) ended before it was ready: \((try? String(contentsOf: stderr, encoding: .utf8)) ?? "")\n\(busLog)")
         }
     }
 
@@ -167,18 +158,3 @@ final class ThrowawayDesktop: Sendable {
 
 }
 
-struct FixtureError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-
-/// Polls `condition` until it holds, for at most `seconds`; the failure carries `context`.
-func waitUntil(_ what: String, _ context: @autoclosure () -> String = "", seconds: Double = 10, _ condition: () throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if try condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw FixtureError("timed out waiting until \(what)\n\(context())")
-}

@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Testing
+import TestSupport
 
 /// Links opened the ways users open them — `gio open`, `xdg-open` — reaching a participating app
 /// written in Python from the XML contract, on a throwaway desktop where `waypost install --user`
@@ -169,7 +170,7 @@ import Testing
         #expect(gio.status != 0)
         #expect(gio.errors.contains("was not delivered"), "\(gio.errors)")
         // The server creates its log before it writes the line: wait for the whole line.
-        try await waitUntil("a notification is shown", desktop.busLog) {
+        try await waitUntil("a notification is shown", context: desktop.busLog) {
             (try? String(contentsOf: desktop.log(of: "notifications"), encoding: .utf8))?.hasSuffix("\n") == true
         }
         let shown = try String(contentsOf: desktop.log(of: "notifications"), encoding: .utf8)

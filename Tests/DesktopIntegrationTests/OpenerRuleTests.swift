@@ -43,19 +43,19 @@ import TestSupport
             """)
         try await installBrowsersAndChat(desktop)
         let monitor = try await ChildProcess.start(ThrowawayDesktop.waypost, ["monitor", "--count", "3"], environment: desktop.environment)
-        #expect(await monitor.nextLine()?.hasPrefix("watching") == true)
+        #expect(try await monitor.nextLine("waypost monitor watches")?.hasPrefix("watching") == true)
 
         try await chatOpensAsPlanned(desktop, "https://news.example/story")
         // Before the shop's own association: the user's rule comes first.
         try await chatOpensAsPlanned(desktop, "https://shop.example/product/1")
         try await UniversalLinkTests().gioOpens(desktop, "https://news.example/other")
-        try await waitUntil("both browsers have their links", "\(desktop.plainLines("org.example.WorkBrowser")) \(desktop.plainLines("org.example.Browser"))\n\(desktop.busLog)") {
+        try await waitUntil("both browsers have their links", context: "\(desktop.plainLines("org.example.WorkBrowser")) \(desktop.plainLines("org.example.Browser"))\n\(desktop.busLog)") {
             desktop.plainLines("org.example.WorkBrowser").count == 2 && desktop.plainLines("org.example.Browser").count == 1
         }
         #expect(desktop.plainLines("org.example.WorkBrowser") == ["https://news.example/story", "https://shop.example/product/1"])
         #expect(desktop.plainLines("org.example.Browser") == ["https://news.example/other"])
         var lines: [String] = []
-        while lines.count < 3, let line = await monitor.nextLine() { lines.append(line) }
+        while lines.count < 3, let line = try await monitor.nextLine("waypost monitor's next line") { lines.append(line) }
         #expect(lines.prefix(2).allSatisfy { $0.contains("→ org.example.WorkBrowser") && $0.hasSuffix("(opened by org.example.Chat)") }, "\(lines)")
         #expect(lines.last?.contains("→ org.example.Browser") == true, "\(lines)")
 
@@ -103,7 +103,7 @@ import TestSupport
                                        member: "Run", ["/usr/bin/gio", "open", meeting], [String: String]())
             }
         }
-        try await waitUntil("the browser has Zoom's own link", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 1 }
+        try await waitUntil("the browser has Zoom's own link", context: desktop.busLog) { desktop.plainLines("org.example.Browser").count == 1 }
         #expect(desktop.plainLines("org.example.Browser") == [meeting])
 
         // A custom scheme no entry declares: the user's rule sends it to Zoom.
@@ -131,7 +131,7 @@ import TestSupport
         try await installBrowsersAndChat(desktop)
 
         let monitor = try await ChildProcess.start(ThrowawayDesktop.waypost, ["monitor", "--count", "2"], environment: desktop.environment)
-        #expect(await monitor.nextLine()?.hasPrefix("watching") == true)
+        #expect(try await monitor.nextLine("waypost monitor watches")?.hasPrefix("watching") == true)
         // The daemon is held stopped while Chat's process sends the link without waiting for an
         // answer and exits: when the daemon reads the request, its sender is gone.
         let bus = try await Connection(address: desktop.address)
@@ -142,17 +142,17 @@ import TestSupport
             defer { kill(daemon, SIGCONT) }
             try await chatOpens(desktop, "https://news.example/gone", exitAtOnce: true)
         }
-        try await waitUntil("the browser has the link", "\(desktop.plainLines("org.example.WorkBrowser"))\n\(desktop.busLog)") {
+        try await waitUntil("the browser has the link", context: "\(desktop.plainLines("org.example.WorkBrowser"))\n\(desktop.busLog)") {
             desktop.plainLines("org.example.Browser").count == 1
         }
         #expect(desktop.plainLines("org.example.Browser") == ["https://news.example/gone"])
-        #expect(await monitor.nextLine()?.hasSuffix("(opened by unknown)") == true)
+        #expect(try await monitor.nextLine("waypost monitor's next line")?.hasSuffix("(opened by unknown)") == true)
 
         // The same process, staying until it has its answer, is Chat.
         try await chatOpensAsPlanned(desktop, "https://news.example/stayed")
-        try await waitUntil("the work browser has the link", desktop.busLog) { desktop.plainLines("org.example.WorkBrowser").count == 1 }
+        try await waitUntil("the work browser has the link", context: desktop.busLog) { desktop.plainLines("org.example.WorkBrowser").count == 1 }
         #expect(desktop.plainLines("org.example.WorkBrowser") == ["https://news.example/stayed"])
         #expect(desktop.plainLines("org.example.Browser") == ["https://news.example/gone"])
-        #expect(await monitor.nextLine()?.hasSuffix("(opened by org.example.Chat)") == true)
+        #expect(try await monitor.nextLine("waypost monitor's next line")?.hasSuffix("(opened by org.example.Chat)") == true)
     }
 }

@@ -28,7 +28,7 @@ import TestSupport
         defer { desktop.close() }
         try await UniversalLinkTests().installShop(desktop, running: true)
         let monitor = try await ChildProcess.start(ThrowawayDesktop.waypost, ["monitor", "--count", "5"], environment: desktop.environment)
-        #expect(await monitor.nextLine()?.hasPrefix("watching") == true)
+        #expect(try await monitor.nextLine("waypost monitor watches")?.hasPrefix("watching") == true)
 
         let link = "https://shop.example/product/1"
         let ways: [([String], [String: String])] = [
@@ -51,7 +51,7 @@ import TestSupport
                                        member: "OpenInProcess", link)
             }
         }
-        try await waitUntil("the browser has the four links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 4 }
+        try await waitUntil("the browser has the four links", context: desktop.busLog) { desktop.plainLines("org.example.Browser").count == 4 }
         #expect(desktop.plainLines("org.example.Browser") == Array(repeating: link, count: 4))
         #expect(openedInApp(desktop).isEmpty, "the app never got its own link back")
 
@@ -60,7 +60,7 @@ import TestSupport
         #expect(openedInApp(desktop) == [link])
 
         var lines: [String] = []
-        while lines.count < 5, let line = await monitor.nextLine() { lines.append(line) }
+        while lines.count < 5, let line = try await monitor.nextLine("waypost monitor's next line") { lines.append(line) }
         #expect(lines.prefix(4).allSatisfy { $0.hasSuffix("(opened by org.example.Shop)") && $0.contains("org.example.Browser") }, "\(lines)")
         #expect(lines.last?.contains("→ org.example.Shop") == true && lines.last?.hasSuffix("(opened by process gio)") == true, "\(lines)")
 

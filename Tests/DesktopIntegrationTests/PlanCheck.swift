@@ -35,24 +35,12 @@ extension ThrowawayDesktop {
             destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
             member: "MonitorRouted", ["full-uris": Variant.boolean(true)])
         try await open()
-        // The signal is what the test waits for; the deadline is only a safety net that fails it.
-        let outcome = try await withThrowingTaskGroup(of: [String: String]?.self) { group in
-            group.addTask {
-                for try await signal in routed {
-                    let (event, fields) = try signal.decode(String.self, [String: Variant].self)
-                    if event == uri { return ExplainedPlan.strings(fields) }
-                }
-                return nil
+        let outcome = try await withDeadline("the daemon sends Routed for \(uri)", context: { self.busLog }) {
+            for try await signal in routed {
+                let (event, fields) = try signal.decode(String.self, [String: Variant].self)
+                if event == uri { return ExplainedPlan.strings(fields) }
             }
-            group.addTask {
-                try await Task.sleep(for: .seconds(30))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let outcome = first else {
-                throw FixtureError("the daemon sent no Routed signal for \(uri)\n\(busLog)")
-            }
-            return outcome
+            throw TestFailure("the Routed signals ended before one for \(uri)\n\(self.busLog)")
         }
         #expect(outcome["error"] == nil, "plan \(steps), Open did \(outcome)", sourceLocation: sourceLocation)
         ExplainedPlan.expectAnswered(outcome, step, plan: steps, sourceLocation: sourceLocation)
@@ -71,7 +59,7 @@ extension ThrowawayDesktop {
                     "\(app) logged \(String(describing: received))", sourceLocation: sourceLocation)
         default:
             // An entry that does not take part (the browser among them), started with the link.
-            try await waitUntil("\(app) was started with \(uri)", busLog) { plainLines(app).contains(uri) }
+            try await waitUntil("\(app) was started with \(uri)", context: busLog) { plainLines(app).contains(uri) }
         }
         return outcome
     }

@@ -72,7 +72,7 @@ import TestSupport
                      "https://me@shop.example/product/2"] {
             try await gioOpens(desktop, link)
         }
-        try await waitUntil("the browser has the four links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 4 }
+        try await waitUntil("the browser has the four links", context: desktop.busLog) { desktop.plainLines("org.example.Browser").count == 4 }
         #expect(Set(desktop.plainLines("org.example.Browser")) == [
             "https://shop.example/account/login", "https://unowned.example/", "http://shop.example/product/1",
             "https://me@shop.example/product/2",
@@ -99,7 +99,7 @@ import TestSupport
 
         let costly = "https://shop.example/" + String(repeating: "a", count: 60_000) + "x"
         for _ in 0..<2 { try await gioOpens(desktop, costly) }
-        try await waitUntil("the browser has both costly links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 2 }
+        try await waitUntil("the browser has both costly links", context: desktop.busLog) { desktop.plainLines("org.example.Browser").count == 2 }
         try await gioOpens(desktop, "https://shop.example/" + String(repeating: "a", count: 16) + "x")
         #expect(desktop.received("org.example.Shop").count == 1)
         #expect(desktop.busLog.components(separatedBy: "the association of shop.example costs more to match than a decision may").count == 2,
@@ -111,7 +111,7 @@ import TestSupport
         defer { desktop.close() }
         try await installShop(desktop, running: false)
         try await gioOpens(desktop, "https://shop.example/product/9")
-        try await waitUntil("the started app has the link", desktop.busLog) { !desktop.received("org.example.Shop").isEmpty }
+        try await waitUntil("the started app has the link", context: desktop.busLog) { !desktop.received("org.example.Shop").isEmpty }
         #expect(opened(desktop, "org.example.Shop").count == 1)
         #expect(desktop.readyCount("org.example.Shop") == 1)
         #expect(desktop.plainLines("org.example.Browser").isEmpty)
@@ -134,12 +134,12 @@ import TestSupport
         for link in ["https://bank.example/login", "https://www.shop.example/product/1", "https://news.example/today"] {
             try await gioOpens(desktop, link)
         }
-        try await waitUntil("the browser has the three links", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 3 }
+        try await waitUntil("the browser has the three links", context: desktop.busLog) { desktop.plainLines("org.example.Browser").count == 3 }
         #expect(desktop.received("org.example.Evil").isEmpty)
         // The daemon rebuilds its claims when its directory monitor tells of Evil's entry, apart from
         // Evil's registration: the reason names the claim once that rebuild is done.
         let why = "the association of bank.example names org.example.Bank, not org.example.Evil"
-        try await TestSupport.waitUntil("explain names why Evil does not get the bank's link", context: desktop.busLog) {
+        try await waitUntil("explain names why Evil does not get the bank's link", context: desktop.busLog) {
             try await desktop.waypost("explain", "https://bank.example/login").output.contains(why)
         }
         #expect(desktop.received("org.example.Evil").isEmpty)
@@ -168,7 +168,7 @@ import TestSupport
         let outcome = try await gioOpens(desktop, "https://shop.example/product/5", refusals: 2)
         #expect(outcome["rule"] == "browser", "the user sees the page: \(outcome)")
         #expect(desktop.received("org.example.Shop").map { $0["event"] as? String } == ["OpenURL", "CreateScene"])
-        try await waitUntil("the browser has the link", desktop.busLog) { desktop.plainLines("org.example.Browser") == ["https://shop.example/product/5"] }
+        try await waitUntil("the browser has the link", context: desktop.busLog) { desktop.plainLines("org.example.Browser") == ["https://shop.example/product/5"] }
     }
 
     /// The plan's fall-through when a launch fails: the owning app's program is uninstalled after the
@@ -212,10 +212,10 @@ import TestSupport
             associatedDomains: ["news.example"])
         try await desktop.start("org.example.News")
         try await gioOpens(desktop, "https://news.example/a")
-        try await waitUntil("the browser has the first link", desktop.busLog) { desktop.plainLines("org.example.Browser").count == 1 }
+        try await waitUntil("the browser has the first link", context: desktop.busLog) { desktop.plainLines("org.example.Browser").count == 1 }
 
         try desktop.installAssociation("news.example", #"{"applinks": {"details": [{"appIDs": ["org.example.News"], "components": [{"/": "*"}]}]}}"#)
-        try await TestSupport.waitUntil("the daemon routes news.example to its app", context: desktop.busLog) {
+        try await waitUntil("the daemon routes news.example to its app", context: desktop.busLog) {
             try await desktop.waypost("explain", "https://news.example/b").output.contains("the association of news.example")
         }
         try await gioOpens(desktop, "https://news.example/b")
@@ -230,7 +230,7 @@ import TestSupport
         try await installShop(desktop, running: false)
         try await gioOpens(desktop, "https://wiki.corp.example/page")
         try await gioOpens(desktop, "https://elsewhere.example/")
-        try await waitUntil("both browsers have their link", desktop.busLog) {
+        try await waitUntil("both browsers have their link", context: desktop.busLog) {
             desktop.plainLines("org.example.WorkBrowser").count == 1 && desktop.plainLines("org.example.Browser").count == 1
         }
         #expect(desktop.plainLines("org.example.WorkBrowser") == ["https://wiki.corp.example/page"])
@@ -250,11 +250,11 @@ import TestSupport
         #expect(gio.errors.contains("no browser is installed for x-scheme-handler/https"), "\(gio.errors)")
         // With a real browser installed again, it gets the link (the best installed https handler).
         try await desktop.installPlainApp("org.example.OtherBrowser", mimeTypes: ["x-scheme-handler/https"])
-        try await TestSupport.waitUntil("the daemon sees the new browser", context: desktop.busLog) {
+        try await waitUntil("the daemon sees the new browser", context: desktop.busLog) {
             try await desktop.waypost("explain", "https://unowned.example/").output.contains("org.example.OtherBrowser")
         }
         try await UniversalLinkTests().gioOpens(desktop, "https://unowned.example/")
-        try await waitUntil("the other browser has the link", desktop.busLog) { desktop.plainLines("org.example.OtherBrowser").count == 1 }
+        try await waitUntil("the other browser has the link", context: desktop.busLog) { desktop.plainLines("org.example.OtherBrowser").count == 1 }
     }
 }
 
@@ -271,7 +271,7 @@ import TestSupport
         try await desktop.start("org.example.News")
         // The daemon verifies the claimed domains once it starts; its record of news.example (a
         // failure: .example never resolves) must be written before a test stores its own.
-        try await waitUntil("the daemon's own verification of news.example is recorded", desktop.busLog) {
+        try await waitUntil("the daemon's own verification of news.example is recorded", context: desktop.busLog) {
             desktop.busLog.contains("verified news.example:")
         }
     }
@@ -291,7 +291,7 @@ import TestSupport
         #expect(before.output.contains("no association of news.example is installed or verified"), "\(before.output)\(before.errors)")
 
         try storeVerified(desktop, "news.example", #"{"applinks": {"details": [{"appIDs": ["org.example.News"], "components": [{"/": "*"}]}]}}"#)
-        try await TestSupport.waitUntil("the daemon reads the verified copy", context: desktop.busLog) {
+        try await waitUntil("the daemon reads the verified copy", context: desktop.busLog) {
             try await desktop.waypost("explain", "https://news.example/a").output.contains("the association of news.example")
         }
         try await UniversalLinkTests().gioOpens(desktop, "https://news.example/a")
@@ -313,7 +313,7 @@ import TestSupport
         try await installNews(desktop)
         let json = #"{"applinks": {"details": [{"appIDs": ["org.example.News"], "components": [{"/": "/story/*", "?": {"id": 7}}]}]}}"#
         try storeVerified(desktop, "news.example", json)
-        try await TestSupport.waitUntil("the daemon reads the verified copy", context: desktop.busLog) {
+        try await waitUntil("the daemon reads the verified copy", context: desktop.busLog) {
             try await desktop.waypost("explain", "https://news.example/story/1").output.contains("the association of news.example")
         }
         let warning = #"warning: at $.applinks.details[0].components[0]["?"].id: expected a string, found a number; the query item is ignored"#
@@ -341,7 +341,7 @@ import TestSupport
         #expect(unclaimed.status == 1)
         #expect(unclaimed.errors.contains("no installed app claims other.example"))
         try await UniversalLinkTests().gioOpens(desktop, "https://paper.invalid/story")
-        try await waitUntil("the browser has the link", desktop.busLog) { desktop.plainLines("org.example.Browser") == ["https://paper.invalid/story"] }
+        try await waitUntil("the browser has the link", context: desktop.busLog) { desktop.plainLines("org.example.Browser") == ["https://paper.invalid/story"] }
         #expect(desktop.received("org.example.News").isEmpty)
     }
 }

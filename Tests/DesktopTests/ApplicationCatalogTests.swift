@@ -2,6 +2,7 @@ import Desktop
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("Application catalog over real desktop entries")
 struct ApplicationCatalogTests {
@@ -27,7 +28,7 @@ struct ApplicationCatalogTests {
             "X-Waypost-Activity-Types=org.example.notes.view;org.example.notes.edit;",
             "StartupNotify=true",
         ])
-        #expect(await eventually { (try? catalog.entry(id: id)) != nil })
+        try await waitUntil("the catalog has \(id)") { (try? catalog.entry(id: id)) != nil }
         let entry = try catalog.entry(id: id)
         #expect(try catalog.entry(id: id + ".desktop") == entry)
         #expect(entry.id == id)
@@ -54,7 +55,7 @@ struct ApplicationCatalogTests {
         try await desktop.install(id: plain, [
             "Type=Application", "Name=Plain", "Exec=/bin/true %u", "MimeType=x-scheme-handler/\(scheme);",
         ])
-        #expect(try await eventually { try catalog.handlers(forScheme: scheme).count == 1 })
+        try await waitUntil("the scheme has one participating handler") { try catalog.handlers(forScheme: scheme).count == 1 }
         #expect(try catalog.handlers(forScheme: scheme).map(\.id) == [joined])
         // GIO itself sees both; only the opt-in keeps the plain one out.
         #expect(try catalog.fallbackHandler(forScheme: scheme)?.id == plain)
@@ -66,12 +67,12 @@ struct ApplicationCatalogTests {
         let second = "org.waypost.test." + desktop.uniqueName("Beta")
         try await participating(first, schemes: [scheme])
         try await participating(second, schemes: [scheme])
-        #expect(try await eventually { try catalog.handlers(forScheme: scheme).count == 2 })
+        try await waitUntil("the scheme has two participating handlers") { try catalog.handlers(forScheme: scheme).count == 2 }
 
         try desktop.setDefault(scheme: scheme, to: second)
-        #expect(try await eventually { try catalog.handlers(forScheme: scheme).map(\.id) == [second, first] })
+        try await waitUntil("the default comes first") { try catalog.handlers(forScheme: scheme).map(\.id) == [second, first] }
         try desktop.setDefault(scheme: scheme, to: first)
-        #expect(try await eventually { try catalog.handlers(forScheme: scheme).map(\.id) == [first, second] })
+        try await waitUntil("the new default comes first") { try catalog.handlers(forScheme: scheme).map(\.id) == [first, second] }
         // Mixed case in the URL is the same scheme.
         #expect(try catalog.handlers(forScheme: scheme.uppercased()).map(\.id) == [first, second])
     }
@@ -88,7 +89,7 @@ struct ApplicationCatalogTests {
         try await desktop.install(id: bystander, [
             "Type=Application", "Name=Bystander", "Exec=/bin/true", "X-Waypost-Activity-Types=\(type);",
         ])
-        #expect(await eventually { catalog.applications(forActivityType: type).map(\.id) == [app] })
+        try await waitUntil("the catalog lists the activity type's app") { catalog.applications(forActivityType: type).map(\.id) == [app] }
         #expect(catalog.applications(forActivityType: type + ".unknown").isEmpty)
         #expect(catalog.participatingEntries().contains { $0.id == app })
         #expect(!catalog.participatingEntries().contains { $0.id == bystander })
@@ -107,16 +108,15 @@ struct ApplicationCatalogTests {
             "Type=Application", "Name=Legacy", "Exec=/bin/true %u", "MimeType=x-scheme-handler/\(scheme);",
         ])
         try desktop.setDefault(scheme: scheme, to: dispatcher)
-        #expect(try await eventually {
-            try catalog.fallbackHandler(forScheme: scheme)?.id == dispatcher
-        }, "the default counts even without MimeType, as GIO honours it")
+        // The default counts even without MimeType, as GIO honours it.
+        try await waitUntil("the default is the fallback handler") { try catalog.fallbackHandler(forScheme: scheme)?.id == dispatcher }
         #expect(try catalog.fallbackHandler(forScheme: scheme, excluding: dispatcher)?.id == plain)
         #expect(try catalog.fallbackHandler(forScheme: scheme, excluding: dispatcher + ".desktop")?.id == plain)
 
         let onlyJoined = desktop.uniqueName("onlyjoined")
         let other = "org.waypost.test." + desktop.uniqueName("Only")
         try await participating(other, schemes: [onlyJoined])
-        #expect(try await eventually { try !catalog.handlers(forScheme: onlyJoined).isEmpty })
+        try await waitUntil("the participating handler is known") { try !catalog.handlers(forScheme: onlyJoined).isEmpty }
         #expect(try catalog.fallbackHandler(forScheme: onlyJoined, excluding: dispatcher) == nil)
     }
 
@@ -129,7 +129,7 @@ struct ApplicationCatalogTests {
         #expect(try catalog.handlers(forScheme: scheme).isEmpty)  // GIO now watches what it read
         let before = reports.value
         try await participating("org.waypost.test." + desktop.uniqueName("Watched"), schemes: [scheme])
-        #expect(await eventually { reports.value > before })
+        try await waitUntil("GIO reports the change") { reports.value > before }
     }
 
     /// GIO's directory cache refreshes from inotify monitors that run on GLib's worker thread, so a
@@ -150,15 +150,14 @@ struct ApplicationCatalogTests {
                 try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
             }
         }
-        #expect(await eventually { threadNames().contains("gmain\n") }, "\(threadNames())")
+        try await waitUntil("GLib's main-context thread runs", context: "\(threadNames())") { threadNames().contains("gmain\n") }
 
         try await participating(id, schemes: [scheme])
-        let seen = try await eventually { try catalog.handlers(forScheme: scheme).map(\.id) == [id] }
-        #expect(seen, "GIO did not pick up the new entry and mimeinfo.cache")
+        try await waitUntil("GIO picks up the new entry and mimeinfo.cache") { try catalog.handlers(forScheme: scheme).map(\.id) == [id] }
 
         try FileManager.default.removeItem(atPath: desktop.applications + "/\(id).desktop")
         try await desktop.refreshCache()
-        #expect(try await eventually { try catalog.handlers(forScheme: scheme).isEmpty })
+        try await waitUntil("the removed entry is gone") { try catalog.handlers(forScheme: scheme).isEmpty }
     }
 
     @Test func resolvesTheProgramAnEntryRuns() async throws {
@@ -186,7 +185,7 @@ struct ApplicationCatalogTests {
             "Type=Application", "Name=Bare", #"Exec="\#(dollarName.replacingOccurrences(of: "$", with: #"\\$"#))" %U"#,
             "TryExec=\(toolName)",
         ])
-        #expect(await eventually { (try? catalog.entry(id: bare)) != nil })
+        try await waitUntil("the catalog has \(bare)") { (try? catalog.entry(id: bare)) != nil }
 
         let quotedEntry = try catalog.entry(id: quoted)
         #expect(quotedEntry.exec == #""\#(desktop.root)/programs/with space/My \"Tool\"" --flag %u"#)
@@ -220,7 +219,7 @@ struct ApplicationCatalogTests {
         ])
         let good = "org.waypost.test." + desktop.uniqueName("Good")
         try await participating(good, schemes: [scheme])
-        #expect(try await eventually { try catalog.handlers(forScheme: scheme).map(\.id) == [good] })
+        try await waitUntil("the good entry handles the scheme") { try catalog.handlers(forScheme: scheme).map(\.id) == [good] }
 
         let brokenError = #expect(throws: CatalogError.self) { try catalog.entry(id: broken) }
         guard case .unreadable(broken, brokenPath, let reason)? = brokenError else {

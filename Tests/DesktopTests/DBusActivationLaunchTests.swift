@@ -1,6 +1,7 @@
 import Desktop
 import Foundation
 import Testing
+import TestSupport
 
 /// A `DBusActivatable` entry is launched the way GIO openers do it: `org.freedesktop.Application`
 /// on the (private) session bus, which starts the service; nothing is spawned by us.
@@ -58,13 +59,12 @@ struct DBusActivationLaunchTests {
             "Type=Application", "Name=\(stem)", "DBusActivatable=true", "StartupNotify=true",
             "Exec=/bin/sh -c 'touch \(spawned)' %U",
         ])
-        #expect(await eventually { (try? ApplicationCatalog().entry(id: id)) != nil })
+        try await waitUntil("the catalog has \(id)") { (try? ApplicationCatalog().entry(id: id)) != nil }
         return (try ApplicationCatalog().entry(id: id), record)
     }
 
     func recordedCall(at path: String) async throws -> Call {
-        let arrived = await eventually { FileManager.default.fileExists(atPath: path) }
-        try #require(arrived, "the activated service recorded no call")
+        try await waitUntil("the activated service records the call") { FileManager.default.fileExists(atPath: path) }
         return try JSONDecoder().decode(Call.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 

@@ -97,7 +97,7 @@ final class DesktopTestEnvironment: Sendable {
                 _ = await previous?.result
                 let (status, output, errors) = try await runProgram(
                     "/usr/bin/update-desktop-database", [applications], environment: ProcessInfo.processInfo.environment)
-                guard status == 0 else { throw FixtureFailure("update-desktop-database failed (\(status)): \(output)\(errors)") }
+                guard status == 0 else { throw TestFailure("update-desktop-database failed (\(status)): \(output)\(errors)") }
             }
             state.refresh = next
             return next
@@ -145,7 +145,7 @@ final class DesktopTestEnvironment: Sendable {
                     if !state.root.isEmpty { try? FileManager.default.removeItem(atPath: state.root) }
                 }
             }
-            guard await bus.nextLine() != nil else { throw FixtureFailure("dbus-daemon printed no address") }
+            guard try await bus.nextLine("dbus-daemon prints its address") != nil else { throw TestFailure("dbus-daemon printed no address") }
             return bus
         }
     }
@@ -154,22 +154,3 @@ final class DesktopTestEnvironment: Sendable {
 /// What the exit handler removes: the private bus and the throwaway root.
 private let cleanup = Mutex<(busPid: Int32, root: String)>((0, ""))
 
-struct FixtureFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Asks `condition` until it holds or `timeout` passes (a bound for a loaded machine). For what only
-/// a query shows: GIO rereads the desktop files when asked after its monitors saw them change, and
-/// tells no one which answer changed.
-func eventually(
-    timeout: Duration = .seconds(30), _ condition: () throws -> Bool
-) async rethrows -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if try condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try condition()
-}

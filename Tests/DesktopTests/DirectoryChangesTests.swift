@@ -1,6 +1,7 @@
 import Desktop
 import Foundation
 import Testing
+import TestSupport
 
 /// What the daemon relies on to re-read association files: a change in a watched directory is
 /// reported, also for a directory that did not exist when the watch began.
@@ -21,8 +22,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
         let changes = try await watch([other, directory])
         try Data("{}".utf8).write(to: URL(fileURLWithPath: directory + "/shop.example.json"), options: .atomic)
-        var iterator = changes.makeAsyncIterator()
-        #expect(await iterator.next() == directory)
+        #expect(try await next(changes, "the written file is reported") == directory)
     }
 
     @Test func aDirectoryCreatedAfterTheWatchBeganIsReportedOnceItHasAFile() async throws {
@@ -31,8 +31,7 @@ import Testing
         let changes = try await watch([directory])
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try Data("{}".utf8).write(to: URL(fileURLWithPath: directory + "/shop.example.json"))
-        var iterator = changes.makeAsyncIterator()
-        #expect(await iterator.next() == directory)
+        #expect(try await next(changes, "the later directory's file is reported") == directory)
     }
 
     /// How a directory GIO cannot monitor (inotify's instances all taken) is followed instead. Each
@@ -45,20 +44,19 @@ import Testing
         try FileManager.default.createDirectory(atPath: quiet, withIntermediateDirectories: true)
         let (changes, continuation) = AsyncStream.makeStream(of: String.self)
         try DirectoryChanges.poll([quiet, directory], every: .milliseconds(20)) { continuation.yield($0) }
-        var iterator = changes.makeAsyncIterator()
         let staged = desktop.root + "/" + desktop.uniqueName("staged.json")
         let file = directory + "/shop.example.json"
         try Data("{}".utf8).write(to: URL(fileURLWithPath: staged))
         try FileManager.default.moveItem(atPath: staged, toPath: file)
-        #expect(await iterator.next() == directory)
+        #expect(try await next(changes, "the renamed file is reported") == directory)
         // Overwritten in place by one write (longer: a rewrite of the same size within one tick of
         // the kernel's clock keeps its modification time, and polling cannot tell it).
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
         try handle.write(contentsOf: Data("[{}]".utf8))
         try handle.close()
-        #expect(await iterator.next() == directory)
+        #expect(try await next(changes, "the edit is reported") == directory)
         try FileManager.default.removeItem(atPath: file)
-        #expect(await iterator.next() == directory)
+        #expect(try await next(changes, "the removal is reported") == directory)
     }
 }
 

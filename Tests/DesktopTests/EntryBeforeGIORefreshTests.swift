@@ -1,6 +1,7 @@
 @testable import Desktop
 import Foundation
 import Testing
+import TestSupport
 
 /// An app writes its entry and registers a moment later, before GIO's directory cache has caught up.
 ///
@@ -26,8 +27,7 @@ struct EntryBeforeGIORefreshTests {
         try entryText(name: "Witness").write(toFile: directory + "/witness.desktop", atomically: true, encoding: .utf8)
         for file in extraFiles { try file.text.write(toFile: file.path, atomically: true, encoding: .utf8) }
         let witness = name + "-witness.desktop"
-        #expect(await eventually { AppInfoReference.loadFromCheckedFile(desktopFileID: witness) != nil },
-                "GIO's cache never scanned \(directory)")
+        try await waitUntil("GIO's cache scans \(directory)") { AppInfoReference.loadFromCheckedFile(desktopFileID: witness) != nil }
         return (directory, name + "-")
     }
 
@@ -82,7 +82,7 @@ struct EntryBeforeGIORefreshTests {
         // Launching reloads by id: the fresh entry runs although GIO's cache does not know it.
         let pids = try Launcher().launch(fresh)
         #expect(pids.count == 1)
-        #expect(await eventually { FileManager.default.fileExists(atPath: marker) }, "the fresh entry's program never ran")
+        try await waitUntil("the fresh entry's program runs", context: "the fresh entry's program never ran") { FileManager.default.fileExists(atPath: marker) }
 
         #expect(cachedFile(prefix + "fresh.desktop") == nil,
                 "GIO's cache knew the entry by now: this run did not show the lag")
@@ -96,7 +96,7 @@ struct EntryBeforeGIORefreshTests {
         let systemFile = desktop.root + "/system-data/applications/" + id + ".desktop"
         _ = try await scannedSubdirectory(
             of: desktop.root + "/system-data", extraFiles: [(systemFile, entryText(name: "System copy"))])
-        #expect(await eventually { cachedFile(id + ".desktop") == systemFile })
+        try await waitUntil("GIO's cache has the system copy") { cachedFile(id + ".desktop") == systemFile }
 
         let userFile = userSide.path + "/shadowed.desktop"
         try entryText(name: "User copy").write(toFile: userFile, atomically: true, encoding: .utf8)

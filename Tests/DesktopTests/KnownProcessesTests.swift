@@ -30,7 +30,7 @@ struct KnownProcessesTests {
         defer { unlink(fifo) }
         let child = try await ChildProcess.start(Self.shell, ["-c", "echo ready; read go < \(fifo); exec \(Self.sleep) 30"], environment: [:])
         defer { child.kill() }
-        #expect(await child.nextLine() == "ready")
+        #expect(try await child.nextLine("the child is ready") == "ready")
         let kept = KnownProcesses()
         #expect(Self.identify(child.pid, kept, Self.sleeperOnly) == InstalledPrograms.Identification.none)
         #expect(Self.identify(child.pid, kept, Self.shellOnly) == .app("org.example.Shell"))
@@ -41,7 +41,7 @@ struct KnownProcessesTests {
         let writer = try #require(FileHandle(forWritingAtPath: fifo))
         writer.write(Data("go\n".utf8))
         try writer.close()
-        #expect(await eventually { (try? RunningProgram.executable(ofProcess: child.pid)) == Self.sleep })
+        try await waitUntil("the child runs sleep") { (try? RunningProgram.executable(ofProcess: child.pid)) == Self.sleep }
         #expect(Self.identify(child.pid, kept, Self.sleeperOnly) == .app("org.example.Sleeper"))
         #expect(Self.identify(child.pid, kept, Self.shellOnly) == InstalledPrograms.Identification.none)
         #expect(Self.identify(child.pid, kept, Self.both) == .app("org.example.Sleeper"))
@@ -79,7 +79,7 @@ struct KnownProcessesTests {
         for _ in 0..<200 where !taken {
             let outer = try await ChildProcess.start(Self.shell, ["-c", script], environment: [:])
             defer { outer.kill() }
-            guard let line = await outer.nextLine(), let inner = Int32(line) else { continue }
+            guard let line = try await outer.nextLine("the forked shell's pid"), let inner = Int32(line) else { continue }
             defer { kill(inner, SIGKILL) }
             guard inner == pid else { continue }
             taken = true

@@ -1,6 +1,7 @@
 import Desktop
 import Foundation
 import Testing
+import TestSupport
 
 /// Launches real programs from real entries: a shell script that records its arguments, the
 /// tokens in its environment and its open descriptors into `<directory>/<pid>`.
@@ -48,16 +49,15 @@ struct LauncherTests {
         try await desktop.install(id: id, [
             "Type=Application", "Name=\(stem)", "Exec=\(recorder) \(output) \(fieldCode)",
         ] + extra)
-        #expect(await eventually { (try? catalog.entry(id: id)) != nil })
+        try await waitUntil("the catalog has \(id)") { (try? catalog.entry(id: id)) != nil }
         return (try catalog.entry(id: id), output)
     }
 
     /// Waits (bounded) for the records of `pids` and reads them.
     func records(of pids: [Int32], in directory: String) async throws -> [Record] {
-        let arrived = await eventually {
+        try await waitUntil("launched processes \(pids) write their records") {
             pids.allSatisfy { FileManager.default.fileExists(atPath: "\(directory)/\($0)") }
         }
-        try #require(arrived, "launched processes \(pids) wrote no record")
         return try pids.map { pid in
             let lines = try String(contentsOfFile: "\(directory)/\(pid)", encoding: .utf8).split(separator: "\n")
             func values(_ key: String) -> [String] {
@@ -104,7 +104,7 @@ struct LauncherTests {
         #expect(launched.first.map { !$0.descriptors.contains(stray) } == true)
         #expect(launched.first.map { $0.descriptors.allSatisfy { $0 < 200 } } == true)
         // The launcher reaps what it started: one GIO left behind would stay a zombie.
-        #expect(await eventually { unreaped(pids).isEmpty }, "\(unreaped(pids))")
+        try await waitUntil("the launched processes are reaped", context: "\(unreaped(pids))") { unreaped(pids).isEmpty }
     }
 
     @Test func launchesOneProcessPerURIForPercentU() async throws {
@@ -116,7 +116,7 @@ struct LauncherTests {
         let launched = try await records(of: pids, in: output)
         #expect(launched.map(\.arguments) == [[uris[0]], [uris[1]]])
         // The launcher reaps what it started: one GIO left behind would stay a zombie.
-        #expect(await eventually { unreaped(pids).isEmpty }, "\(unreaped(pids))")
+        try await waitUntil("the launched processes are reaped", context: "\(unreaped(pids))") { unreaped(pids).isEmpty }
     }
 
     @Test func launchesOneProcessForAllURIsWithPercentCapitalU() async throws {
@@ -146,7 +146,7 @@ struct LauncherTests {
         let id = "org.waypost.test." + desktop.uniqueName("BadPath")
         let missingDirectory = desktop.root + "/no-such-directory"
         try await desktop.install(id: id, ["Type=Application", "Name=Bad", "Exec=/bin/true %u", "Path=\(missingDirectory)"])
-        #expect(await eventually { (try? catalog.entry(id: id)) != nil })
+        try await waitUntil("the catalog has \(id)") { (try? catalog.entry(id: id)) != nil }
         let entry = try catalog.entry(id: id)
 
         let error = #expect(throws: LaunchError.self) { try launcher.launch(entry, uris: ["waypost-test://x"]) }
@@ -174,7 +174,7 @@ struct LauncherTests {
         // The app runs until it is stopped; `sleep` takes SIGTERM's default action, death.
         let app = try desktop.writeScript(desktop.uniqueName("stoppable"), "#!/bin/sh\nexec sleep 2147483647\n")
         try await desktop.install(id: id, ["Type=Application", "Name=Stoppable", "Exec=\(app) %u"])
-        #expect(await eventually { (try? catalog.entry(id: id)) != nil })
+        try await waitUntil("the catalog has \(id)") { (try? catalog.entry(id: id)) != nil }
         let entry = try catalog.entry(id: id)
         // Launched from a thread that blocks and ignores what the daemon's worker threads may.
         let launcher = launcher
@@ -201,8 +201,7 @@ struct LauncherTests {
         let (exits, exited) = AsyncStream<Void>.makeStream()
         ProcessExits.shared.watch(handle) { exited.yield() }
         #expect(kill(pid, SIGTERM) == 0)
-        var waiting = exits.makeAsyncIterator()
-        _ = await waiting.next()
+        _ = try await next(exits, "the launched app exits")
         #expect(handle.hasExited)
     }
 }

@@ -14,7 +14,7 @@ struct RunningProgramTests {
         try FileManager.default.createSymbolicLink(atPath: desktop.bin + "/" + alias, withDestinationPath: "/bin/sleep")
         let id = "org.waypost.test." + desktop.uniqueName("Sleeper")
         try await desktop.install(id: id, ["Type=Application", "Name=Sleeper", "Exec=\(alias) 30"])
-        #expect(await eventually { (try? ApplicationCatalog().entry(id: id)) != nil })
+        try await waitUntil("the catalog has \(id)") { (try? ApplicationCatalog().entry(id: id)) != nil }
         let entry = try ApplicationCatalog().entry(id: id)
         let program = try #require(entry.executablePath)
         #expect(program == URL(fileURLWithPath: "/bin/sleep").resolvingSymlinksInPath().path)
@@ -22,7 +22,7 @@ struct RunningProgramTests {
         let pid = try #require(try Launcher().launch(entry).first)
         defer { kill(pid, SIGKILL) }
         // Right after the spawn the pid may still be gio-launch-desktop, which then execs the program.
-        #expect(await eventually { (try? RunningProgram.executable(ofProcess: pid)) == program })
+        try await waitUntil("the launched process runs \(program)") { (try? RunningProgram.executable(ofProcess: pid)) == program }
     }
 
     /// The opener walk's view of `python3 -uc CODE` where CODE is also a path, through a symlink in
@@ -40,7 +40,7 @@ struct RunningProgramTests {
         let process = try await ChildProcess.start(
             "/bin/sh", ["-c", "cd \"$0\" && exec /usr/bin/python3 -uc 'import waiter#/app.py'", directory.path], environment: [:])
         defer { process.kill() }
-        #expect(await process.nextLine() == "ready")
+        #expect(try await process.nextLine("the program is ready") == "ready")
         let python = try #require(try? RunningProgram.executable(ofProcess: process.pid))
         let programs = InstalledPrograms(["org.example.Py": [ProgramSignature(.script(interpreter: python, script: script.path))]])
         let record = try RunningProgram.record(ofProcess: process.pid, against: programs).get()

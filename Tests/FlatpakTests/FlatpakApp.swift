@@ -24,7 +24,7 @@ struct FlatpakApp: Sendable {
             || ProcessInfo.processInfo.environment["WAYPOST_REQUIRE_FLATPAK"] == "1"
     }
 
-    static let apps = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Apps")
+    static let apps = Built.packageRoot.appendingPathComponent("Tests/Apps")
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
     /// Holds `repo/`, the build trees, `flatpak/` (the installation) and `system-share/`.

@@ -46,7 +46,7 @@ import Testing
 
             let uri = "notes://show?note=42"
             let open = try await desktop.openInSandbox(["dispatcher", uri])
-            let answer = try await nextLine(of: open) ?? ""
+            let answer = try await open.nextLine("the opener in the sandbox answers") ?? ""
             #expect(try await withDeadline("the opener in the sandbox exits") { try await open.status() } == 0, "\(answer)\n\(desktop.busLog)")
             #expect(answer.contains(#""app-id": "org.example.Notes""#) && answer.contains(#""scene-id": "note-42""#), "\(answer)")
 

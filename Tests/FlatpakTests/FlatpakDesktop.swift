@@ -9,21 +9,14 @@ import Testing
 /// `with` tears it all down, sandboxes included, however the test ends.
 final class FlatpakDesktop: Sendable {
     private let session: PrivateSession
-    private let screen: Screen?
+    private let screen: VirtualScreen?
     private let spawned = ChildProcesses()
     var root: URL { session.root }
     var environment: [String: String] { session.environment }
 
-    /// `$WAYPOST` (resolved, as `waypost install` writes it), else the one built beside the tests.
-    static let waypost: String = {
-        if let path = ProcessInfo.processInfo.environment["WAYPOST"] {
-            return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        }
-        return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("waypost").path
-    }()
-    static let sampleApp = FlatpakApp.apps.appendingPathComponent("sample_app.py").path
-    static let python = "/usr/bin/python3"
+    static let waypost = Built.waypost.path
+    static let sampleApp = Built.sampleApp.path
+    static let python = Built.python
 
     /// Runs `body` on a new desktop, then closes it (also when `body` throws).
     static func with(portal: Bool = false, _ body: (FlatpakDesktop) async throws -> Void) async throws {
@@ -39,7 +32,7 @@ final class FlatpakDesktop: Sendable {
 
     private init(app: FlatpakApp, portal: Bool) async throws {
         var extra = app.environment.merging(["GIO_USE_VFS": "local"]) { $1 }
-        let screen = portal ? try await Screen() : nil
+        let screen = portal ? try await VirtualScreen() : nil
         if let screen {
             // GTK (the portal's chooser) without the accessibility bus, drawn on the CPU.
             extra.merge(["DISPLAY": screen.display, "GTK_A11Y": "none", "NO_AT_BRIDGE": "1", "GSK_RENDERER": "cairo"]) { $1 }
@@ -122,7 +115,7 @@ final class FlatpakDesktop: Sendable {
         let process = try await ChildProcess.start(
             Self.python, [Self.sampleApp, root.appendingPathComponent("\(id).json").path], environment: environment, errors: stderr)
         spawned.add(process)
-        guard try await nextLine(of: process) == "ready" else {
+        guard try await process.nextLine("\(id) is ready") == "ready" else {
             throw TestFailure("\(id) ended before it was ready: \((try? String(contentsOf: stderr, encoding: .utf8)) ?? "")\n\(busLog)")
         }
     }
@@ -158,7 +151,7 @@ final class FlatpakDesktop: Sendable {
         let process = try await ChildProcess.start(
             "/usr/bin/flatpak", ["run", "--die-with-parent", FlatpakApp.id], environment: environment, errors: stderr)
         spawned.add(process)
-        guard let line = try await nextLine(of: process) else {
+        guard let line = try await process.nextLine("the Flatpak app starts") else {
             throw TestFailure("the Flatpak app ended at once: \((try? String(contentsOf: stderr, encoding: .utf8)) ?? "")\n\(busLog)")
         }
         return line
@@ -203,7 +196,7 @@ final class FlatpakDesktop: Sendable {
     func monitor() async throws -> RoutedEvents {
         let process = try await ChildProcess.start(Self.waypost, ["monitor", "--full"], environment: environment, errors: root.appendingPathComponent("logs/monitor.stderr"))
         spawned.add(process)
-        guard try await nextLine(of: process)?.hasPrefix("watching") == true else { throw TestFailure("waypost monitor did not start\n\(busLog)") }
+        guard try await process.nextLine("waypost monitor watches")?.hasPrefix("watching") == true else { throw TestFailure("waypost monitor did not start\n\(busLog)") }
         return RoutedEvents(process: process, busLog: { self.busLog })
     }
 

@@ -37,7 +37,7 @@ extension FlatpakAppTests {
             #expect(event["scene"] as? String == "note-42")
             #expect((event["platform_data"] as? [String: Any])?["activation-token"] as? String == token, "\(event)")
             // The portal answered the app once it handed the link on.
-            #expect(try await nextLine(of: open)?.contains(#""response": 0"#) == true)
+            #expect(try await open.nextLine("the portal answers the app")?.contains(#""response": 0"#) == true)
             #expect(!(try await desktop.windowTitles()).contains(Self.chooserTitle))
         }
     }

@@ -1,4 +1,4 @@
-// Watching what the session does: the lines `waypost monitor` prints, and bounded waits for a line.
+// Watching what the session does: the lines `waypost monitor` prints, each awaited within a deadline.
 import Foundation
 import TestSupport
 
@@ -25,9 +25,4 @@ final class RoutedEvents: Sendable {
         guard let line else { throw TestFailure("waypost monitor ended before it showed \(uri)\n\(busLog())") }
         return line
     }
-}
-
-/// The next line `process` prints (nil once its output ended), within 30 s.
-func nextLine(of process: ChildProcess) async throws -> String? {
-    try await withDeadline("\(process.pid) prints a line") { await process.nextLine() }
 }

@@ -39,14 +39,14 @@ struct HandoffFloodTests {
         let screen = try await ServerScreen.start(on: device)
 
         let flood = try await Flood.start(on: device, callers: 16, batch: 4, prefix: "Flood", once: false)
-        try #require(await flood.process.nextLine() == "flooding")
+        try #require(try await flood.process.nextLine("the flood starts") == "flooding")
         // Another app's link, while every caller keeps 4 offers in flight.
         let opened = try await device.waypost("open", "notes://list")
         #expect(opened.status == 0, "\(opened)")
         #expect(device.received("org.example.Notes").map { $0["uri"] as? String } == ["notes://list"])
         // The flood went on after that answer: it was in flight all along. And on, for 800 more
         // offers made and replaced at once, whose receives interleave.
-        for _ in 0..<200 { try #require(await flood.process.nextLine() == "batch") }
+        for _ in 0..<200 { try #require(try await flood.process.nextLine("the flood's next batch") == "batch") }
         flood.process.send(SIGTERM)
         let total = try await flood.finished()
         #expect(total.offered > 32, "offers were replaced by newer ones: \(total)")
@@ -118,7 +118,7 @@ final class ServerScreen: Sendable {
             Device.python, [script] + (queue ? ["--queue"] : []), environment: device.environment,
             errors: device.root.appendingPathComponent("logs/notification-server.stderr"))
         device.spawnedDunst(process)
-        try #require(await process.nextLine() == "ready")
+        try #require(try await process.nextLine("the notification server is ready") == "ready")
         let screen = ServerScreen(process)
         Task {
             for await line in process.lines { screen.read(line) }
@@ -161,9 +161,9 @@ struct Flood {
 
     /// Its totals once it ended: offers made, and refusals by error name.
     func finished() async throws -> (offered: Int, refused: [String: Int]) {
-        while let line = await process.nextLine() {
+        while let line = try await process.nextLine("the flood's next line") {
             guard line == "done" else { continue }
-            let totals = try #require(await process.nextLine())
+            let totals = try #require(try await process.nextLine("the flood's totals"))
             let object = try #require(try JSONSerialization.jsonObject(with: Data(totals.utf8)) as? [String: Any])
             return (object["offered"] as? Int ?? -1, object["refused"] as? [String: Int] ?? [:])
         }

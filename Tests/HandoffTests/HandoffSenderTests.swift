@@ -23,7 +23,7 @@ struct HandoffSenderTests {
             Device.python, [Device.fixtures.appendingPathComponent("fake_kdeconnect.py").path, "phone1", "Trusted Phone"],
             environment: device.environment, errors: device.root.appendingPathComponent("logs/fake-kdeconnect.stderr"))
         device.spawnedDunst(fake)
-        try #require(await fake.nextLine() == "ready")
+        try #require(try await fake.nextLine("the fake sender is ready") == "ready")
         // The user trusts the device id the fake names (the daemon starts for this call).
         let trusted = try await device.busCall(
             "io.waypost.Dispatcher", "/io/waypost/Handoff", "io.waypost.Handoff1.TrustDevice", "string:phone1", "boolean:true")

@@ -9,36 +9,26 @@ import Testing
 final class Device: Sendable {
     let name: String
     let session: PrivateSession
-    let xvfb: ChildProcess
+    let screen: VirtualScreen
     private let spawned = ChildProcesses()
     var root: URL { session.root }
     var environment: [String: String] { session.environment }
 
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-    static let sampleApp = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Apps/sample_app.py").path
-    static let python = "/usr/bin/python3"
-    static let waypost: String = {
-        if let path = ProcessInfo.processInfo.environment["WAYPOST"] { return URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
-        return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("waypost").path
-    }()
+    static let sampleApp = Built.sampleApp.path
+    static let python = Built.python
+    static let waypost = Built.waypost.path
 
     init(name: String) async throws {
         self.name = name
-        // Xvfb writes the display it took to -displayfd once it accepts connections.
-        let xvfb = try await ChildProcess.start(
-            "/bin/sh", ["-c", "exec /usr/bin/Xvfb -displayfd 3 -screen 0 640x480x24 -nolisten tcp 3>&1"], environment: [:])
-        guard let number = await xvfb.nextLine(), !number.isEmpty else {
-            xvfb.kill()
-            throw TestFailure("Xvfb did not start")
-        }
-        self.xvfb = xvfb
+        let screen = try await VirtualScreen(size: "640x480x24")
+        self.screen = screen
         do {
             session = try await PrivateSession(
                 name: "waypost-handoff-\(name)",
-                extraEnvironment: ["DISPLAY": ":\(number)", "GIO_USE_VFS": "local", "XDG_CURRENT_DESKTOP": "X-Generic"])
+                extraEnvironment: ["DISPLAY": screen.display, "GIO_USE_VFS": "local", "XDG_CURRENT_DESKTOP": "X-Generic"])
         } catch {
-            xvfb.send(SIGTERM)
+            screen.stop()
             throw error
         }
     }
@@ -46,7 +36,7 @@ final class Device: Sendable {
     func close() {
         spawned.killAll()
         session.close()
-        xvfb.send(SIGTERM)
+        screen.stop()
     }
 
     func spawnedDunst(_ process: ChildProcess) { spawned.add(process) }
@@ -114,7 +104,7 @@ final class Device: Sendable {
         let stderr = root.appendingPathComponent("logs/\(id).stderr")
         let process = try await ChildProcess.start(Self.python, [Self.sampleApp, configFile(of: id).path], environment: environment, errors: stderr)
         spawned.add(process)
-        guard await process.nextLine() == "ready" else {
+        guard try await process.nextLine("\(id) is ready") == "ready" else {
             throw TestFailure("\(id) ended before it was ready: \((try? String(contentsOf: stderr, encoding: .utf8)) ?? "")")
         }
     }
@@ -187,7 +177,7 @@ final class TwoDevices: Sendable {
             pairing = try await ChildProcess.start(
                 Device.python, [Device.fixtures.appendingPathComponent("kdeconnect_pair.py").path] + configs,
                 environment: ["PATH": "/usr/sbin:/usr/bin:/bin"], errors: a.root.appendingPathComponent("logs/pairing.log"))
-            guard let line = await pairing.nextLine(),
+            guard let line = try await pairing.nextLine("the two kdeconnectd pair"),
                 let paired = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: [String: String]],
                 let aID = paired["a"]?["id"], let bID = paired["b"]?["id"], let bNamespace = paired["b"]?["netns"]
             else {
@@ -220,7 +210,7 @@ final class TwoDevices: Sendable {
     /// Stops the pairing fixture (it kills both kdeconnectd and removes the namespaces), then both devices.
     func close() async {
         pairing.send(SIGTERM)
-        _ = try? await pairing.status()
+        _ = try? await withDeadline("the pairing fixture ends") { [pairing] in try await pairing.status() }
         a.close()
         b.close()
     }

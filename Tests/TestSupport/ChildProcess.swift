@@ -97,10 +97,16 @@ public final class ChildProcess: Sendable {
     /// Its status once it ended and closed its output: the exit code, or the signal's number.
     public func status() async throws -> Int32 { try await execution.value }
 
-    /// The next line it writes, or nil once its output ended.
+    /// The next line it writes, or nil once its output ended. Tests wait with `nextLine(_:)`.
     public func nextLine() async -> String? {
         var reader = lines.makeAsyncIterator()
         return await reader.next()
+    }
+
+    /// The next line it writes (nil once its output ended), within `seconds`: `what` names the line
+    /// in the failure.
+    public func nextLine(_ what: String, seconds: Int = 30) async throws -> String? {
+        try await withDeadline(what, seconds: seconds) { await self.nextLine() }
     }
 }
 

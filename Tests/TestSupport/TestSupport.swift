@@ -1,5 +1,6 @@
-// What the integration test targets share: bounded waits and a private desktop session (programs
-// are started in ChildProcess.swift).
+// What the integration test targets share: the bounded waits every test uses (one poller,
+// `waitUntil`; one deadline, `withDeadline`, and `next` built on it) and a private desktop session
+// (programs are started in ChildProcess.swift, screens in Screen.swift).
 public import Foundation
 import Glibc
 import Synchronization
@@ -51,6 +52,15 @@ public func next<Element: Sendable>(
     try await withDeadline(what, seconds: seconds) {
         var iterator = stream.makeAsyncIterator()
         guard let element = try await iterator.next() else { throw TestFailure("the stream ended before \(what)") }
+        return element
+    }
+}
+
+/// The next element of `stream` (what a handler reported, say), within `seconds`.
+public func next<Element: Sendable>(_ stream: AsyncStream<Element>, _ what: String, seconds: Int = 30) async throws -> Element {
+    try await withDeadline(what, seconds: seconds) {
+        var iterator = stream.makeAsyncIterator()
+        guard let element = await iterator.next() else { throw TestFailure("the stream ended before \(what)") }
         return element
     }
 }
@@ -135,7 +145,7 @@ public final class PrivateSession: Sendable {
         bus = try await ChildProcess.start(
             "/usr/bin/dbus-daemon", ["--config-file=\(configFile.path)", "--nofork", "--print-address=1"],
             environment: environment, errors: root.appendingPathComponent("logs/bus.log"))
-        guard let address = await bus.nextLine(), !address.isEmpty else {
+        guard let address = try? await bus.nextLine("dbus-daemon prints its address"), !address.isEmpty else {
             bus.kill()
             throw TestFailure("dbus-daemon printed no address")
         }

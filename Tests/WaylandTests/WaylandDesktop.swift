@@ -34,9 +34,9 @@ final class WaylandDesktop: Sendable {
     private let processes = ChildProcesses()
 
     static let display = "wayland-0"
-    static let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    static let waypost = binDirectory.appendingPathComponent("waypost").path
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let binDirectory = Built.directory
+    static let waypost = Built.waypost.path
+    static let packageRoot = Built.packageRoot
     static let fixtures = packageRoot.appendingPathComponent("Tests/WaylandTests/Fixtures")
     /// WAYPOST_REQUIRE_WAYLAND=1 makes the tests fail rather than skip where a compositor is missing.
     static let required = ProcessInfo.processInfo.environment["WAYPOST_REQUIRE_WAYLAND"] == "1"
@@ -145,7 +145,7 @@ final class WaylandDesktop: Sendable {
 
             """.write(to: config, atomically: true, encoding: .utf8)
         let bus = try await ChildProcess.start("/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"], environment: [:])
-        guard let address = await bus.nextLine(), !address.isEmpty else {
+        guard let address = try? await bus.nextLine("the system dbus-daemon prints its address"), !address.isEmpty else {
             bus.kill()
             throw TestFailure("the system dbus-daemon printed no address")
         }

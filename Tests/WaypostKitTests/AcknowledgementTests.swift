@@ -15,7 +15,8 @@ struct AcknowledgementTests {
         let open: AsyncStream<Void>.Continuation
         let handled = Mutex<[String]>([])
         init() { (opened, open) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .unbounded) }
-        func wait() async { for await _ in opened { return } }
+        /// Returns once the test opens the gate (or, should it never, after the deadline).
+        func wait() async { _ = try? await next(opened, "the test opens the gate") }
     }
 
     @Test("a handler still running does not hold the opener's success, and handlers run in the order their events arrived")
@@ -39,7 +40,7 @@ struct AcknowledgementTests {
         #expect(try await session.open("contacts://second", with: bus)["scene-id"] == "slow")
         #expect(gate.handled.withLock { $0 }.isEmpty)
         gate.open.yield()
-        await app.handlersFinished()
+        try await withDeadline("the handlers finish") { await app.handlersFinished() }
         #expect(gate.handled.withLock { $0 } == ["contacts://first", "contacts://second"])
     }
 }

@@ -130,8 +130,7 @@ struct ActivitiesTests {
         _ = try await bus.call(
             destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
             member: Contract.Dispatcher1.continueActivity.name, Self.type, sent.variants, [String: Variant]())
-        var iterator = received.makeAsyncIterator()
-        let activity = try #require(await iterator.next())
+        let activity = try await next(received, "the activity is continued in its scene")
         #expect(activity.title == "Ada" && activity.targetContentIdentifier == "contact/1")
         #expect(activity.userInfo == [
             "n": 7, "big": 9, "s": "text", "ok": true, "d": 0.5, "bytes": .data([1, 2]), "list": ["x", "y"], "map": ["k": 3],

@@ -52,8 +52,7 @@ struct DesktopActionTests {
         let launched = try await runProgram(
             "/usr/bin/python3", [Self.launchAction, "\(Self.appID).desktop", "show-judy", "token-9"], environment: session.environment)
         #expect(launched.status == 0, "\(launched.errors)")
-        var delivered = received.makeAsyncIterator()
-        let first = try #require(await delivered.next())
+        let first = try await next(received, "the action reaches a scene")
         #expect(first.scene == "judy")
         #expect(first.activity.type == Self.show)
         #expect(first.activity.targetContentIdentifier == "judy")

@@ -16,7 +16,7 @@ struct DispatcherTrustTests {
         let calls = session.root.appendingPathComponent("logs/squatter.calls")
         let process = try await ChildProcess.start(
             "/usr/bin/python3", [standIn.path, "io.waypost.Dispatcher", calls.path], environment: session.environment)
-        guard await process.nextLine() == "ready" else { throw TestFailure("the squatter did not start: \(session.busLog)") }
+        guard try await process.nextLine("the squatter is ready") == "ready" else { throw TestFailure("the squatter did not start: \(session.busLog)") }
         return (process, calls)
     }
 

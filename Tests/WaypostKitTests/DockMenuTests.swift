@@ -15,7 +15,7 @@ struct DockMenuTests {
 
     /// The dock's next JSON line.
     static func next(_ dock: ChildProcess) async throws -> [String: Any] {
-        guard let line = await dock.nextLine() else { throw TestFailure("the dock ended") }
+        guard let line = try await dock.nextLine("the dock's next line") else { throw TestFailure("the dock ended") }
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
     }
 
@@ -29,7 +29,7 @@ struct DockMenuTests {
             "/usr/bin/python3", [Self.dock, "Judy", "Ada Lovelace"], environment: session.environment,
             errors: session.root.appendingPathComponent("dock.stderr"))
         defer { dock.kill() }
-        #expect(await dock.nextLine() == "ready")
+        #expect(try await dock.nextLine("the dock is ready") == "ready")
 
         let app = try Application(id: appID, declarations: [.windowGroup("contacts")])
         let (received, inbox) = AsyncStream.makeStream(of: (scene: String, activity: ContinuedActivity).self)
@@ -67,8 +67,10 @@ struct DockMenuTests {
         #expect(try await Self.next(dock)["label"] as? String == "Ada Lovelace")
 
         var delivered: [String: (scene: String, activity: ContinuedActivity)] = [:]
-        var inboxIterator = received.makeAsyncIterator()
-        while delivered.count < 2, let next = await inboxIterator.next() { delivered[next.activity.title ?? ""] = next }
+        while delivered.count < 2 {
+            let click = try await TestSupport.next(received, "click \(delivered.count + 1) reaches its scene")
+            delivered[click.activity.title ?? ""] = click
+        }
         #expect(delivered["Judy"]?.scene == "judy")
         #expect(delivered["Ada Lovelace"]?.scene == "ivan")
         let judy = try #require(delivered["Judy"]?.activity)
@@ -91,7 +93,7 @@ struct DockMenuTests {
         let appID = LibraryOverTheBusTests.appID
         try await session.installInProcessApp(appID, schemes: [], activityTypes: [Self.show])
         let bus = try await session.connect()
-        var owners = try await bus.nameOwnerChanges(for: "org.kde.ActivityManager").makeAsyncIterator()
+        let owners = try await bus.nameOwnerChanges(for: "org.kde.ActivityManager")
         let scores = try await bus.signals(matching: MatchRule(
             path: "/ActivityManager/Resources/Scoring", interface: "org.kde.ActivityManager.ResourcesScoring",
             member: "ResourceScoreUpdated"))
@@ -100,7 +102,10 @@ struct DockMenuTests {
         let manager = try await ChildProcess.start(
             Self.activityManager, [], environment: environment, errors: session.root.appendingPathComponent("kamd.stderr"))
         defer { manager.kill() }
-        while let change = try await owners.next(), change.newOwner == nil {}
+        try await withDeadline("the activity manager owns its name") {
+            for try await change in owners where change.newOwner != nil { return }
+            throw TestFailure("the activity manager never owned its name")
+        }
 
         let app = try Application(id: appID, declarations: [.windowGroup("contacts")])
         let (received, inbox) = AsyncStream.makeStream(of: (scene: String, activity: ContinuedActivity).self)
@@ -121,11 +126,12 @@ struct DockMenuTests {
 
         // The manager scores what it recorded: the app's recent activity, under its link.
         let link = "x-waypost-activity:\(saved.id)"
-        var updates = scores.makeAsyncIterator()
-        while true {
-            let update = try #require(try await updates.next())
-            let (_, client, resource, _, _, _) = try update.decode(String.self, String.self, String.self, Double.self, UInt32.self, UInt32.self)
-            if client == appID && resource == link { break }
+        try await withDeadline("the manager scores the app's link") {
+            for try await update in scores {
+                let (_, client, resource, _, _, _) = try update.decode(String.self, String.self, String.self, Double.self, UInt32.self, UInt32.self)
+                if client == appID && resource == link { return }
+            }
+            throw TestFailure("the scores ended before the app's link")
         }
         let database = session.root.appendingPathComponent("data/kactivitymanagerd/resources/database").path
         let titles = try await runProgram(
@@ -134,8 +140,7 @@ struct DockMenuTests {
 
         // The task manager hands the link to the app's entry; the app gives it to Waypost, which continues it.
         #expect(try await app.openLaunchURL(link) == "ivan")
-        var delivered = received.makeAsyncIterator()
-        let continued = try #require(await delivered.next())
+        let continued = try await TestSupport.next(received, "the link continues the activity in a scene")
         #expect(continued.scene == "ivan")
         #expect(continued.activity.title == "Ada Lovelace")
     }

@@ -16,17 +16,11 @@ final class KitSession: Sendable {
     var environment: [String: String] { session.environment }
     var address: String { session.address }
 
-    /// The build directory: the test bundle sits next to `waypost` and the sample apps.
-    static let binDirectory: URL = {
-        if let path = ProcessInfo.processInfo.environment["WAYPOST"] {
-            return URL(fileURLWithPath: path).deletingLastPathComponent()
-        }
-        return testRunner.deletingLastPathComponent()
-    }()
+    /// Where `waypost` and the sample apps are: beside the one under test.
+    static let binDirectory = Built.waypost.deletingLastPathComponent()
     static let testRunner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    static let waypost = binDirectory.appendingPathComponent("waypost")
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let waypost = Built.waypost
+    static let packageRoot = Built.packageRoot
 
     init(deliveryTimeout: Double = 10) async throws {
         let service = """
@@ -76,7 +70,7 @@ final class KitSession: Sendable {
         let reply = try await connection.call(
             destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
             member: "Open", uri, [String: Variant](), timeout: .seconds(30))
-        return Self.strings(try reply.decode([String: Variant].self))
+        return ExplainedPlan.strings(try reply.decode([String: Variant].self))
     }
 
     /// The open scenes in search order, each with its app, owner and united sets.
@@ -86,7 +80,7 @@ final class KitSession: Sendable {
             member: "Status")
         let (_, scenes) = try reply.decode([[String: Variant]].self, [[String: Variant]].self)
         return scenes.map { scene in
-            let strings = Self.strings(scene)
+            let strings = ExplainedPlan.strings(scene)
             let modifiers = (try? scene["modifiers"]?.decode(as: [Structure<[String], [String]>].self)) ?? []
             return SceneStatus(
                 app: strings["app-id"] ?? "", id: strings["scene-id"] ?? "", declaration: strings["declaration-id"] ?? "",
@@ -98,12 +92,6 @@ final class KitSession: Sendable {
     func dispatcherPID(with connection: Connection) async throws -> Int32? {
         guard let owner = try await connection.nameOwner(of: "io.waypost.Dispatcher") else { return nil }
         return Int32(bitPattern: try await connection.processID(of: owner))
-    }
-
-    static func strings(_ map: [String: Variant]) -> [String: String] {
-        map.reduce(into: [:]) { result, entry in
-            if case .string(let value) = entry.value { result[entry.key] = value }
-        }
     }
 }
 

@@ -219,7 +219,7 @@ struct LibraryOverTheBusTests {
             destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
             member: "ContinueActivity", "io.waypost.test.contact",
             ["target-content-identifier": Variant.string("ivy")], [String: Variant]())
-        #expect(KitSession.strings(try reply.decode([String: Variant].self))["scene-id"] == "w1")
+        #expect(ExplainedPlan.strings(try reply.decode([String: Variant].self))["scene-id"] == "w1")
         await app.handlersFinished()  // handlers run after the acknowledgement
         #expect(inbox.received(by: "w1") == ["activity ivy"])
 

@@ -18,7 +18,7 @@ struct NotificationsTests {
         defer { session.close() }
         let notifications = try await ChildProcess.start("/usr/bin/python3", [Self.server.path], environment: session.environment)
         defer { notifications.kill() }
-        #expect(await notifications.nextLine() == "ready")
+        #expect(try await notifications.nextLine("the notification server is ready") == "ready")
         try await session.installInProcessApp(LibraryOverTheBusTests.appID, schemes: [])
         let app = try Application(id: LibraryOverTheBusTests.appID, declarations: [.windowGroup("list")])
         let judy = try app.openScene("list", id: "judy")
@@ -34,15 +34,14 @@ struct NotificationsTests {
         try await app.notify(id: "judy-1", NotificationContent(
             title: "Judy wrote", body: "About Friday", targetContentIdentifier: "contact/judy", userInfo: ["message": "m-7"],
             buttons: [(action: "reply", label: "Reply")]))
-        let notified = try #require(await notifications.nextLine())
+        let notified = try #require(try await notifications.nextLine("the server shows the notification"))
         let id = try #require(UInt32(notified.split(separator: " ")[1]))
         let bus = try await session.connect()
         let owner = try #require(try await bus.nameOwner(of: "org.freedesktop.Notifications"))
         _ = try await bus.call(
             destination: owner, path: "/org/freedesktop/Notifications", interface: "io.waypost.test.NotificationServer",
             member: "Invoke", id, "reply", "token-1")
-        var iterator = received.makeAsyncIterator()
-        let delivered = try #require(await iterator.next())
+        let delivered = try await next(received, "the response reaches its scene")
         #expect(delivered.scene == "judy")
         #expect(delivered.response == NotificationResponse(
             notificationID: "judy-1", action: "reply", targetContentIdentifier: "contact/judy", userInfo: ["message": "m-7"]))

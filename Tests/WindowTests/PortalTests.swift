@@ -25,7 +25,7 @@ import Testing
         // The monitor as a Wayland session's: it says what a missing token means there.
         let monitor = try await ChildProcess.start(
             WindowDesktop.waypost, ["monitor", "--count", "2"], environment: desktop.environment.merging(["WAYLAND_DISPLAY": "wayland-0"]) { $1 })
-        #expect(await monitor.nextLine()?.hasPrefix("watching") == true)
+        #expect(try await monitor.nextLine("waypost monitor watches")?.hasPrefix("watching") == true)
 
         // Chat asks the portal to open Bob's link, with the token its compositor gave it.
         let opened = try await desktop.run("/usr/bin/python3", [Self.opener, "contacts://show?id=51C2-BOB", "chat-token-1"])
@@ -35,13 +35,13 @@ import Testing
         #expect(try await desktop.startupID(of: bob) == "chat-token-1", "the calling app's token reached the window")
         // No "Open With…" dialog: the only windows are Contacts' own.
         #expect(Set(try await desktop.windowTitles()) == ["Ada Lovelace – Contacts", "Bob Kahn – Contacts"])
-        let routed = await monitor.nextLine() ?? ""
+        let routed = try await monitor.nextLine("waypost monitor's next line") ?? ""
         #expect(routed.contains("→ io.waypost.example.Contacts") && routed.hasSuffix("(opened by org.example.Chat (via portal))"), "\(routed)")
         #expect(!routed.contains("no token"), "\(routed)")
 
         // gio open from a terminal gives no token: the monitor says what that means on Wayland.
         try await desktop.run("/usr/bin/gio", ["open", "contacts://show?id=0F3A-ADA"])
-        let untokened = await monitor.nextLine() ?? ""
+        let untokened = try await monitor.nextLine("waypost monitor's next line") ?? ""
         #expect(untokened.contains(", no token: a Wayland compositor leaves its window where it is (opened by process gio)"), "\(untokened)")
     }
 
@@ -106,7 +106,7 @@ import Testing
         try await desktop.run("/usr/bin/gio", ["open", "contacts://show?id=0F3A-ADA"])
         let ada = try await desktop.activeWindow(titled: "Ada Lovelace – Contacts")
         let monitor = try await ChildProcess.start(WindowDesktop.waypost, ["monitor", "--count", "1"], environment: desktop.environment)
-        #expect(await monitor.nextLine()?.hasPrefix("watching") == true)
+        #expect(try await monitor.nextLine("waypost monitor watches")?.hasPrefix("watching") == true)
 
         let scenario: [String: Any] = [
             "display": desktop.display,
@@ -137,7 +137,7 @@ import Testing
             $0.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true).dropFirst(3).joined()
         }
         #expect(windows.filter { !$0.hasSuffix("Chromium") }.sorted() == ["Ada Lovelace – Contacts", "Bob Kahn – Contacts"], "\(windows)")
-        let routed = await monitor.nextLine() ?? ""
+        let routed = try await monitor.nextLine("waypost monitor's next line") ?? ""
         #expect(routed.hasSuffix("(opened by chromium (via portal))"), "\(routed)")
     }
 }

@@ -8,16 +8,14 @@ import Testing
 /// Waypost installed for the throwaway user once `install(_:)` wrote the samples' entries.
 final class WindowDesktop: Sendable {
     private let session: PrivateSession
-    private let xvfb: ChildProcess
-    private let windowManager: ChildProcess
-    let display: String
+    private let screen: VirtualScreen
+    var display: String { screen.display }
     var root: URL { session.root }
     var environment: [String: String] { session.environment }
 
-    /// The build directory: the test bundle sits next to `waypost` and the sample apps.
-    static let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    static let waypost = binDirectory.appendingPathComponent("waypost").path
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let binDirectory = Built.directory
+    static let waypost = Built.waypost.path
+    static let packageRoot = Built.packageRoot
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     /// Everything these tests run, from `make deps`.
     static let tools = ["/usr/bin/Xvfb", "/usr/bin/openbox", "/usr/bin/xdotool", "/usr/bin/xprop", "/usr/bin/wmctrl", "/usr/bin/import"]
@@ -26,44 +24,34 @@ final class WindowDesktop: Sendable {
     /// - Parameter desktop: `.portal` adds the real xdg-desktop-portal to the bus (and
     ///   `XDG_CURRENT_DESKTOP=GNOME`, which its GTK backend needs).
     init(desktop: ModelledDesktop = .lab) async throws {
-        // Xvfb writes the display it took to -displayfd once it accepts connections, then closes that
-        // descriptor: a copy of stdout, so that stdout stays open (ChildProcess signals a child only
-        // until its output ends). `exec`: the pid signalled is Xvfb's.
-        let xvfb = try await ChildProcess.start(
-            "/bin/sh", ["-c", "exec /usr/bin/Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>&1"], environment: [:])
-        guard let number = await xvfb.nextLine(), !number.isEmpty else {
-            xvfb.kill()
-            throw TestFailure("Xvfb did not start")
-        }
-        self.xvfb = xvfb
-        display = ":\(number)"
+        let screen = try await VirtualScreen()
+        self.screen = screen
         do {
             // GTK without the accessibility bus, which the private bus does not have; drawn by its
             // cairo renderer, since Xvfb's OpenGL is llvmpipe on the CPU the other tests share.
             session = try await PrivateSession(
                 name: "waypost-windows", desktop: desktop,
                 extraEnvironment: [
-                    "DISPLAY": display, "GIO_USE_VFS": "local", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1", "GSK_RENDERER": "cairo",
+                    "DISPLAY": screen.display, "GIO_USE_VFS": "local", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1", "GSK_RENDERER": "cairo",
                 ])
         } catch {
-            xvfb.send(SIGTERM)
+            screen.stop()
             throw error
         }
-        // openbox runs its --startup command once it manages the screen's windows and focuses new
-        // ones; its check window on the root comes earlier, and a window mapped between the two is
-        // managed unfocused.
-        let ready = session.root.appendingPathComponent("openbox-ready")
-        windowManager = try await ChildProcess.start(
-            "/usr/bin/openbox", ["--sm-disable", "--startup", "/usr/bin/touch \(ready.path)"], environment: session.environment)
-        try await waitUntil("openbox manages \(display)") { FileManager.default.fileExists(atPath: ready.path) }
+        do {
+            try await screen.startWindowManager(
+                environment: session.environment, readyFile: session.root.appendingPathComponent("openbox-ready"))
+        } catch {
+            close()
+            throw error
+        }
     }
 
-    /// Stops the bus (the dispatcher and the apps exit with it), openbox and Xvfb (SIGTERM: it
-    /// removes its lock file and socket), and removes the session's files.
+    /// Stops the bus (the dispatcher and the apps exit with it), openbox and Xvfb, and removes the
+    /// session's files.
     func close() {
         session.close()
-        windowManager.kill()
-        xvfb.send(SIGTERM)
+        screen.stop()
     }
 
     deinit { close() }

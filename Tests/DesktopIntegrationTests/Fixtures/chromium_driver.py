@@ -1,14 +1,14 @@
 #!/usr/bin/python3
 """Drives a real Chromium for the browser extension's end-to-end tests, through the DevTools protocol
-over --remote-debugging-pipe (no extra Python package): starts Xvfb, Chromium with the given profile
-directory, a loopback web server for test pages, loads the unpacked extension, then runs the steps
-of a JSON scenario and prints one JSON line per step. Every wait waits for an event or a state
+over --remote-debugging-pipe (no extra Python package): starts Chromium on the test's display
+(TestSupport's VirtualScreen) with the given profile directory, a loopback web server for test
+pages, loads the unpacked extension, then runs the steps of a JSON scenario and prints one JSON line
+per step. Every wait waits for an event or a state
 (never a fixed sleep) and has a deadline, after which the step reports an error.
 
 usage: chromium_driver.py SCENARIO.json
-scenario: {"extension": DIR, "profile": DIR, "pages": {name: html}, "steps": [{"do": ...}, ...]}
-and optionally "display": ":N", a display to use instead of starting Xvfb; without "extension", none
-is loaded; "external_schemes": [scheme, ...] are links the test pages may open outside the browser
+scenario: {"display": ":N", "extension": DIR, "profile": DIR, "pages": {name: html}, "steps": [{"do": ...}, ...]};
+without "extension", none is loaded; "external_schemes": [scheme, ...] are links the test pages may open outside the browser
 without Chromium asking first (as the user's "Always allow" for the pages' origin does).
 pages are served at http://localhost:PORT/NAME; "{port}" in a page or step is replaced by PORT.
 """
@@ -102,29 +102,11 @@ def main():
     Pages.pages = {name: html.replace("{port}", str(port)) for name, html in scenario["pages"].items()}
     threading.Thread(target=server.serve_forever, daemon=True).start()
 
-    # A test's own display (one with a window manager, say), or Xvfb started here.
-    if scenario.get("display"):
-        return drive(scenario, port, scenario["display"].lstrip(":"), None)
-    # Xvfb says which display it took on -displayfd once it accepts connections.
-    display_read, display_write = os.pipe()
-    xvfb = subprocess.Popen(["/usr/bin/Xvfb", "-displayfd", str(display_write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
-                            pass_fds=(display_write,), stderr=open(scenario.get("log", os.devnull), "a"))
-    os.close(display_write)
-    # Read up to its line break: closing the pipe earlier makes Xvfb's write of it fail, and Xvfb exit.
-    display = b""
-    while not display.endswith(b"\n"):
-        chunk = os.read(display_read, 64)
-        if not chunk:
-            break
-        display += chunk
-    display = display.decode().strip()
-    os.close(display_read)
-    if not display:
-        sys.exit(f"Xvfb did not start (status {xvfb.wait()})")
-    drive(scenario, port, display, xvfb)
+    # The test's own screen: the tests start every X server the same way (TestSupport).
+    drive(scenario, port, scenario["display"].lstrip(":"))
 
 
-def drive(scenario, port, display, xvfb):
+def drive(scenario, port, display):
     to_chromium_read, to_chromium_write = os.pipe()
     from_chromium_read, from_chromium_write = os.pipe()
 
@@ -153,11 +135,7 @@ def drive(scenario, port, display, xvfb):
         run(tools, scenario, port)
     finally:
         chromium.kill()
-        if xvfb:
-            xvfb.terminate()  # not SIGKILL: Xvfb removes its lock file and socket
         chromium.wait()
-        if xvfb:
-            xvfb.wait()
 
 
 def run(tools, scenario, port):
