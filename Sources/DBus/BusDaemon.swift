@@ -28,22 +28,29 @@ public enum ReleaseNameReply: UInt32, Sendable, Hashable {
 }
 
 extension Connection {
-    /// Asks the bus for a well-known name.
+    /// Asks the bus for a well-known name. On a peer connection (`pair()`) the pair keeps its names
+    /// itself, with no queue: a name the other side owns is `exists` unless it may be replaced.
     /// - Throws: `BusError` from the bus (e.g. `AccessDenied` from its policy, `InvalidArgs` for a
     ///   unique name).
     public func requestName(_ name: BusName, flags: RequestNameFlags = []) async throws -> RequestNameReply {
+        if let names = core.pairNames {
+            guard !name.isUnique else { throw BusError(.invalidArgs, "\(name) is a unique name") }
+            return names.request(name, by: core.uniqueName, flags: flags)
+        }
         let code = try await callBus("RequestName", name.rawValue, flags.rawValue).decode(UInt32.self)
         return try Self.reply(code, as: RequestNameReply.self)
     }
 
-    /// Gives a well-known name back to the bus.
+    /// Gives a well-known name back to the bus (on a peer connection, to the pair).
     public func releaseName(_ name: BusName) async throws -> ReleaseNameReply {
+        if let names = core.pairNames { return names.release(name, by: core.uniqueName) }
         let code = try await callBus("ReleaseName", name.rawValue).decode(UInt32.self)
         return try Self.reply(code, as: ReleaseNameReply.self)
     }
 
-    /// The unique name owning `name` now, or nil when nobody does.
+    /// The unique name owning `name` now, or nil when nobody does (on a peer connection, either side).
     public func nameOwner(of name: BusName) async throws -> BusName? {
+        if core.peer != nil { return core.peerOwner(of: name) }
         do {
             return try BusName(try await callBus("GetNameOwner", name.rawValue).decode(String.self))
         } catch let error as BusError where error.name == .nameHasNoOwner {
@@ -51,16 +58,19 @@ extension Connection {
         }
     }
 
-    /// The process id of the connection owning `name` (the sender of a call, typically).
+    /// The process id of the connection owning `name` (the sender of a call, typically); on a peer
+    /// connection, from the socket's credentials (`nameOwner(of:)` says whose).
     /// - Throws: `BusError` `NameHasNoOwner` when it is gone.
     public func processID(of name: BusName) async throws -> UInt32 {
-        try await callBus("GetConnectionUnixProcessID", name.rawValue).decode(UInt32.self)
+        if core.peer != nil { return try core.peerCredentials(of: name).pid }
+        return try await callBus("GetConnectionUnixProcessID", name.rawValue).decode(UInt32.self)
     }
 
-    /// The Unix user id of the connection owning `name`.
+    /// The Unix user id of the connection owning `name` (on a peer connection, as `processID(of:)`).
     /// - Throws: `BusError` `NameHasNoOwner` when it is gone.
     public func unixUser(of name: BusName) async throws -> UInt32 {
-        try await callBus("GetConnectionUnixUser", name.rawValue).decode(UInt32.self)
+        if core.peer != nil { return try core.peerCredentials(of: name).uid }
+        return try await callBus("GetConnectionUnixUser", name.rawValue).decode(UInt32.self)
     }
 
     func callBus<each Argument: BusValue>(_ member: MemberName, _ arguments: repeat each Argument) async throws -> Message {

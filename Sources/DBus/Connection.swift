@@ -13,7 +13,8 @@ public final class Connection: Sendable {
     /// without a thread hop (see `ConnectionExecutor` for the rule that comes with it).
     public var executor: ConnectionExecutor { core.executor }
 
-    /// The name the bus gave this connection, such as `:1.42`.
+    /// The name the bus gave this connection, such as `:1.42`; on a peer connection, the name this
+    /// side goes by (`Connection.pair`).
     public var uniqueName: BusName { core.uniqueName }
 
     /// Connects to the bus at `address` (e.g. `unix:path=/run/user/1000/bus`) and registers with it.
@@ -22,7 +23,7 @@ public final class Connection: Sendable {
         core = try await ConnectionCore.open(address: address)
     }
 
-    private init(core: ConnectionCore) { self.core = core }
+    init(core: ConnectionCore) { self.core = core }
 
     /// Connects to the session bus found the usual way (`DBUS_SESSION_BUS_ADDRESS`, then
     /// `$XDG_RUNTIME_DIR/bus`).

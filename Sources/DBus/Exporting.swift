@@ -144,7 +144,8 @@ public struct MethodCall: Sendable {
         stampedSender = message.sender
     }
 
-    /// The unique name of the caller (the bus always stamps it).
+    /// The unique name of the caller (the bus always stamps it; on a peer connection, the
+    /// connection does: the peer's `uniqueName`).
     public var sender: BusName { stampedSender ?? BusName(unchecked: ":unknown") }
 
     public var path: ObjectPath { address.path }

@@ -28,8 +28,10 @@ extension Connection {
     /// monitor that sends, so sending now throws `AccessDenied`). Give it a connection of its own.
     ///
     /// Ending the stream closes the connection. The stream throws `Disconnected` if the bus goes away.
-    /// - Throws: `BusError` when the bus refuses (another user's bus, a policy), or the connection is closed.
+    /// - Throws: `BusError` when the bus refuses (another user's bus, a policy), or the connection is
+    ///   closed; `NotSupported` on a peer connection, which has no bus to copy from.
     public func monitor(matching rules: [MatchRule]) async throws -> AsyncThrowingStream<Message, any Error> {
+        if core.peer != nil { throw BusError(.notSupported, "a peer connection has no bus to monitor") }
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Message.self)
         let watching = BusMonitor(
             rules: rules, deliver: { continuation.yield($0) }, finish: { continuation.finish(throwing: $0) })

@@ -98,14 +98,17 @@ extension Connection {
     /// When this returns the bus has accepted the rule, so signals emitted from then on arrive.
     /// Ending the stream (breaking out of the loop, cancelling its task) removes the rule from the bus.
     /// Signals are buffered without bound until read. The stream throws `Disconnected` if the bus goes
-    /// away and finishes quietly after `close()`.
+    /// away and finishes quietly after `close()`. On a peer connection the peer's every signal
+    /// arrives and the rule is matched here alone (`sender` against the peer's name).
     /// - Throws: `BusError` when the bus rejects the rule or the connection is closed.
     public func signals(matching rule: MatchRule) async throws -> AsyncThrowingStream<Message, any Error> {
         try await subscribe(rule) { $0 }
     }
 
     /// The changes of `name`'s owner, as they happen (appear, vanish, change hands); of every name
-    /// on the bus when `name` is nil (each connection that comes or goes, among them).
+    /// on the bus when `name` is nil (each connection that comes or goes, among them). On a peer
+    /// connection, the names either side requests and releases, and the peer leaving (its names,
+    /// then its own), after which the stream throws `Disconnected`, as when a bus goes away.
     /// - Throws: `BusError` when the connection is closed.
     public func nameOwnerChanges(for name: BusName?) async throws -> AsyncThrowingStream<NameOwnerChange, any Error> {
         let rule = MatchRule(
@@ -122,6 +125,7 @@ extension Connection {
     }
 
     /// Registers a local subscription, then the rule with the bus; the stream's end undoes both.
+    /// On a peer connection there is no bus: the subscription is local alone.
     private func subscribe<Element: Sendable>(
         _ rule: MatchRule, _ transform: @escaping @Sendable (Message) -> Element?
     ) async throws -> AsyncThrowingStream<Element, any Error> {
@@ -132,6 +136,10 @@ extension Connection {
             finish: { error in continuation.finish(throwing: error) })
         guard let id = core.subscriptions.add(subscription) else { throw BusError(.disconnected, "the connection is closed") }
         let core = self.core
+        if core.peer != nil {
+            continuation.onTermination = { _ in _ = core.subscriptions.remove(id) }
+            return stream
+        }
         continuation.onTermination = { _ in
             guard core.subscriptions.remove(id) != nil else { return }  // the connection closed: the bus forgot the rule itself
             guard let message = try? OutgoingMessage.methodCall(

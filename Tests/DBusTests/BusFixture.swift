@@ -14,7 +14,7 @@ final class PrivateBus: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-dbus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         guard let config = Bundle.module.url(forResource: "session", withExtension: "conf", subdirectory: "Fixtures")
-        else { throw FixtureError("Fixtures/session.conf is missing from the test bundle") }
+        else { throw TestFailure("Fixtures/session.conf is missing from the test bundle") }
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         // Its stderr is dropped: it warns it cannot raise its fd limit.
@@ -23,8 +23,9 @@ final class PrivateBus: Sendable {
             ["--config-file=\(config.path)", "--nofork", "--print-address=1", "--address=unix:dir=\(directory.path)"],
             environment: environment)
         // The daemon prints its address once it listens.
-        guard let address = await daemon.nextLine() else {
-            throw FixtureError("dbus-daemon exited before printing its address")
+        guard let address = try? await daemon.nextLine("dbus-daemon prints its address") else {
+            daemon.kill()
+            throw TestFailure("dbus-daemon exited before printing its address")
         }
         self.address = address.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -46,15 +47,10 @@ final class PrivateBus: Sendable {
 
     static var suiteBus: PrivateBus {
         get throws {
-            guard let bus = current else { throw FixtureError("the suite needs the .privateBus trait") }
+            guard let bus = current else { throw TestFailure("the suite needs the .privateBus trait") }
             return bus
         }
     }
-}
-
-struct FixtureError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Starts one private bus for a whole suite and stops it after the suite's last test.
@@ -85,10 +81,10 @@ final class Beacon: Sendable {
     /// Called by the peer when the thing happened (a call reached it, a gate opened).
     func signal() { continuation.yield() }
 
-    /// Returns once `signal()` was called as often as `next()` returned before, plus one.
-    func next() async throws {
-        for await _ in stream { return }
-        throw CancellationError()
+    /// Returns once `signal()` was called as often as `next` returned before, plus one; fails
+    /// naming `what` when that takes longer than a loaded machine could.
+    func next(_ what: String) async throws {
+        try await TestSupport.next(stream, what)
     }
 }
 

@@ -95,19 +95,21 @@ private actor Tally {
             ])
         ], executor: service.executor)
         let serviceName = service.uniqueName
-        let counts = try await withThrowingTaskGroup(of: [UInt32].self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    var seen: [UInt32] = []
-                    for _ in 0..<50 {
-                        seen.append(try await client.call(
-                            destination: serviceName, path: path, interface: interface, member: "Count"
-                        ).decode(UInt32.self))
+        let counts = try await withDeadline("every count") {
+            try await withThrowingTaskGroup(of: [UInt32].self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        var seen: [UInt32] = []
+                        for _ in 0..<50 {
+                            seen.append(try await client.call(
+                                destination: serviceName, path: path, interface: interface, member: "Count"
+                            ).decode(UInt32.self))
+                        }
+                        return seen
                     }
-                    return seen
                 }
+                return try await group.reduce(into: []) { $0 += $1 }
             }
-            return try await group.reduce(into: []) { $0 += $1 }
         }
         // Each call saw a different count: the actor ran one call at a time, and every call was answered.
         #expect(counts.sorted() == Array(1...400).map(UInt32.init))
@@ -177,7 +179,7 @@ private actor Tally {
             held.signal()
             release.wait()
         }
-        try await withDeadline { try await held.next() }
+        try await held.next("the service's thread is held")
         let serviceName = service.uniqueName
         try client.send(destination: serviceName, path: path, interface: interface, member: "First")
         try client.send(destination: serviceName, path: path, interface: interface, member: "Second")
@@ -186,10 +188,8 @@ private actor Tally {
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "GetId")
         release.signal()
-        try await withDeadline {
-            try await answered.next()
-            try await answered.next()
-        }
+        try await answered.next("the first call is answered")
+        try await answered.next("the second call is answered")
         #expect(order.withLock { $0 } == ["first", "second"])
         service.close()
         client.close()
@@ -212,7 +212,7 @@ private actor Tally {
         let pending = Task(executorPreference: closing.executor) {
             try await closing.call(destination: serviceName, path: path, interface: interface, member: "Stall")
         }
-        try await withDeadline { try await arrivals.next() }  // the call is in flight
+        try await arrivals.next("the call reaches its handler")
         closing.close()
         let error = await #expect(throws: BusError.self) { try await withDeadline { try await pending.value } }
         #expect(error?.name == .disconnected)

@@ -54,7 +54,7 @@ private func startService(
         // Answers only once the test opened the gate.
         Method("AwaitGate") { call in
             arrivals?.signal()
-            try await gate?.next()
+            try await gate?.next("the test opens the gate")
             return try call.reply()
         },
         Method("Refuse") { _ in throw BusError("org.waypost.Error.Refused", "not today") },
@@ -154,13 +154,15 @@ private func startService(
     /// written whole before the next begins, and comes back intact.
     @Test func largeMessagesFromConcurrentTasksArriveWhole() async throws {
         let texts = (0..<6).map { String(repeating: String(UnicodeScalar(UInt8(ascii: "a") + UInt8($0))), count: 600_000) }
-        let echoed = try await withThrowingTaskGroup(of: (Int, String).self) { group in
-            for (index, text) in texts.enumerated() {
-                group.addTask { (index, try await self.call("EchoString", text)) }
+        let echoed = try await withDeadline("every echo") {
+            try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for (index, text) in texts.enumerated() {
+                    group.addTask { (index, try await self.call("EchoString", text)) }
+                }
+                var echoed: [Int: String] = [:]
+                for try await (index, text) in group { echoed[index] = text }
+                return echoed
             }
-            var echoed: [Int: String] = [:]
-            for try await (index, text) in group { echoed[index] = text }
-            return echoed
         }
         for (index, text) in texts.enumerated() { #expect(echoed[index] == text) }
         #expect(try await call("EchoString", "after") == "after")
@@ -171,24 +173,26 @@ private func startService(
         let counting = try await PrivateBus.suiteBus.connect()
         try startService(on: counting, counter: counter)
         let destination = counting.uniqueName
-        let answers = try await withThrowingTaskGroup(of: [UInt32].self) { group in
-            for task in 0..<8 {
-                group.addTask { [client] in
-                    try await withThrowingTaskGroup(of: UInt32.self) { calls in
-                        for index in 0..<125 {
-                            let token = UInt32(task * 1000 + index)
-                            calls.addTask {
-                                try await client.call(
-                                    destination: destination, path: testPath, interface: testInterface, member: "Count",
-                                    token
-                                ).decode(UInt32.self)
+        let answers = try await withDeadline("every answer") {
+            try await withThrowingTaskGroup(of: [UInt32].self) { group in
+                for task in 0..<8 {
+                    group.addTask { [client] in
+                        try await withThrowingTaskGroup(of: UInt32.self) { calls in
+                            for index in 0..<125 {
+                                let token = UInt32(task * 1000 + index)
+                                calls.addTask {
+                                    try await client.call(
+                                        destination: destination, path: testPath, interface: testInterface, member: "Count",
+                                        token
+                                    ).decode(UInt32.self)
+                                }
                             }
+                            return try await calls.reduce(into: []) { $0.append($1) }
                         }
-                        return try await calls.reduce(into: []) { $0.append($1) }
                     }
                 }
+                return try await group.reduce(into: [UInt32]()) { $0 += $1 }
             }
-            return try await group.reduce(into: [UInt32]()) { $0 += $1 }
         }
         let expected = (0..<8).flatMap { task in (0..<125).map { UInt32(task * 1000 + $0) } }
         #expect(answers.count == 1000)
@@ -217,7 +221,7 @@ private func startService(
             try await client.call(
                 destination: destination, path: testPath, interface: testInterface, member: "Stall")
         }
-        try await withDeadline { try await arrivals.next() }  // in flight, and never answered
+        try await arrivals.next("the call reaches its handler")  // in flight, and never answered
         slow.cancel()
         await #expect(throws: CancellationError.self) { try await withDeadline { try await slow.value } }
         // A task cancelled before calling never sends.
@@ -226,7 +230,7 @@ private func startService(
             return try await client.call(
                 destination: destination, path: testPath, interface: testInterface, member: "EchoInt32", Int32(1))
         }
-        await #expect(throws: CancellationError.self) { try await early.value }
+        await #expect(throws: CancellationError.self) { try await withDeadline("the early call ends") { try await early.value } }
         #expect(try await call("EchoInt32", Int32(8)) == 8)
     }
 
@@ -330,11 +334,11 @@ private func startService(
             try await closing.call(destination: destination, path: testPath, interface: testInterface, member: "Stall")
         }
         let waiter = Task { try await closing.waitUntilClosed() }
-        try await withDeadline { try await arrivals.next() }  // in flight, and never answered
+        try await arrivals.next("the call reaches its handler")  // in flight, and never answered
         closing.close()
-        let error = await #expect(throws: BusError.self) { try await pending.value }
+        let error = await #expect(throws: BusError.self) { try await withDeadline("the pending call fails") { try await pending.value } }
         #expect(error?.name == .disconnected)
-        #expect(try await waiter.value == .closedLocally)
+        #expect(try await withDeadline("the waiter learns of the close") { try await waiter.value } == .closedLocally)
         #expect(!closing.isConnected)
         await #expect(throws: BusError.self) {
             try await closing.call(destination: destination, path: testPath, interface: testInterface, member: "X")

@@ -29,7 +29,7 @@ private let swiftInterface: InterfaceName = "org.waypost.Swift"
         defer { python.kill() }
         _ = try await withDeadline {
             for try await change in appeared where change.newOwner != nil { return change }
-            throw FixtureError("the python service never took its name")
+            throw TestFailure("the python service never took its name")
         }
 
         let sum = try await client.call(

@@ -1,5 +1,6 @@
 import DBus
 import Testing
+import TestSupport
 
 private let portalInterface: InterfaceName = "org.waypost.Portal"
 
@@ -22,12 +23,16 @@ private let portalInterface: InterfaceName = "org.waypost.Portal"
             _ = try await caller.call(
                 destination: service.uniqueName, path: "/portal", interface: portalInterface, member: MemberName(member), uri)
         }
-        var seen: [String] = []
-        for try await copy in copies {
-            #expect(copy.sender == caller.uniqueName)
-            #expect(copy.destination == service.uniqueName)
-            seen.append(try copy.decode(String.self))
-            if seen.count == 2 { break }
+        let (callerName, serviceName) = (caller.uniqueName, service.uniqueName)
+        let seen = try await withDeadline("two copies of OpenURI") {
+            var seen: [String] = []
+            for try await copy in copies {
+                #expect(copy.sender == callerName)
+                #expect(copy.destination == serviceName)
+                seen.append(try copy.decode(String.self))
+                if seen.count == 2 { break }
+            }
+            return seen
         }
         #expect(seen == ["contacts://one", "contacts://two"])
         #expect(throws: BusError.self) {

@@ -27,16 +27,20 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
             for count in UInt32(1)...3 {
                 try emitter.emit(path: "/ticker", interface: tickInterface, member: "Ticked", count)
             }
-            for try await signal in signals {
-                #expect(signal.sender == emitter.uniqueName)
-                #expect(signal.member == "Ticked")
-                received.append(try signal.decode(UInt32.self))
-                if received.count == 3 { break }
+            received = try await withDeadline("three ticks") {
+                var received: [UInt32] = []
+                for try await signal in signals {
+                    #expect(signal.sender == emitter.uniqueName)
+                    #expect(signal.member == "Ticked")
+                    received.append(try signal.decode(UInt32.self))
+                    if received.count == 3 { break }
+                }
+                return received
             }
         }
         #expect(received == [1, 2, 3])
         // The stream is gone, so RemoveMatch is on its way (sent without waiting for a reply).
-        try await waitUntil { try await matchRules(of: listener, askedBy: observer) == 0 }
+        try await waitUntil("the bus has removed the rule") { try await matchRules(of: listener, askedBy: observer) == 0 }
         #expect(try await matchRules(of: listener, askedBy: observer) == 0)
     }
 
@@ -81,10 +85,10 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
             let signals = try await listener.signals(matching: MatchRule(interface: tickInterface))
             for try await _ in signals {}
         }
-        try await waitUntil { try await matchRules(of: listener, askedBy: observer) == 1 }
+        try await waitUntil("the bus has the rule") { try await matchRules(of: listener, askedBy: observer) == 1 }
         consumer.cancel()
-        _ = await consumer.result
-        try await waitUntil { try await matchRules(of: listener, askedBy: observer) == 0 }
+        _ = try await withDeadline("the consumer ends") { await consumer.result }
+        try await waitUntil("the bus has removed the rule") { try await matchRules(of: listener, askedBy: observer) == 0 }
         #expect(try await matchRules(of: listener, askedBy: observer) == 0)
     }
 
@@ -102,11 +106,8 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
         let apps = try await listener.signals(matching: MatchRule(interface: tickInterface, arguments: [1: "app"]))
         try emitter.emit(path: "/ticker", interface: tickInterface, member: "Named", UInt32(1), "other")
         try emitter.emit(path: "/ticker", interface: tickInterface, member: "Named", UInt32(2), "app")
-        for try await signal in apps {
-            let (count, name) = try signal.decode(UInt32.self, String.self)
-            #expect(count == 2 && name == "app")
-            break
-        }
+        let (count, name) = try await next(apps, "the signal naming the app").decode(UInt32.self, String.self)
+        #expect(count == 2 && name == "app")
     }
 
     @Test func nameOwnersAreWatchedAndNamesRequestedAndReleased() async throws {
@@ -126,10 +127,13 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
         #expect(try await owner.releaseName(name) == .released)  // the queued rival takes it
         try await rival.releaseName(name).assertReleased()
 
-        var seen: [NameOwnerChange] = []
-        for try await change in changes {
-            seen.append(change)
-            if seen.count == 3 { break }
+        let seen = try await withDeadline("three changes of owner") {
+            var seen: [NameOwnerChange] = []
+            for try await change in changes {
+                seen.append(change)
+                if seen.count == 3 { break }
+            }
+            return seen
         }
         #expect(seen == [
             NameOwnerChange(name: name, oldOwner: nil, newOwner: owner.uniqueName),
@@ -168,17 +172,17 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
             try await connection.call(destination: destination, path: "/slow", interface: tickInterface, member: "Hang")
         }
         let waiter = Task { try await connection.waitUntilClosed() }
-        try await withDeadline { try await arrivals.next() }  // the call is in flight
+        try await arrivals.next("the call reaches its handler")
         ownBus.stop()
-        let reason = try await withDeadline { try await waiter.value }
+        let reason = try await withDeadline("the connection learns the bus is gone") { try await waiter.value }
         guard case .disconnected(let error) = reason else {
             Issue.record("expected a disconnection, got \(reason)")
             return
         }
         #expect(error.name == .disconnected)
-        let callError = await #expect(throws: BusError.self) { try await call.value }
+        let callError = await #expect(throws: BusError.self) { try await withDeadline("the call fails") { try await call.value } }
         #expect(callError?.name == .disconnected)
-        await #expect(throws: BusError.self) { for try await _ in signals {} }
+        await #expect(throws: BusError.self) { try await withDeadline("the signals end") { for try await _ in signals {} } }
         #expect(!connection.isConnected)
     }
 }
@@ -186,15 +190,5 @@ private func matchRules(of connection: Connection, askedBy observer: Connection)
 extension ReleaseNameReply {
     fileprivate func assertReleased(sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(self == .released, sourceLocation: sourceLocation)
-    }
-}
-
-/// Polls `condition` until it holds or a few seconds pass (for effects with no reply to await).
-/// Polls `condition` for at most 30 s (a bound for a loaded machine; the caller asserts afterwards).
-func waitUntil(_ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(10))
     }
 }

@@ -18,6 +18,10 @@ import Synchronization
 final class ConnectionCore: Sendable {
     let connection: LibdbusReference
     let uniqueName: BusName
+    /// The other side's name on a peer connection (`Connection.pair`); nil on a bus.
+    let peer: BusName?
+    /// The names the sides of a pair own, shared by both (`PairNames.swift`); nil on a bus.
+    let pairNames: PairNames?
     /// The jobs for the loop thread and the eventfd that wakes it; `executor` is its public face.
     let loop: LoopJobs
     let executor: ConnectionExecutor
@@ -32,9 +36,15 @@ final class ConnectionCore: Sendable {
     /// Set once the connection watches the bus as a monitor (`Monitoring.swift`).
     let monitor = Mutex<BusMonitor?>(nil)
 
-    private init(connection: LibdbusReference, uniqueName: BusName, wakeDescriptor: Int32) {
+    /// On a peer connection, whether libdbus has authenticated it yet, and who waits for that
+    /// (`PeerPairing.swift`); what `Hello` is on a bus.
+    let authentication = Mutex(PeerAuthentication())
+
+    private init(connection: LibdbusReference, uniqueName: BusName, peer: BusName?, pairNames: PairNames?, wakeDescriptor: Int32) {
         self.connection = connection
         self.uniqueName = uniqueName
+        self.peer = peer
+        self.pairNames = pairNames
         let loop = LoopJobs(wakeDescriptor: wakeDescriptor)
         self.loop = loop
         self.executor = ConnectionExecutor(loop: loop)
@@ -43,11 +53,26 @@ final class ConnectionCore: Sendable {
 
     // MARK: Opening
 
+    /// What a loop thread opened: the connection, the name it goes by and, on a peer connection, the
+    /// other side's name and the names the pair owns.
+    struct Opened: Sendable {
+        let connection: LibdbusReference
+        let uniqueName: BusName
+        var peer: BusName? = nil
+        var pairNames: PairNames? = nil
+    }
+
     /// Starts the loop thread, which connects (to `address`, or the session bus when nil), says Hello,
     /// and then runs the loop; returns once the bus has given the connection its unique name.
     static func open(address: String?) async throws -> ConnectionCore {
+        try await start { () throws(BusError) in try connectToBus(address: address) }
+    }
+
+    /// Starts a loop thread that runs `opening`, then the loop on what it opened; returns once the
+    /// loop runs (a peer connection may not be authenticated yet: `authenticated()`).
+    static func start(_ opening: @escaping @Sendable () throws(BusError) -> Opened) async throws -> ConnectionCore {
         try await withCheckedThrowingContinuation { continuation in
-            let start = LoopStart(address: address, continuation: continuation)
+            let start = LoopStart(opening: opening, continuation: continuation)
             var thread = pthread_t()
             let created = pthread_create(&thread, nil, { argument in
                 let start = Unmanaged<LoopStart>.fromOpaque(argument!).takeRetainedValue()
@@ -64,20 +89,18 @@ final class ConnectionCore: Sendable {
     }
 
     private final class LoopStart: Sendable {
-        let address: String?
+        let opening: @Sendable () throws(BusError) -> Opened
         let continuation: CheckedContinuation<ConnectionCore, any Error>
-        init(address: String?, continuation: CheckedContinuation<ConnectionCore, any Error>) {
-            self.address = address
+        init(opening: @escaping @Sendable () throws(BusError) -> Opened, continuation: CheckedContinuation<ConnectionCore, any Error>) {
+            self.opening = opening
             self.continuation = continuation
         }
     }
 
-    /// Body of the loop thread: `dbus_connection_open_private` + `dbus_bus_register`
-    /// (or `dbus_bus_get_private`), then the loop until the connection closes.
-    private static func threadMain(_ start: LoopStart) {
-        _ = dbus_threads_init_default()
+    /// `dbus_connection_open_private` + `dbus_bus_register` (or `dbus_bus_get_private`).
+    private static func connectToBus(address: String?) throws(BusError) -> Opened {
         let (opened, failure) = withScratchError { error -> LibdbusReference? in
-            if let address = start.address {
+            if let address {
                 guard let pointer = withValidatedCString(address, { dbus_connection_open_private($0, error) }) ?? nil
                 else { return nil }
                 let connection = LibdbusReference.privateConnection(adopting: pointer)
@@ -86,19 +109,29 @@ final class ConnectionCore: Sendable {
             return dbus_bus_get_private(DBUS_BUS_SESSION, error).map(LibdbusReference.privateConnection(adopting:))
         }
         guard let connection = opened, let name = dbus_bus_get_unique_name(connection.pointer) else {
-            let error = failure.map { BusError(ErrorName(unchecked: $0.name), $0.message) }
-                ?? BusError(.badAddress, "cannot connect to \(start.address ?? "the session bus")")
+            throw failure.map { BusError(ErrorName(unchecked: $0.name), $0.message) }
+                ?? BusError(.badAddress, "cannot connect to \(address ?? "the session bus")")
+        }
+        return Opened(connection: connection, uniqueName: BusName(unchecked: String(cString: name)))
+    }
+
+    /// Body of the loop thread: `opening`, then the loop until the connection closes.
+    private static func threadMain(_ start: LoopStart) {
+        _ = dbus_threads_init_default()
+        let opened: Opened
+        do { opened = try start.opening() } catch {
             start.continuation.resume(throwing: error)
             return
         }
-        dbus_connection_set_exit_on_disconnect(connection.pointer, 0)
+        dbus_connection_set_exit_on_disconnect(opened.connection.pointer, 0)
         let descriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         guard descriptor >= 0 else {
             start.continuation.resume(throwing: BusError(.noMemory, "cannot create an eventfd (errno \(errno))"))
             return
         }
         let core = ConnectionCore(
-            connection: connection, uniqueName: BusName(unchecked: String(cString: name)), wakeDescriptor: descriptor)
+            connection: opened.connection, uniqueName: opened.uniqueName, peer: opened.peer, pairNames: opened.pairNames,
+            wakeDescriptor: descriptor)
         core.hookCallbacks()
         start.continuation.resume(returning: core)
         core.runLoop()
@@ -126,6 +159,9 @@ final class ConnectionCore: Sendable {
         let reason: ClosingReason = connected
             ? .closedLocally : .disconnected(BusError(.disconnected, "the bus closed the connection"))
         calls.end(with: reason.error)
+        if peer != nil { noteAuthentication(endedBy: reason) }
+        // The peer went away: as a bus would, the pair tells what names went with it.
+        if case .disconnected = reason, let peer, let pairNames { pairNames.left(peer, telling: subscriptions) }
         subscriptions.end(reason)
         monitor.withLock { $0.take() }?.end(reason)
         // Released outside any lock: releasing a handler may release a Connection.
@@ -187,7 +223,8 @@ final class ConnectionCore: Sendable {
     /// Hands `message` to libdbus (`dbus_connection_send`), through the I/O gate, and returns the
     /// serial libdbus gave it. What the socket does not take at once, the loop writes later.
     private func sendNow(_ message: OutgoingMessage) throws(BusError) -> UInt32 {
-        try ioGate.withLock { _ throws(BusError) in
+        if peer != nil, try !peerReceives(message) { return 0 }
+        return try ioGate.withLock { _ throws(BusError) in
             let pointer = connection.pointer
             guard dbus_connection_get_is_connected(pointer) != 0 else {
                 throw BusError(.disconnected, "the bus closed the connection")
@@ -204,6 +241,7 @@ final class ConnectionCore: Sendable {
 
     /// Every message the bus sends this connection, from the filter.
     func receive(_ message: Message) {
+        if let peer { message.stamp(sender: peer) }
         if let watching = monitor.withLock({ $0 }), watching.takes(message, ownName: uniqueName) { return }
         switch message.kind {
         case .methodReturn, .error:

@@ -96,6 +96,7 @@ extension ConnectionCore {
                 handleReadyWatches(&polled)
             }
             while dbus_connection_dispatch(connection.pointer) == DBUS_DISPATCH_DATA_REMAINS {}
+            if peer != nil { noteAuthentication() }
             loop.runAfterInput()
             calls.expire(now: monotonicNanoseconds())
             loop.runQueuedJobs()
