@@ -1,8 +1,11 @@
 import ExternalEvents
 import WaypostContract
 
-/// What one app may make the daemon hold, checked before any work is done for a call (before
-/// conditions are sorted, folded or indexed), so that no client can grow or stall the daemon.
+/// Every bound the daemon holds a caller to, in one table: what one app may make the daemon hold,
+/// checked before any work is done for a call (before conditions are sorted, folded or indexed),
+/// so that no client can grow or stall the daemon. (Calls in flight are below, per budget; the
+/// rate of condition changes is `ChangeRate`'s; the store's and Handoff's own bounds are in their
+/// modules, which the daemon does not own.)
 /// docs/delivery.md lists these numbers; a call over one gets `BudgetExceeded` (or, for one value
 /// that is malformed rather than large, `InvalidArgument`) naming the value, and changes nothing.
 enum Budgets {
@@ -19,6 +22,62 @@ enum Budgets {
     /// `matching` condition bytes of all of an app's declarations together (routing reads them all
     /// for every event that no open scene takes).
     static let matchingBytesPerApp = 64 * 1024
+    /// An id of any kind (an app's, a scene's, a notification's, a target), and a search term.
+    static let idBytes = 1024
+    /// Open scenes of one app.
+    static let scenesPerApplication = 100_000
+
+    /// What a scene may publish and what a search or a page reads, so that no app can grow the
+    /// daemon or the store without bound.
+    enum Activities {
+        /// User info, counting its strings' (and keys') UTF-8 bytes and 8 bytes for any other value
+        /// (Apple recommends staying under 3 KB).
+        static let userInfoBytes = 16 * 1024
+        /// Containers deep, variants included: `{"a": ["b"]}` is 3 (dictionary, variant, array).
+        static let userInfoNesting = 16
+        static let titleBytes = 4096
+        static let keywords = 64
+        static let keywordBytes = 256
+        static let webpageURLBytes = 64 * 1024
+        static let searchTerms = 32
+        /// The UTF-8 bytes of a search's terms together: its 8 words of 256 bytes and what separates them.
+        static let searchBytes = 4096
+        static let searchResults: UInt32 = 1000
+        static let defaultSearchResults: UInt32 = 20
+        /// Activities in a page of `ListSavedActivitiesPage` (and the one page `ListSavedActivities` answers).
+        static let pageActivities: UInt32 = 100
+        /// `CurrentActivityChanged` is sent at most this often: a change after a quiet spell at once, the
+        /// changes within the interval as one signal at its end, with the activity current then.
+        static let announcementInterval: Duration = .milliseconds(100)
+    }
+
+    /// What an app may post, so that no app can grow the daemon or flood the screen; and link
+    /// notifications, which any caller may post.
+    enum Notifications {
+        static let livePerApp = 32
+        /// All of an app's live notifications' content together.
+        static let bytesPerApp = 64 * 1024
+        static let titleBytes = 1024
+        static let bodyBytes = 4096
+        static let iconBytes = 4096
+        static let userInfoBytes = 16 * 1024
+        static let userInfoNesting = 16
+        static let buttons = 3
+        static let buttonBytes = 256
+        /// Live link notifications of every caller together, and of one caller.
+        static let links = 32
+        static let linksPerCaller = 8
+    }
+
+    /// An app's dynamic shortcut items: a dock shows a handful, and none may grow the daemon.
+    enum Shortcuts {
+        static let items = 16
+        /// Type, title, subtitle, icon, target: each at most this many UTF-8 bytes.
+        static let fieldBytes = 256
+        /// Recent activities shown after the shortcut items.
+        static let recentActivities = 5
+    }
+
     /// Whom a call counts against: the app behind its connection where that is known (a sandboxed
     /// app's or an installed app's processes are one), else the connection's process, else (before
     /// the bus told its process) the connection itself.

@@ -31,31 +31,8 @@ struct ActivityState: Sendable {
     /// An announcement is scheduled: it runs after the reply of the change that scheduled it, once
     /// for every change made until then.
     var announcing = false
-    /// When `CurrentActivityChanged` was last sent: the next waits out `ActivityLimits.announcementInterval`.
+    /// When `CurrentActivityChanged` was last sent: the next waits out `Budgets.Activities.announcementInterval`.
     var lastAnnouncement: ContinuousClock.Instant?
-}
-
-/// Bounds on what a scene may publish, so that no app can grow the daemon or the store without bound.
-enum ActivityLimits {
-    /// User info, counting its strings' (and keys') UTF-8 bytes and 8 bytes for any other value
-    /// (Apple recommends staying under 3 KB).
-    static let userInfoBytes = 16 * 1024
-    /// Containers deep, variants included: `{"a": ["b"]}` is 3 (dictionary, variant, array).
-    static let userInfoNesting = 16
-    static let titleBytes = 4096
-    static let keywords = 64
-    static let keywordBytes = 256
-    static let webpageURLBytes = 64 * 1024
-    static let searchTerms = 32
-    /// The UTF-8 bytes of a search's terms together: its 8 words of 256 bytes and what separates them.
-    static let searchBytes = 4096
-    static let searchResults: UInt32 = 1000
-    static let defaultSearchResults: UInt32 = 20
-    /// Activities in a page of `ListSavedActivitiesPage` (and the one page `ListSavedActivities` answers).
-    static let pageActivities: UInt32 = 100
-    /// `CurrentActivityChanged` is sent at most this often: a change after a quiet spell at once, the
-    /// changes within the interval as one signal at its end, with the activity current then.
-    static let announcementInterval: Duration = .milliseconds(100)
 }
 
 // Publishing, clearing and deleting activities; what openers read of them.
@@ -181,7 +158,7 @@ extension Dispatcher {
     private func scheduleAnnouncement() {
         guard !activities.announcing else { return }
         activities.announcing = true
-        let wait = activities.lastAnnouncement.map { $0 + ActivityLimits.announcementInterval - .now } ?? .zero
+        let wait = activities.lastAnnouncement.map { $0 + Budgets.Activities.announcementInterval - .now } ?? .zero
         Task {
             if wait > .zero { try? await Task.sleep(for: wait) }
             self.announceCurrentActivity()
@@ -226,27 +203,27 @@ extension Dispatcher {
         for id in [details.targetContentIdentifier, details.persistentIdentifier].compactMap({ $0 }) {
             try Registry.check(id: id, what: "activity identifier")
         }
-        if let url = details.webpageURL, url.utf8.count > ActivityLimits.webpageURLBytes {
-            throw .invalidArgument(url, reason: "a webpage URL may be at most \(ActivityLimits.webpageURLBytes) bytes")
+        if let url = details.webpageURL, url.utf8.count > Budgets.Activities.webpageURLBytes {
+            throw .invalidArgument(url, reason: "a webpage URL may be at most \(Budgets.Activities.webpageURLBytes) bytes")
         }
-        if let title = details.title, title.utf8.count > ActivityLimits.titleBytes {
-            throw .invalidArgument(title, reason: "a title may be at most \(ActivityLimits.titleBytes) bytes")
+        if let title = details.title, title.utf8.count > Budgets.Activities.titleBytes {
+            throw .invalidArgument(title, reason: "a title may be at most \(Budgets.Activities.titleBytes) bytes")
         }
         let words = details.keywords + details.requiredUserInfoKeys
-        if words.count > ActivityLimits.keywords {
-            throw .invalidArgument("\(words.count) keywords", reason: "an activity may have at most \(ActivityLimits.keywords) keywords and required keys")
+        if words.count > Budgets.Activities.keywords {
+            throw .invalidArgument("\(words.count) keywords", reason: "an activity may have at most \(Budgets.Activities.keywords) keywords and required keys")
         }
-        if let long = words.first(where: { $0.utf8.count > ActivityLimits.keywordBytes }) {
-            throw .invalidArgument(long, reason: "a keyword may be at most \(ActivityLimits.keywordBytes) bytes")
+        if let long = words.first(where: { $0.utf8.count > Budgets.Activities.keywordBytes }) {
+            throw .invalidArgument(long, reason: "a keyword may be at most \(Budgets.Activities.keywordBytes) bytes")
         }
         guard let userInfo else { return }
         let nesting = userInfo.nesting
-        if nesting > ActivityLimits.userInfoNesting {
-            throw .userInfoTooLarge(activityType: type, reason: "it is \(nesting) containers deep; at most \(ActivityLimits.userInfoNesting)")
+        if nesting > Budgets.Activities.userInfoNesting {
+            throw .userInfoTooLarge(activityType: type, reason: "it is \(nesting) containers deep; at most \(Budgets.Activities.userInfoNesting)")
         }
         let bytes = userInfo.size
-        if bytes > ActivityLimits.userInfoBytes {
-            throw .userInfoTooLarge(activityType: type, reason: "it holds \(bytes) bytes; at most \(ActivityLimits.userInfoBytes)")
+        if bytes > Budgets.Activities.userInfoBytes {
+            throw .userInfoTooLarge(activityType: type, reason: "it holds \(bytes) bytes; at most \(Budgets.Activities.userInfoBytes)")
         }
     }
 }

@@ -16,7 +16,7 @@ extension Dispatcher {
     func searchActivities(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [Contract.SavedActivity] {
         try Self.checkSearch(terms)
         guard let store = activities.store else { return [] }
-        let count = limit == 0 ? ActivityLimits.defaultSearchResults : min(limit, ActivityLimits.searchResults)
+        let count = limit == 0 ? Budgets.Activities.defaultSearchResults : min(limit, Budgets.Activities.searchResults)
         let records: [SavedRecord]
         do { records = try await store.search(terms, limit: Int(count)) } catch { throw Self.searchFailure(error) }
         return await Self.contract(records, appNames: appNames(of: records), logger: logger)
@@ -26,7 +26,7 @@ extension Dispatcher {
     func searchActivityIDs(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [String] {
         try Self.checkSearch(terms)
         guard let store = activities.store else { return [] }
-        do { return try await store.searchIDs(terms, limit: Int(min(limit, ActivityLimits.searchResults))).map(String.init) } catch {
+        do { return try await store.searchIDs(terms, limit: Int(min(limit, Budgets.Activities.searchResults))).map(String.init) } catch {
             throw Self.searchFailure(error)
         }
     }
@@ -34,12 +34,12 @@ extension Dispatcher {
     /// Counted before any term is read further: splitting into words costs per character, and a
     /// stranger flooding searches of 32 KiB kept the connection's thread from other apps' links.
     private static func checkSearch(_ terms: [String]) throws(DispatchError) {
-        guard terms.count <= ActivityLimits.searchTerms else {
-            throw .invalidArgument("\(terms.count) terms", reason: "a search may have at most \(ActivityLimits.searchTerms)")
+        guard terms.count <= Budgets.Activities.searchTerms else {
+            throw .invalidArgument("\(terms.count) terms", reason: "a search may have at most \(Budgets.Activities.searchTerms)")
         }
         let bytes = terms.reduce(0) { $0 + $1.utf8.count }
-        guard bytes <= ActivityLimits.searchBytes else {
-            throw .invalidArgument("\(bytes) bytes of terms", reason: "a search's terms may hold at most \(ActivityLimits.searchBytes) bytes")
+        guard bytes <= Budgets.Activities.searchBytes else {
+            throw .invalidArgument("\(bytes) bytes of terms", reason: "a search's terms may hold at most \(Budgets.Activities.searchBytes) bytes")
         }
         for term in terms { try Registry.check(id: term.isEmpty ? " " : term, what: "search term") }
     }
@@ -54,7 +54,7 @@ extension Dispatcher {
 
     /// One page of the app's saved activities (every app's when nil), most recently used first:
     /// after `after` (the `next` of the page before; empty for the first), at most `limit` (0 or
-    /// more than `ActivityLimits.pageActivities`: that many).
+    /// more than `Budgets.Activities.pageActivities`: that many).
     /// - Returns: the page, and the `next` that continues it (empty when nothing is left).
     /// - Throws: `invalidArgument` for an `after` no page gave.
     func savedActivities(of appID: String?, after: String, limit: UInt32) async throws(DispatchError) -> ([Contract.SavedActivity], next: String) {
@@ -66,7 +66,7 @@ extension Dispatcher {
             cursor = recency
         }
         guard let store = activities.store else { return ([], "") }
-        let count = limit == 0 ? ActivityLimits.pageActivities : min(limit, ActivityLimits.pageActivities)
+        let count = limit == 0 ? Budgets.Activities.pageActivities : min(limit, Budgets.Activities.pageActivities)
         let page: SavedPage
         do { page = try await store.list(appID: appID, after: cursor, limit: Int(count)) } catch { throw .storeFailed(error.description) }
         return (await Self.contract(page.records, appNames: appNames(of: page.records), logger: logger), page.next.map(String.init) ?? "")

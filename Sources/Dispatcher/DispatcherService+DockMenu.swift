@@ -24,7 +24,7 @@ extension DispatcherService {
                 serving.method(Members.getGroupProperties) { call in
                     let (ids, _) = try call.arguments([Int32].self, [String].self)
                     var found: [Structure<Int32, [String: Variant]>] = []
-                    for id in ids.prefix(ShortcutLimits.items + ShortcutLimits.recentActivities + 2) {
+                    for id in ids.prefix(Budgets.Shortcuts.items + Budgets.Shortcuts.recentActivities + 2) {
                         if let properties = await self.dispatcher.dockMenuProperties(of: appID, id) {
                             found.append(Structure((id, properties)))
                         }

@@ -1,15 +1,6 @@
 import DBus
 import WaypostContract
 
-/// Bounds on an app's dynamic shortcut items: a dock shows a handful, and none may grow the daemon.
-enum ShortcutLimits {
-    static let items = 16
-    /// Type, title, subtitle, icon, target: each at most this many UTF-8 bytes.
-    static let fieldBytes = 256
-    /// Recent activities shown after the shortcut items.
-    static let recentActivities = 5
-}
-
 /// What one item of an app's quicklist stands for.
 enum DockMenuEntry: Sendable, Hashable {
     case shortcut(Contract.ShortcutItem)
@@ -65,7 +56,7 @@ struct DockMenus: Sendable {
         var clicks: [(id: Int32, timestamp: UInt32)] = []
         var seen: Set<Int32> = []
         for (id, kind, _, timestamp) in events where kind == "clicked" && seen.insert(id).inserted {
-            guard clicks.count < ShortcutLimits.items + ShortcutLimits.recentActivities + 1 else { break }
+            guard clicks.count < Budgets.Shortcuts.items + Budgets.Shortcuts.recentActivities + 1 else { break }
             clicks.append((id, timestamp))
         }
         return clicks

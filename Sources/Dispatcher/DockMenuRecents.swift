@@ -26,11 +26,11 @@ extension Dispatcher {
     }
 
     /// The app's most recently used saved activities as a dock's menu and Plasma's recent items show
-    /// them (an id and a title, its type without one): `ShortcutLimits.recentActivities` rows of
+    /// them (an id and a title, its type without one): `Budgets.Shortcuts.recentActivities` rows of
     /// the store read, no payload, however many the app saved. None when the store cannot say.
     func recentActivities(of appID: String) async -> [(id: String, title: String)] {
         guard let store = activities.store,
-              let recent = try? await store.recent(appID: appID, limit: ShortcutLimits.recentActivities)
+              let recent = try? await store.recent(appID: appID, limit: Budgets.Shortcuts.recentActivities)
         else { return [] }
         return recent.map { (String($0.id), $0.title.isEmpty ? $0.activityType : $0.title) }
     }

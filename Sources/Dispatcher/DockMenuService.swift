@@ -11,25 +11,25 @@ import WaypostContract
 // com.canonical.Unity.LauncherEntry.Update, as Ubuntu Dock, Dash to Dock and Plank read it.
 extension Dispatcher {
     /// Replaces the caller's app's shortcut items and publishes its quicklist.
-    /// - Throws: `notRegistered`; `budgetExceeded` over `ShortcutLimits.items`; `invalidArgument` for
+    /// - Throws: `notRegistered`; `budgetExceeded` over `Budgets.Shortcuts.items`; `invalidArgument` for
     ///   an empty or oversized field; `userInfoTooLarge`. Nothing changes when it throws.
     /// - Parameter export: serves the menu at the path given (the service's `dockMenuInterface`).
     func setShortcutItems(
         caller: String, _ items: [Contract.ShortcutItem], export: (_ appID: String, ObjectPath) throws -> Void
     ) throws(DispatchError) {
         let appID = try registry.registered(caller).appID
-        guard items.count <= ShortcutLimits.items else {
-            throw .budgetExceeded(what: "shortcut items", app: appID, amount: items.count, limit: ShortcutLimits.items)
+        guard items.count <= Budgets.Shortcuts.items else {
+            throw .budgetExceeded(what: "shortcut items", app: appID, amount: items.count, limit: Budgets.Shortcuts.items)
         }
         for item in items {
             try Registry.check(id: item.type, what: "shortcut type")
             for field in [item.type, item.title, item.subtitle, item.icon, item.targetContentIdentifier].compactMap({ $0 }) {
-                guard !field.isEmpty || field == item.subtitle, field.utf8.count <= ShortcutLimits.fieldBytes else {
-                    throw .invalidArgument(field, reason: "a shortcut item's fields are 1 to \(ShortcutLimits.fieldBytes) bytes")
+                guard !field.isEmpty || field == item.subtitle, field.utf8.count <= Budgets.Shortcuts.fieldBytes else {
+                    throw .invalidArgument(field, reason: "a shortcut item's fields are 1 to \(Budgets.Shortcuts.fieldBytes) bytes")
                 }
             }
             let info = Variant(item.userInfo)
-            guard info.size <= ActivityLimits.userInfoBytes, info.nesting <= ActivityLimits.userInfoNesting else {
+            guard info.size <= Budgets.Activities.userInfoBytes, info.nesting <= Budgets.Activities.userInfoNesting else {
                 throw .userInfoTooLarge(activityType: item.type, reason: "a shortcut item's user info is bounded as an activity's")
             }
         }

@@ -76,7 +76,7 @@ public final class NotifiedOffers: OfferPresenter {
 
     private func show(_ wanted: Wanted, replacing: NotificationID?) async {
         let offer = wanted.offer
-        let content = NotificationContent(
+        let content = DesktopNotification(
             appName: "Waypost", desktopEntry: "io.waypost.Dispatcher", icon: "emblem-shared", title: offer.summary,
             body: offer.detail, buttons: [(key: "continue", label: "Continue")],
             expireTimeout: Int32(clamping: max(1, offer.expiresAt - offer.receivedAt) * 1000))

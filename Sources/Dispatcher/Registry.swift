@@ -39,12 +39,6 @@ public struct SceneRecord: Sendable, Hashable {
 /// app-wide: a process may not replace those another live process of its app declared
 /// (`declarationMismatch`), so that one process cannot close another's scenes.
 struct Registry: Sendable {
-    /// Limits that keep one misbehaving client from growing the daemon without bound (the rest are `Budgets`).
-    enum Limits {
-        static let idBytes = 1024
-        static let scenesPerApplication = 100_000
-    }
-
     /// An app's scenes, copied on write as a whole: reading one field out of `apps` (every event
     /// reads the router and a scene's owner) then copies one reference, not five.
     private struct AppScenes: Sendable {
@@ -185,8 +179,8 @@ struct Registry: Sendable {
         guard var app = apps[process.appID], process.declarations?.contains(where: { $0.id == declaration }) == true
         else { throw .unknownDeclaration(declaration, app: process.appID) }
         guard app.owners[scene] == nil else { throw .sceneExists(scene, app: process.appID) }
-        guard app.router.openSceneCount < Limits.scenesPerApplication else {
-            throw .invalidArgument(scene, reason: "an application may have at most \(Limits.scenesPerApplication) open scenes")
+        guard app.router.openSceneCount < Budgets.scenesPerApplication else {
+            throw .invalidArgument(scene, reason: "an application may have at most \(Budgets.scenesPerApplication) open scenes")
         }
         apps[process.appID] = nil  // keep the router uniquely referenced while it changes
         do throws(RoutingError) {
@@ -351,8 +345,8 @@ struct Registry: Sendable {
 
     static func check(id: String, what: String) throws(DispatchError) {
         if id.isEmpty { throw .invalidArgument(id, reason: "a \(what) may not be empty") }
-        if id.utf8.count > Limits.idBytes {
-            throw .invalidArgument(id, reason: "a \(what) may be at most \(Limits.idBytes) bytes")
+        if id.utf8.count > Budgets.idBytes {
+            throw .invalidArgument(id, reason: "a \(what) may be at most \(Budgets.idBytes) bytes")
         }
     }
 

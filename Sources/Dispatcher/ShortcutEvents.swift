@@ -49,7 +49,7 @@ extension Dispatcher {
             }
             let variants = UserInfoValue.variants(info)
             let variant = Variant(variants)
-            guard variant.size <= ActivityLimits.userInfoBytes, variant.nesting <= ActivityLimits.userInfoNesting else {
+            guard variant.size <= Budgets.Activities.userInfoBytes, variant.nesting <= Budgets.Activities.userInfoNesting else {
                 throw .userInfoTooLarge(activityType: shortcut.type, reason: "a shortcut's user info is bounded as an activity's")
             }
             raw.insert(Keys.userInfo, variants)

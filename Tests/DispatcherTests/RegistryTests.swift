@@ -106,7 +106,7 @@ struct RegistryTests {
     func limits() throws {
         var registry = try Self.registry([(":1.1", "contacts")])
         #expect(throws: DispatchError.self) { try registry.addScene(owner: ":1.1", scene: "", declaration: "contacts") }
-        let long = String(repeating: "x", count: Registry.Limits.idBytes + 1)
+        let long = String(repeating: "x", count: Budgets.idBytes + 1)
         #expect(throws: DispatchError.self) { try registry.addScene(owner: ":1.1", scene: long, declaration: "contacts") }
         try registry.addScene(owner: ":1.1", scene: "s", declaration: "contacts")
         let many = Contract.Modifier(preferring: (0...Budgets.conditionsPerScene).map { "c\($0)" }, allowing: [])

@@ -28,12 +28,12 @@ struct NotificationBook: Sendable {
     mutating func admit(_ key: Key, bytes: Int, target: String?) throws(DispatchError) -> UInt64 {
         let previous = posted[key]
         let count = (countPerApp[key.app] ?? 0) + (previous == nil ? 1 : 0)
-        if count > NotificationBudgets.livePerApp {
-            throw .budgetExceeded(what: "the live notifications", app: key.app, amount: count, limit: NotificationBudgets.livePerApp)
+        if count > Budgets.Notifications.livePerApp {
+            throw .budgetExceeded(what: "the live notifications", app: key.app, amount: count, limit: Budgets.Notifications.livePerApp)
         }
         let total = (bytesPerApp[key.app] ?? 0) - (previous?.bytes ?? 0) + bytes
-        if total > NotificationBudgets.bytesPerApp {
-            throw .budgetExceeded(what: "the notification bytes", app: key.app, amount: total, limit: NotificationBudgets.bytesPerApp)
+        if total > Budgets.Notifications.bytesPerApp {
+            throw .budgetExceeded(what: "the notification bytes", app: key.app, amount: total, limit: Budgets.Notifications.bytesPerApp)
         }
         serial += 1
         posted[key] = Posted(serverID: previous?.serverID, serial: serial, targetContentIdentifier: target, bytes: bytes)
@@ -63,19 +63,7 @@ struct NotificationBook: Sendable {
     func count(of app: String) -> Int { countPerApp[app] ?? 0 }
 }
 
-/// Bounds on what an app may post, so that no app can grow the daemon or flood the screen.
-enum NotificationBudgets {
-    static let livePerApp = 32
-    /// All of an app's live notifications' content together.
-    static let bytesPerApp = 64 * 1024
-    static let titleBytes = 1024
-    static let bodyBytes = 4096
-    static let iconBytes = 4096
-    static let userInfoBytes = 16 * 1024
-    static let userInfoNesting = 16
-    static let buttons = 3
-    static let buttonBytes = 256
-
+extension Budgets.Notifications {
     /// The content's size, after checking each field.
     /// - Throws: `invalidArgument` for one value over its bound, naming it.
     static func check(_ content: Contract.NotificationContent, id: String) throws(DispatchError) -> Int {
@@ -115,11 +103,9 @@ enum NotificationBudgets {
     }
 }
 /// The live link notifications, each with who posted it: any connection may post one, so there are
-/// at most `live` together and `perCaller` of one caller (the opener's app, else the calling
+/// at most `Budgets.Notifications.links` together and `linksPerCaller` of one caller (the opener's app, else the calling
 /// process), so that no one script holds every slot.
 struct LinkNotificationBook: Sendable {
-    static let live = 32
-    static let perCaller = 8
 
     private var entries: [String: (caller: String, serverID: NotificationID?)] = [:]
     private var counts: [String: Int] = [:]
@@ -130,11 +116,11 @@ struct LinkNotificationBook: Sendable {
     /// - Throws: `budgetExceeded` naming the caller's or everyone's bound; nothing is held then.
     mutating func reserve(_ id: String, for caller: String) throws(DispatchError) {
         let own = counts[caller, default: 0]
-        if own >= Self.perCaller {
-            throw .budgetExceeded(what: "live link notifications", app: caller, amount: own + 1, limit: Self.perCaller)
+        if own >= Budgets.Notifications.linksPerCaller {
+            throw .budgetExceeded(what: "live link notifications", app: caller, amount: own + 1, limit: Budgets.Notifications.linksPerCaller)
         }
-        if entries.count >= Self.live {
-            throw .budgetExceeded(what: "live link notifications", app: "every caller", amount: entries.count + 1, limit: Self.live)
+        if entries.count >= Budgets.Notifications.links {
+            throw .budgetExceeded(what: "live link notifications", app: "every caller", amount: entries.count + 1, limit: Budgets.Notifications.links)
         }
         entries[id] = (caller, nil)
         counts[caller] = own + 1

@@ -59,7 +59,7 @@ public final class NotificationPoster: Sendable {
     /// - Throws: `noServer` without a notification server, `untrustedServer` for an owner not
     ///   believed, `serverFailed` when it refuses, `tooMany` over `limit`.
     public func post(
-        _ content: NotificationContent, replacing: NotificationID? = nil, handler: @escaping Handler
+        _ content: DesktopNotification, replacing: NotificationID? = nil, handler: @escaping Handler
     ) async throws(NotificationPostError) -> NotificationID {
         if replacing == nil, state.withLock({ $0.live.count >= Self.limit }) { throw .tooMany(limit: Self.limit) }
         do { try await listen() } catch { throw .serverFailed("cannot subscribe to its signals: \(error)") }
@@ -93,7 +93,7 @@ public final class NotificationPoster: Sendable {
 
     /// Shows a notice of the daemon's own that nobody answers (a link that failed): to a believed
     /// server already on the bus (none is started for it), as `post` shows it, kept nowhere.
-    public func notice(_ content: NotificationContent) async {
+    public func notice(_ content: DesktopNotification) async {
         guard let server = try? await believedServer(starting: false) else { return }
         let (title, body) = await shown(content, on: server)
         try? connection.send(
@@ -131,7 +131,7 @@ public final class NotificationPoster: Sendable {
     /// Title and body as `server` is sent them: the title on one line, the body's own lines kept,
     /// each bounded; the body's markup escaped when the server reads markup (it lists `body-markup`,
     /// or `body-hyperlinks`, as dunst does, which renders markup and lists only that).
-    private func shown(_ content: NotificationContent, on server: BusName) async -> (title: String, body: String) {
+    private func shown(_ content: DesktopNotification, on server: BusName) async -> (title: String, body: String) {
         let title = OutsideText.shown(content.title, limit: 1024)
         let body = OutsideText.shown(content.body, limit: 4096, lines: true)
         return (title, await readsMarkup(server) ? OutsideText.escapingMarkup(body) : body)

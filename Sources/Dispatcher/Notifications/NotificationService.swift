@@ -33,14 +33,14 @@ public final class NotificationService: Sendable {
     /// - Throws: `invalidArgument` for a value over its bound; `budgetExceeded` over the app's live
     ///   notifications or bytes; `noHandler` without a notification server.
     func post(app: String, id: String, _ content: Contract.NotificationContent) async throws(DispatchError) {
-        let bytes = try NotificationBudgets.check(content, id: id)
+        let bytes = try Budgets.Notifications.check(content, id: id)
         let key = NotificationBook.Key(app: app, id: id)
         let (replacing, serial) = try books.withLock { books throws(DispatchError) in
             let replacing = books.apps.posted[key]
             return (replacing, try books.apps.admit(key, bytes: bytes, target: content.targetContentIdentifier))
         }
         let name = (try? routing.directory.entry(id: app).name) ?? app
-        let shown = NotificationContent(
+        let shown = DesktopNotification(
             appName: name, desktopEntry: app, icon: content.icon, title: content.title, body: content.body,
             buttons: content.buttons.map { (key: $0.action, label: $0.label) })
         let (target, userInfo) = (content.targetContentIdentifier, content.userInfo)
@@ -100,11 +100,11 @@ public final class NotificationService: Sendable {
     /// - Throws: `invalidArgument` for a title, body or URI over its bound; `budgetExceeded` with the
     ///   caller's 8 or everyone's 32 live; `noHandler` without a notification server.
     func postLink(title: String, body: String, uri: String, caller: String) async throws(DispatchError) -> String {
-        if title.utf8.count > NotificationBudgets.titleBytes {
-            throw .invalidArgument("title", reason: "\(title.utf8.count) bytes, over \(NotificationBudgets.titleBytes)")
+        if title.utf8.count > Budgets.Notifications.titleBytes {
+            throw .invalidArgument("title", reason: "\(title.utf8.count) bytes, over \(Budgets.Notifications.titleBytes)")
         }
-        if body.utf8.count > NotificationBudgets.bodyBytes {
-            throw .invalidArgument("body", reason: "\(body.utf8.count) bytes, over \(NotificationBudgets.bodyBytes)")
+        if body.utf8.count > Budgets.Notifications.bodyBytes {
+            throw .invalidArgument("body", reason: "\(body.utf8.count) bytes, over \(Budgets.Notifications.bodyBytes)")
         }
         _ = try URIGrammar.scheme(of: uri)
         // 128 random bits as 32 hex digits: each half padded, so every id has the same length.
@@ -114,7 +114,7 @@ public final class NotificationService: Sendable {
         }.joined()
         // Held while posting, so that concurrent posts count against the bounds too.
         try books.withLock { books throws(DispatchError) in try books.links.reserve(id, for: caller) }
-        let content = NotificationContent(
+        let content = DesktopNotification(
             appName: "Waypost", desktopEntry: routing.configuration.ownEntryID, icon: "", title: title, body: body, buttons: [])
         let serverID: NotificationID
         do {
@@ -147,6 +147,6 @@ public final class NotificationService: Sendable {
     /// Shows the user a notice of the daemon's (a link that went nowhere) when a notification
     /// server is on the bus; fire and forget.
     func notice(_ summary: String, _ body: String) async {
-        await poster.notice(NotificationContent(appName: "Waypost", icon: "dialog-warning", title: summary, body: body))
+        await poster.notice(DesktopNotification(appName: "Waypost", icon: "dialog-warning", title: summary, body: body))
     }
 }

@@ -21,7 +21,7 @@ public enum NotificationEvent: Sendable, Hashable {
 }
 
 /// What a notification shows (`org.freedesktop.Notifications.Notify`'s arguments).
-public struct NotificationContent: Sendable {
+public struct DesktopNotification: Sendable {
     /// The name the server shows as the sender.
     public var appName: String
     /// The sender's desktop-file id without `.desktop` (the `desktop-entry` hint), nil for none.
