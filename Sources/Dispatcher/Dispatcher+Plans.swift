@@ -190,9 +190,9 @@ extension Dispatcher {
             }
             let step = plan.first
             switch step.destination {
-            case .nothing(.noScene(let app, _)) where steps.isEmpty:
-                // No action says "nowhere" on the contract: the app that gets it, and rule none.
-                return [Outcome(action: .deliver, appID: app, rule: step.rule, step: step)]
+            case .nothing(.noScene) where steps.isEmpty:
+                // The app the link is for, which has no scene for it: planned to go nowhere.
+                return [Outcome(step, launched: false)]
             case .nothing(let nowhere):
                 if steps.isEmpty { throw Self.error(nowhere, for: event) }
                 return steps

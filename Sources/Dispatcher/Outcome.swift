@@ -41,7 +41,7 @@ public struct Outcome: Sendable, Equatable {
             self.init(action: launched ? .launch : .create, appID: app, declarationID: declaration, rule: rule, step: step)
         case .launch(let app): self.init(action: .launch, appID: app, rule: rule, step: step)
         case .entry(let app), .browser(let app): self.init(action: .fallback, appID: app.id, rule: rule, step: step)
-        case .nothing: self.init(action: .deliver, appID: step.destination.appID ?? "", rule: rule, step: step)
+        case .nothing: self.init(action: .nowhere, appID: step.destination.appID ?? "", rule: rule, step: step)
         }
     }
 

@@ -162,6 +162,28 @@ struct PlanCarriedOutTests {
         #expect(session.received(app.id).last?["event"] as? String == "CreateScene")
     }
 
+    @Test("a link whose app has no scene for it: Explain says it goes nowhere, naming the app, rule none; Open fails it NoHandler")
+    func nowhere() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        // One scene that allows nothing, and a declaration whose empty matching set takes no event.
+        let app = try await session.installApp(SampleApp(
+            RoutingOverTheBusTests.contacts, schemes: ["contacts"], activityTypes: [],
+            declarations: [("contacts", ["kind": "window-group", "matching": [String]()])],
+            scenes: [("w1", "contacts", [([], [])])]))
+        try await session.start(app)
+        let bus = try await session.connect()
+        let uri = "contacts://show?id=gina"
+        let explained = try await explain(uri, bus)
+        #expect(explained["action"] == "nowhere", "\(explained)")
+        #expect(explained["app-id"] == app.id)
+        #expect(explained["rule"] == "none")
+        #expect(explained["reason"]?.isEmpty == false)
+        let refusal = await DeliveryTests.failure { _ = try await session.open(uri, with: bus) }
+        #expect(refusal?.name.rawValue == "io.waypost.Error.NoHandler", "\(String(describing: refusal))")
+        #expect(session.received(app.id).allSatisfy { $0["event"] as? String != "OpenURL" })
+    }
+
     @Test("a web link nobody owns: the plan's browser, with rule browser, in Explain and in Open")
     func browser() async throws {
         let session = try await DesktopSession()

@@ -304,6 +304,7 @@ extension Contract.RoutingOutcome {
         case create
         case launch
         case fallback
+        case nowhere
     }
 
     /// The values of `rule` (`io.waypost.Values`): those of `ExternalEvents.OutcomeRule`
