@@ -3,6 +3,7 @@ import DBus
 public import Desktop
 import ExternalEvents
 import Logging
+import Handoff
 import Planning
 import WaypostContract
 
@@ -14,7 +15,9 @@ import WaypostContract
 extension Dispatcher {
     /// What a plan reads now: the desktop, the registered apps and who owns web links.
     var snapshot: Snapshot {
-        Snapshot(installed: installedApps, running: registry, ownership: webLinks.ownership)
+        Snapshot(
+            installed: installedApps, running: registry, ownership: webLinks.ownership,
+            offerScheme: offers == nil ? nil : HandoffPayload.scheme)
     }
 
     /// The plan for `event` now, or nil when it depends on the opener, which the caller then
@@ -56,9 +59,8 @@ extension Dispatcher {
         return outcome
     }
 
-    /// Reports what `body` did with an event, by `Routed` and the log: `carry`'s report, for the
-    /// one event that is not planned yet (a Handoff offer, HandoffService.swift).
-    func reported(
+    /// Reports what `body` did with an event, by `Routed` and the log: `carry`'s report.
+    private func reported(
         _ reportedAs: String, opener: PendingOpener? = nil, _ body: nonisolated(nonsending) () async throws(DispatchError) -> Outcome
     ) async throws(DispatchError) -> Outcome {
         let started = ContinuousClock.now
@@ -101,6 +103,9 @@ extension Dispatcher {
             switch step.destination {
             case .nothing(let nowhere):
                 throw failure ?? Self.error(nowhere, for: event)
+            case .offer:
+                guard let offers, case .link(let uri, _) = event else { throw Self.error(.noHandler("Handoff is not running"), for: event) }
+                return try await offers.take(uri, platformData: pending.platformData, caller: await budgetCaller(of: pending))
             case .launch(let app):
                 guard !launched.contains(app) else {
                     attempts.append("every process of \(app) went away")
@@ -193,6 +198,9 @@ extension Dispatcher {
             case .nothing(.noScene) where steps.isEmpty:
                 // The app the link is for, which has no scene for it: planned to go nowhere.
                 return [Outcome(step, launched: false)]
+            case .offer:
+                // Held, never refused into another destination (a payload that does not read is an error).
+                return steps + [Outcome(step, launched: false)]
             case .nothing(let nowhere):
                 if steps.isEmpty { throw Self.error(nowhere, for: event) }
                 return steps
@@ -245,7 +253,27 @@ extension Destination {
     var participatingApp: String? {
         switch self {
         case .openScene(let app, _), .newScene(let app, _), .launch(let app): app
-        case .entry, .browser, .nothing: nil
+        case .entry, .browser, .offer, .nothing: nil
         }
+    }
+}
+
+/// What holds a link the plan takes as a Handoff offer (`Destination.offer`): the daemon's Handoff
+/// service, attached once it started, so that routing knows no more of Handoff than this.
+protocol OfferTaking: Sendable {
+    /// Holds `uri` as an offer `caller` (as the budgets name it) made; the outcome says so.
+    func take(_ uri: String, platformData: LaunchPlatformData, caller: String) async throws(DispatchError) -> Outcome
+}
+
+extension Dispatcher {
+    /// Holds `waypost-handoff:` links as offers from now on.
+    func attach(offers: any OfferTaking) { self.offers = offers }
+
+    /// Whom an event counts against, for what any connection may hold: the app that opened it when
+    /// known, else the connection's process (`OpenerLookup.budgetCaller`).
+    func budgetCaller(of event: Event) async -> String {
+        if let app = await event.opener?.value().appID { return Budgets.Caller.app(app).description }
+        guard let sender = event.sender else { return "the daemon" }
+        return await openers.budgetCaller(of: sender).description
     }
 }

@@ -65,6 +65,8 @@ public actor Dispatcher {
     var identities = RegisteredIdentities()
     // Each app's dock quicklist (DockMenuService.swift).
     var dockMenus = DockMenus()
+    /// What holds `waypost-handoff:` links as offers, once Handoff started (`attach(offers:)`).
+    var offers: (any OfferTaking)?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -214,8 +216,8 @@ public actor Dispatcher {
     ///   - opener: who opened it, being found (`OpenerLookup`); nil when nobody asks.
     ///   - callerShowsPages: the caller is the browser: a web link no app takes is handed to no browser.
     public func open(
-        _ uri: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil, callerShowsPages: Bool = false,
-        prepare: (@Sendable (Outcome) -> Void)? = nil
+        _ uri: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil, sender: BusName? = nil,
+        callerShowsPages: Bool = false, prepare: (@Sendable (Outcome) -> Void)? = nil
     ) async throws(DispatchError) -> Outcome {
         try await carry(uri, opener: opener) { () async throws(DispatchError) in
             if let saved = SavedActivityLink.id(in: uri) {
@@ -223,7 +225,7 @@ public actor Dispatcher {
             }
             return Event(
                 planned: .link(uri, scheme: try URIGrammar.scheme(of: uri)), platformData: platformData, opener: opener,
-                callerShowsPages: callerShowsPages, prepare: prepare)
+                sender: sender, callerShowsPages: callerShowsPages, prepare: prepare)
         }
     }
 

@@ -138,13 +138,9 @@ public final class DispatcherService: Sendable {
                     let opener = self.opener(of: call.sender, platform)
                     let showsPages = (try? platform.value(Contract.PlatformData.Keys.showsPages)) ?? false
                     let outcome = try await self.carried { () async throws(DispatchError) in
-                        // Checked before the await: one that returns at once still costs a change of executor.
-                        if HandoffPayload.hasScheme(uri),
-                           let offered = try await self.handoffOffer(
-                               uri, platformData: LaunchPlatformData(platform), caller: call.sender, opener: opener) { return offered }
-                        return try await self.dispatcher.open(
-                            uri, platformData: LaunchPlatformData(platform), opener: opener, callerShowsPages: showsPages,
-                            prepare: answer.prepare)
+                        try await self.dispatcher.open(
+                            uri, platformData: LaunchPlatformData(platform), opener: opener, sender: call.sender,
+                            callerShowsPages: showsPages, prepare: answer.prepare)
                     }
                     return try answer.reply(to: outcome)
                 },
@@ -234,10 +230,8 @@ public final class DispatcherService: Sendable {
                     for uri in uris {
                         do {
                             _ = try await self.carried { () async throws(DispatchError) in
-                                if HandoffPayload.hasScheme(uri),  // as in Open
-                                   let offered = try await self.handoffOffer(
-                                       uri, platformData: LaunchPlatformData(platform), caller: call.sender, opener: opener) { return offered }
-                                return try await self.dispatcher.open(uri, platformData: LaunchPlatformData(platform), opener: opener)
+                                try await self.dispatcher.open(
+                                    uri, platformData: LaunchPlatformData(platform), opener: opener, sender: call.sender)
                             }
                         } catch let error as BusError {
                             failures.append((error.message, error.message.replacing(uri, with: Contract.redacted(uri))))

@@ -16,6 +16,8 @@ struct Event: Sendable {
     var platformData: LaunchPlatformData
     /// Who opened it, found in the background; nil when nobody asked (an event from the daemon itself).
     var opener: PendingOpener? = nil
+    /// The connection that asked, for what any connection may hold (Handoff offers); nil for the daemon's own.
+    var sender: BusName? = nil
     /// The caller is the browser, which shows a web link no app takes itself: no browser gets it.
     var callerShowsPages = false
     /// Told the outcome while an open scene's app handles the event (see `Dispatcher.open`).

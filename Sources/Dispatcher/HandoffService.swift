@@ -51,6 +51,7 @@ public final class HandoffService: Sendable {
     public func start() async throws {
         try connection.export(Contract.handoffObjectPath, interfaces: [interface], executor: connection.executor)
         service.handoff.withLock { $0 = self }
+        await service.dispatcher.attach(offers: self)
         let rule = MatchRule(
             sender: Self.kdeConnect, interface: "org.kde.kdeconnect.device.share", member: "shareReceived")
         let shares = try await connection.signals(matching: rule)
@@ -110,7 +111,7 @@ public final class HandoffService: Sendable {
             return try await service.dispatcher.deliver(try await accepted(offer.id, platformData: platformData))
         }
         sweepAsTheyExpire()
-        return Outcome(action: .deliver, appID: "io.waypost.Handoff", rule: .none, preface: "offered: \(offer.summary)")
+        return Outcome(action: .offer, appID: Outcome.handoffAppID, rule: .none, preface: "offered: \(offer.summary)")
     }
 
     /// KDE Connect's word that a paired device shared a URL (it opens it at the same moment): the
@@ -317,20 +318,10 @@ public final class HandoffService: Sendable {
     }
 }
 
-extension DispatcherService {
-    /// A `waypost-handoff:` link becomes an offer (HandoffService), counted against `caller`'s
-    /// unverified offers (the opener's app, else the calling process); nil for any other link. On the
-    /// caller's executor: every `Open` asks, and a hop off the connection's thread and back would
-    /// cost each link a job through the loop.
-    nonisolated(nonsending) func handoffOffer(
-        _ uri: String, platformData: LaunchPlatformData, caller sender: BusName, opener: PendingOpener
-    ) async throws(DispatchError) -> Outcome? {
-        guard HandoffPayload.hasScheme(uri), let handoff = handoff.withLock({ $0 })
-        else { return nil }
-        let caller = await caller(sender, opener: opener)
-        return try await dispatcher.reported(uri, opener: opener) { () async throws(DispatchError) in
-            try await handoff.receive(uri, platformData: platformData, caller: caller)
-        }
+/// The dispatcher's plan holds a `waypost-handoff:` link as an offer (`Destination.offer`) through this.
+extension HandoffService: OfferTaking {
+    func take(_ uri: String, platformData: LaunchPlatformData, caller: String) async throws(DispatchError) -> Outcome {
+        try await receive(uri, platformData: platformData, caller: caller)
     }
 }
 

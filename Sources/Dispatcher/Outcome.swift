@@ -41,9 +41,13 @@ public struct Outcome: Sendable, Equatable {
             self.init(action: launched ? .launch : .create, appID: app, declarationID: declaration, rule: rule, step: step)
         case .launch(let app): self.init(action: .launch, appID: app, rule: rule, step: step)
         case .entry(let app), .browser(let app): self.init(action: .fallback, appID: app.id, rule: rule, step: step)
+        case .offer: self.init(action: .offer, appID: Self.handoffAppID, rule: rule, step: step)
         case .nothing: self.init(action: .nowhere, appID: step.destination.appID ?? "", rule: rule, step: step)
         }
     }
+
+    /// Who an offer's outcome names: the daemon's Handoff, which holds it.
+    static let handoffAppID = "io.waypost.Handoff"
 
     /// Why, for people: built on demand, since `Open` does not send it.
     public var reason: String {

@@ -40,6 +40,9 @@ public enum Destination: Sendable, Equatable {
     case entry(InstalledApp)
     /// The user's browser (a web link nobody owns, or whose owner could not take it).
     case browser(InstalledApp)
+    /// The daemon itself, which holds the link as a Handoff offer from another device
+    /// (`Snapshot.offerScheme`): shown to the user, continued when accepted.
+    case offer
     // Boxed, as are the larger facts below: steps and facts are copied on every event's path, and
     // a why held inline (160 bytes) made a step 176 bytes for a 32-byte destination.
     /// Nowhere: the event is refused with this reason.
@@ -50,6 +53,7 @@ public enum Destination: Sendable, Equatable {
         switch self {
         case .openScene(let app, _), .newScene(let app, _), .launch(let app): app
         case .entry(let app), .browser(let app): app.id
+        case .offer: nil
         case .nothing(let why): if case .noScene(let app, _) = why { app } else { nil }
         }
     }
@@ -103,6 +107,8 @@ public enum Fact: Sendable, Equatable {
     case doesNotTakePart(app: String)
     indirect case routed(Decision)
     case browser(app: String)
+    /// A link of the scheme the daemon takes as Handoff offers.
+    case handoffOffer(scheme: String)
     indirect case nowhere(Nowhere)
 }
 
@@ -129,6 +135,8 @@ extension Fact: CustomStringConvertible {
         case .doesNotTakePart(let app): "\(app) does not take part in Waypost: it is given the link as before Waypost"
         case .routed(let decision): decision.reason
         case .browser(let app): "the browser \(app) gets it"
+        case .handoffOffer(let scheme):
+            "a \(scheme): link is an activity another device handed over: Waypost offers it to the user, who may continue it"
         case .nowhere(let why): why.description
         }
     }

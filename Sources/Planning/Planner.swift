@@ -50,6 +50,8 @@ public enum Planner {
         var planning = Planning(event: event, snapshot: snapshot, refused: refused)
         planning.callerShowsPages = callerShowsPages
         switch event {
+        case .link(_, let scheme) where scheme == snapshot.offerScheme:
+            planning.steps.append(Step(.offer, rule: .none, facts: [.handoffOffer(scheme: scheme)]))
         case .link(let uri, let scheme) where scheme == "file": planning.document(uri)
         case .link(let uri, let scheme) where scheme == "https" || scheme == "http":
             try planning.webLink(uri, scheme: scheme, opener: opener)

@@ -56,9 +56,12 @@ public struct Snapshot: Sendable {
     public var installed: any InstalledApps
     public var running: any RunningApps
     public var ownership: LinkOwnership
+    /// The scheme whose links the dispatcher holds as Handoff offers (`waypost-handoff`); nil while
+    /// it holds none (Handoff not started), when such a link is planned as any other.
+    public var offerScheme: String?
 
-    public init(installed: any InstalledApps, running: any RunningApps, ownership: LinkOwnership) {
-        (self.installed, self.running, self.ownership) = (installed, running, ownership)
+    public init(installed: any InstalledApps, running: any RunningApps, ownership: LinkOwnership, offerScheme: String? = nil) {
+        (self.installed, self.running, self.ownership, self.offerScheme) = (installed, running, ownership, offerScheme)
     }
 }
 

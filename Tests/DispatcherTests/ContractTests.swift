@@ -250,7 +250,7 @@ struct ContractTests {
         #expect(throws: Contract.KeyError.missing(keys: ["uri", "activity-type"])) {
             try Contract.SceneEvent(["title": "no event here"])
         }
-        #expect(throws: Contract.KeyError.unexpectedValue(key: "action", value: "teleport", allowed: ["deliver", "create", "launch", "fallback"])) {
+        #expect(throws: Contract.KeyError.unexpectedValue(key: "action", value: "teleport", allowed: ["deliver", "create", "launch", "fallback", "nowhere", "offer"])) {
             try Contract.RoutingOutcome(["action": "teleport"])
         }
         // Platform data is advisory: a token of the wrong type is dropped, not a refusal.

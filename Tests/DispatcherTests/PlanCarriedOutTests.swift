@@ -88,6 +88,7 @@ struct PlanCarriedOutTests {
             let step = try Planner.plan(event, opener: .known(nil), snapshot, refused: refused).first
             switch step.destination {
             case .nothing: return steps
+            case .offer: return steps + [step.destination]
             case .openScene(let app, let scene): refused.scenes[app, default: []].insert(scene)
             case .newScene(let app, _), .launch(let app): refused.apps.insert(app)
             case .entry(let app), .browser(let app): refused.apps.insert(app.id)
@@ -103,6 +104,7 @@ struct PlanCarriedOutTests {
         case .newScene(let app, let declaration): ["action": "create", "app-id": app, "declaration-id": declaration]
         case .launch(let app): ["action": "launch", "app-id": app]
         case .entry(let app), .browser(let app): ["action": "fallback", "app-id": app.id]
+        case .offer: ["action": "offer", "app-id": "io.waypost.Handoff"]
         case .nothing: [:]
         }
     }

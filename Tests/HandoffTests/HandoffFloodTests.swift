@@ -72,6 +72,22 @@ struct HandoffFloodTests {
         #expect(first.errors.contains("replaced by newer offers"), "\(first)")
     }
 
+    @Test("a waypost-handoff link is planned as an offer: Explain says so and holds nothing; Open holds it, as an offer")
+    func planned() async throws {
+        let device = try await Device(name: "flood-planned")
+        defer { device.close() }
+        try #require(await device.waypost("install", "--user").status == 0)
+        let url = "waypost-handoff:v1/" + Flood.payload(title: "Planned")
+        let explained = try await device.waypost("explain", url)
+        #expect(explained.status == 0, "\(explained)")
+        #expect(explained.output.hasPrefix(#"{"action": "offer", "app-id": "io.waypost.Handoff", "rule": "none""#), "\(explained)")
+        #expect(try await device.waypost("handoff", "list").output.isEmpty, "Explain holds nothing")
+        let opened = try await device.waypost("open", "--verbose", url)
+        #expect(opened.status == 0, "\(opened)")
+        #expect(opened.output.contains("io.waypost.Handoff [offer, none]"), "\(opened)")
+        #expect(try await device.waypost("handoff", "list").output.contains("Planned"))
+    }
+
     @Test("an expired offer's notification is withdrawn; accepting it long after says it expired")
     func expiry() async throws {
         let device = try await Device(name: "flood-expiry")

@@ -67,6 +67,21 @@ struct PlannerTests {
         #expect(unknown.first.destination == .nothing(.noHandler("no installed application declares x-scheme-handler/nobody")))
     }
 
+    @Test("a link of the offer scheme is held as an offer while the dispatcher takes offers; else planned as any link")
+    func handoffOffer() throws {
+        var desk = Desk()
+        desk.install(Self.legacy, schemes: ["waypost-handoff"])
+        let event = PlannedEvent.link("waypost-handoff:v1/eyJ9", scheme: "waypost-handoff")
+        var taking = try snapshot(desk)
+        taking.offerScheme = "waypost-handoff"
+        let offered = try Planner.plan(event, opener: .known(nil), taking)
+        #expect(offered.steps.map(\.destination) == [.offer])
+        #expect(offered.first.rule == .none)
+        #expect(offered.first.reason.contains("another device handed over"))
+        let plain = try Planner.plan(event, opener: .known(nil), snapshot(desk))
+        #expect(plain.first.destination == .entry(Self.legacy))
+    }
+
     @Test("a user rule sends a custom-scheme link to its entry first, the handlers next")
     func userRule() throws {
         var desk = Desk()

@@ -305,6 +305,7 @@ extension Contract.RoutingOutcome {
         case launch
         case fallback
         case nowhere
+        case offer
     }
 
     /// The values of `rule` (`io.waypost.Values`): those of `ExternalEvents.OutcomeRule`
