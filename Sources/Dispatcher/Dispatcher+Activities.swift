@@ -68,7 +68,7 @@ extension Dispatcher {
         activities.current[.init(app: appID, scene: scene)] = .init(type: type, activity: activity, details: details)
         scheduleAnnouncement()
         guard let store else { return }
-        recentActivitiesChanged(of: appID)
+        appChanged.yield(.savedActivitiesChanged(appID))
         if full { await store.committed() }
     }
 
@@ -127,7 +127,7 @@ extension Dispatcher {
             if case .notOwner(let identifier, let app) = error { throw .notYours(persistentIdentifier: identifier, app: app) }
             throw .storeFailed(error.description)
         }
-        dockMenuChanged(of: appID)
+        appChanged.yield(.savedActivitiesChanged(appID))
     }
 
     // MARK: What openers read

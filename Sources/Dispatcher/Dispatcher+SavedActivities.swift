@@ -125,3 +125,31 @@ extension Dispatcher {
         }
     }
 }
+
+extension Dispatcher {
+    /// The app's most recently used saved activities as a dock's menu and Plasma's recent items show
+    /// them (an id and a title, its type without one): `Budgets.Shortcuts.recentActivities` rows of
+    /// the store read, no payload, however many the app saved. None when the store cannot say.
+    func recentActivities(of appID: String) async -> [(id: String, title: String)] {
+        guard let store = activities.store,
+              let recent = try? await store.recent(appID: appID, limit: Budgets.Shortcuts.recentActivities)
+        else { return [] }
+        return recent.map { (String($0.id), $0.title.isEmpty ? $0.activityType : $0.title) }
+    }
+}
+
+/// `x-waypost-activity:ID`: a saved activity as a link, for what opens links only (Plasma's recent
+/// resources, which the task manager hands to the app's entry, and so through Waypost back here).
+enum SavedActivityLink {
+    static let scheme = "x-waypost-activity"
+
+    /// The link of saved activity `id` (Plasma's recent resources are registered under it).
+    static func uri(_ id: String) -> String { "\(scheme):\(id)" }
+
+    /// The saved activity's id in `uri`, or nil when it is not such a link.
+    static func id(in uri: String) -> String? {
+        guard uri.hasPrefix(scheme + ":") else { return nil }
+        let id = uri.dropFirst(scheme.count + 1)
+        return !id.isEmpty && id.allSatisfy(\.isNumber) ? String(id) : nil
+    }
+}

@@ -63,8 +63,10 @@ public actor Dispatcher {
     private var changeRates: [String: ChangeRate] = [:]
     // The process behind each registered connection (Dispatcher+Identity.swift).
     var identities = RegisteredIdentities()
-    // Each app's dock quicklist (DockMenuService.swift).
-    var dockMenus = DockMenus()
+    /// What the services that keep something per app hear: an app's last process left, its saved
+    /// activities changed (`AppChange`). One listener, the dock's (DockMenuService.swift).
+    public nonisolated let appChanges: AsyncStream<AppChange>
+    nonisolated let appChanged: AsyncStream<AppChange>.Continuation
     /// What holds `waypost-handoff:` links as offers, once Handoff started (`attach(offers:)`).
     var offers: (any OfferTaking)?
 
@@ -87,6 +89,7 @@ public actor Dispatcher {
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
         reports = RoutedReports(connection: connection, logger: logger)
+        (appChanges, appChanged) = AsyncStream.makeStream(of: AppChange.self)
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
         installedApps = DesktopApps(directory: directory, contentTypes: contentTypes, ownID: ownID, ownProgram: ownProgram)
         openers = OpenerLookup(connection: connection, directory: directory, processes: processes) { id in
@@ -194,12 +197,12 @@ public actor Dispatcher {
 
     /// What goes with a registration, however it ended (its connection left, its process exited or
     /// ran another program first): the app's index is merged, the current activity told again, and
-    /// the dock menu withdrawn once no process of the app is left.
+    /// the services told once no process of the app is left (its dock menu goes).
     func registrationGone(_ process: AppProcess, _ message: String, level: Logger.Level = .info) {
         mergeIfDue(process.appID)
         logger.log(level: level, "\(message)")
         currentActivityMayHaveChanged()
-        withdrawDockMenuIfGone(process.appID)
+        if !registry.processes.values.contains(where: { $0.appID == process.appID }) { appChanged.yield(.gone(process.appID)) }
     }
 
     var status: (processes: [AppProcess], scenes: [SceneRecord]) {
@@ -238,4 +241,12 @@ public actor Dispatcher {
             return Event(planned: .activity(activity, publishedBy: nil), activity: raw, platformData: platformData, opener: opener)
         }
     }
+}
+
+/// What the dispatcher tells the services that keep something per app (`Dispatcher.appChanges`).
+public enum AppChange: Sendable, Equatable {
+    /// No process of the app is registered any more.
+    case gone(String)
+    /// The app saved or deleted activities.
+    case savedActivitiesChanged(String)
 }

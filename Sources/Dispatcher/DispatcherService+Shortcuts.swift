@@ -23,9 +23,7 @@ extension DispatcherService {
                 let items = try raw.enumerated().map { index, item throws(DispatchError) in
                     try Self.read("shortcut item \(index)") { () throws(Contract.KeyError) in try Contract.ShortcutItem(item) }
                 }
-                try await self.dispatcher.setShortcutItems(caller: call.sender.rawValue, items) { appID, path in
-                    try self.connection.export(path, interfaces: [self.dockMenuInterface(appID)], executor: self.connection.executor)
-                }
+                try self.dock.setShortcutItems(app: try await self.dispatcher.appID(of: call.sender.rawValue), items)
                 return try call.reply()
             },
             serving.method(Members.explainShortcut) { call in

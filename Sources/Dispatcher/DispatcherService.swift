@@ -26,6 +26,8 @@ public final class DispatcherService: Sendable {
 
     /// Apps' notifications, link notifications and the daemon's notices (Notifications/).
     public let notifications: NotificationService
+    /// Each app's shortcut items and dock quicklist (Dock/).
+    public let dock: DockMenuService
     /// Takes `waypost-handoff:` links as offers, once started (HandoffService.swift).
     let handoff = Mutex<HandoffService?>(nil)
     /// The links apps hand the OpenURI portal, for the opener and token of the one it passes on.
@@ -49,6 +51,7 @@ public final class DispatcherService: Sendable {
         serving = MemberServing(dispatcher: dispatcher, executor: connection.executor)
         notifications = NotificationService(
             routing: dispatcher, connection: connection, tokens: dispatcher.configuration.shellActionTokens, logger: logger)
+        dock = DockMenuService(routing: dispatcher, connection: connection, serving: serving, logger: logger)
     }
 
     /// Exports the objects, then takes the bus name (so no call can arrive before they exist).

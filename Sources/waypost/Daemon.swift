@@ -107,9 +107,9 @@ struct Daemon: AsyncParsableCommand {
             contentTypes: contentTypes, webLinks: webLinks, configuration: configuration, logger: logger)
         let store = Self.openActivityStore(xdg, logger)
         if let store { await dispatcher.attach(store: store) }
-        // An app's dock menu goes with its desktop entry (after the handler above forgot the entries).
-        await catalog.onChange { Task { await dispatcher.withdrawDockMenusOfRemovedEntries() } }
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
+        // An app's dock menu goes with its desktop entry (after the handler above forgot the entries).
+        await catalog.onChange { service.dock.withdrawMenusOfRemovedEntries() }
         service.readsUserRules { await associations.readUserRulesAgain() }
         Self.trimMemory { service.callsAnswered &+ UInt64(store?.accesses ?? 0) }
         let handoff = HandoffService(

@@ -4,8 +4,8 @@ import WaypostContract
 // com.canonical.dbusmenu as libdbusmenu's client (Dash to Dock, Ubuntu Dock, Plank) calls it, one
 // object per app's quicklist: the layout, the items' properties, AboutToShow, and events, of which
 // "clicked" chooses an item (DockMenuService.swift).
-extension DispatcherService {
-    func dockMenuInterface(_ appID: String) -> Interface {
+extension DockMenuService {
+    func menuInterface(_ appID: String) -> Interface {
         typealias Members = Contract.DBusMenu
         typealias Layout = Structure<Int32, [String: Variant], [Variant]>
         return Interface(
@@ -13,10 +13,10 @@ extension DispatcherService {
             methods: [
                 serving.method(Members.getLayout) { call in
                     let (parent, _, _) = try call.arguments(Int32.self, Int32.self, [String].self)
-                    let (revision, root) = await self.dispatcher.dockMenuLayout(of: appID)
+                    let (revision, root) = await self.layout(of: appID)
                     guard parent == 0 else {
                         // Items have no submenus: an item's layout is itself, without children.
-                        let properties = await self.dispatcher.dockMenuProperties(of: appID, parent) ?? [:]
+                        let properties = self.properties(of: appID, parent) ?? [:]
                         return try call.reply(revision, Layout((parent, properties, [])))
                     }
                     return try call.reply(revision, root)
@@ -25,7 +25,7 @@ extension DispatcherService {
                     let (ids, _) = try call.arguments([Int32].self, [String].self)
                     var found: [Structure<Int32, [String: Variant]>] = []
                     for id in ids.prefix(Budgets.Shortcuts.items + Budgets.Shortcuts.recentActivities + 2) {
-                        if let properties = await self.dispatcher.dockMenuProperties(of: appID, id) {
+                        if let properties = self.properties(of: appID, id) {
                             found.append(Structure((id, properties)))
                         }
                     }
@@ -33,7 +33,7 @@ extension DispatcherService {
                 },
                 serving.method(Members.getProperty) { call in
                     let (id, name) = try call.arguments(Int32.self, String.self)
-                    guard let value = await self.dispatcher.dockMenuProperties(of: appID, id)?[name] else {
+                    guard let value = self.properties(of: appID, id)?[name] else {
                         throw BusError(.invalidArgs, "item \(id) of \(appID)'s quicklist has no property \(name)")
                     }
                     return try call.reply(value)
@@ -86,10 +86,10 @@ extension DispatcherService {
     }
 }
 
-extension DispatcherService {
+extension DockMenuService {
     /// A dock's click on an item of the app's quicklist, carried out and reported by `Routed`.
     func dockItemClicked(_ appID: String, _ id: Int32, at timestamp: UInt32) async {
-        _ = try? await dispatcher.chooseDockMenuItem(of: appID, id: id, clickedAt: timestamp)
+        _ = try? await choose(of: appID, id: id, clickedAt: timestamp)
     }
 }
 
