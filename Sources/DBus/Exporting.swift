@@ -1,3 +1,6 @@
+// One file over 300 lines: what an exported object is made of (arguments, methods, signals,
+// properties, interfaces, a call and its reply) and how a connection dispatches a call to it, read
+// together since each type exists only for that dispatch.
 import Synchronization
 
 /// A named, typed argument of a method or signal, as introspection shows it.

@@ -1,3 +1,6 @@
+// One file over 300 lines: the registry's one invariant (a scene belongs to the process that
+// added it, within its app's budgets) holds across registering, declaring, scenes and their
+// owners, which change together.
 public import DBus
 public import ExternalEvents
 

@@ -1,3 +1,5 @@
+// One file over 300 lines: the router's state and the rules that read it; splitting them would
+// hide which state each rule depends on.
 /// An app's scenes, kept live, and the rules that route an external event to one of them.
 ///
 /// Holds the declarations (in declaration order) and the open scenes in search order: the most

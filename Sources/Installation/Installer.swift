@@ -1,3 +1,5 @@
+// One file over 300 lines: installing, refreshing and uninstalling write and undo the same set of
+// files, and must be read side by side to stay each other's inverse.
 public import Desktop
 
 /// Why installing, refreshing or uninstalling stopped. Nothing was written when it is thrown

@@ -1,7 +1,8 @@
 // What the files of dbus/ state, read for the Swift contract: each interface's members with their
 // arguments, policies and errors, and the a{sv} dictionaries their arguments hold. Everything the
 // generated Swift names comes from here; anything the XML states that the Swift could not say
-// faithfully is refused with the file and the element.
+// faithfully is refused with the file and the element. One file over 300 lines: the model and its
+// checks of the XML are read together.
 
 /// The annotations this generator reads; `org.freedesktop.DBus.*` ones are the specification's and
 /// pass untouched, and any other name is refused (a misspelt annotation would otherwise say nothing).
