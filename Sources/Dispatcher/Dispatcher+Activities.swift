@@ -22,7 +22,6 @@ struct ActivityState: Sendable {
         var details: Contract.ActivityDetails
     }
 
-    var store: ActivityStore?
     var current: [SceneKey: Current] = [:]
     var announced: Contract.CurrentActivity?
     /// Who asked for `CurrentActivityChanged` (`MonitorCurrentActivity`): it carries webpage URLs
@@ -37,11 +36,6 @@ struct ActivityState: Sendable {
 
 // Publishing, clearing and deleting activities; what openers read of them.
 extension Dispatcher {
-    /// Saves search-eligible activities from now on (without a store, they are only current).
-    public func attach(store: ActivityStore) {
-        activities.store = store
-    }
-
     // MARK: What scenes publish
 
     /// Makes `activity` the scene's current one; a search-eligible one is queued for the store's next commit.
@@ -56,7 +50,7 @@ extension Dispatcher {
         do { entry = try directory.entry(id: appID) } catch { throw .unknownApplication(appID, reason: error.description) }
         guard entry.activityTypes.contains(type) else { throw .unlistedActivityType(type, app: appID) }
         try Self.check(details, userInfo: activity[Contract.ActivityDetails.Keys.userInfo.name], type: type)
-        let store = details.eligibleForSearch && !Self.hasExpired(details.expirationDate) ? activities.store : nil
+        let store = details.eligibleForSearch && !Self.hasExpired(details.expirationDate) ? saved?.store : nil
         // Checked before the activity becomes current: one the store cannot keep changes nothing.
         let save = try store.map { store throws(DispatchError) in
             try Self.save(of: activity, type: type, details: details, app: appID, within: store.limits.payloadBytes)
@@ -101,33 +95,6 @@ extension Dispatcher {
         let appID = try registry.ownedScene(scene, by: caller)
         activities.current[.init(app: appID, scene: scene)] = nil
         scheduleAnnouncement()
-    }
-
-    /// Deletes the caller's app's saved activities with these persistent identifiers.
-    /// - Throws: `notYours` (deleting nothing) for an identifier only another app saved.
-    func deleteSavedActivities(caller: String, persistentIdentifiers: [String]) async throws(DispatchError) {
-        let appID = try registry.registered(caller).appID
-        for identifier in persistentIdentifiers { try Registry.check(id: identifier, what: "persistent identifier") }
-        try await forgetSavedActivities(appID: appID, persistentIdentifiers: persistentIdentifiers, all: false)
-    }
-
-    func deleteAllSavedActivities(caller: String) async throws(DispatchError) {
-        let appID = try registry.registered(caller).appID
-        try await forgetSavedActivities(appID: appID, persistentIdentifiers: [], all: true)
-    }
-
-    /// The user's deletion: the app's activities with these identifiers, or all of them when `all`.
-    func forgetSavedActivities(appID: String, persistentIdentifiers: [String], all: Bool) async throws(DispatchError) {
-        guard let store = activities.store else { return }
-        do {
-            if all { try await store.deleteAll(appID: appID) } else {
-                try await store.delete(appID: appID, persistentIdentifiers: persistentIdentifiers)
-            }
-        } catch {
-            if case .notOwner(let identifier, let app) = error { throw .notYours(persistentIdentifier: identifier, app: app) }
-            throw .storeFailed(error.description)
-        }
-        appChanged.yield(.savedActivitiesChanged(appID))
     }
 
     // MARK: What openers read
@@ -232,5 +199,24 @@ extension SavedRecord {
     /// What the store's columns hold of the activity, beside its payload.
     var columns: ActivityPayload.Columns {
         .init(title: title, keywords: keywords, persistentIdentifier: persistentIdentifier, expirationDate: expirationDate)
+    }
+}
+
+// A saved activity continued: an opener's ContinueSavedActivity, a search result, an
+// `x-waypost-activity:` link, a dock's recent item.
+extension Dispatcher {
+    /// Continues a saved activity (a search result) as `ContinueActivity` would, with the
+    /// dictionary it was published with.
+    /// - Throws: `unknownActivity` for an id that is not (or no longer) saved; what routing throws.
+    func continueSavedActivity(id: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil) async throws(DispatchError) -> Outcome {
+        try await carry("saved-activity:\(id)", opener: opener) { () async throws(DispatchError) in
+            try await self.savedActivity(id, platformData: platformData, opener: opener)
+        }
+    }
+
+    /// The saved activity `id` as an event, its publisher known (`SavedActivities.event`).
+    func savedActivity(_ id: String, platformData: LaunchPlatformData, opener: PendingOpener?) async throws(DispatchError) -> Event {
+        guard let saved else { throw .unknownActivity(id, reason: "no activity store is open") }
+        return try await saved.event(id, platformData: platformData, opener: opener)
     }
 }

@@ -1,3 +1,4 @@
+public import ActivityStore
 public import DBus
 public import Desktop
 public import ExternalEvents
@@ -66,6 +67,8 @@ public actor Dispatcher {
     /// What the services that keep something per app hear: an app's last process left, its saved
     /// activities changed (`AppChange`). One listener, the dock's (DockMenuService.swift).
     public nonisolated let appChanges: AsyncStream<AppChange>
+    /// What apps saved for search, read and deleted without routing (Activities/SavedActivities.swift).
+    public nonisolated let saved: SavedActivities?
     nonisolated let appChanged: AsyncStream<AppChange>.Continuation
     /// What holds `waypost-handoff:` links as offers, once Handoff started (`attach(offers:)`).
     var offers: (any OfferTaking)?
@@ -74,10 +77,12 @@ public actor Dispatcher {
         connection.executor.serial.asUnownedSerialExecutor()
     }
 
+    /// - Parameter store: where search-eligible activities are saved; without one they are only current.
     public init(
         connection: Connection, directory: any ApplicationDirectory, launcher: any ApplicationLauncher,
         processes: any RunningProcesses = ProcessTable(), contentTypes: (any ContentTypeResolving)?,
-        webLinks: WebLinkTable = WebLinkTable(), configuration: Configuration = .init(), logger: Logger
+        webLinks: WebLinkTable = WebLinkTable(), store: ActivityStore? = nil, configuration: Configuration = .init(),
+        logger: Logger
     ) {
         self.connection = connection
         self.directory = directory
@@ -89,7 +94,9 @@ public actor Dispatcher {
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
         reports = RoutedReports(connection: connection, logger: logger)
-        (appChanges, appChanged) = AsyncStream.makeStream(of: AppChange.self)
+        let (changes, changed) = AsyncStream.makeStream(of: AppChange.self)
+        (appChanges, appChanged) = (changes, changed)
+        saved = store.map { SavedActivities(store: $0, directory: directory, changed: changed, logger: logger) }
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
         installedApps = DesktopApps(directory: directory, contentTypes: contentTypes, ownID: ownID, ownProgram: ownProgram)
         openers = OpenerLookup(connection: connection, directory: directory, processes: processes) { id in

@@ -19,13 +19,17 @@ extension DispatcherService {
                 try await self.dispatcher.clearCurrentActivity(caller: call.sender.rawValue, scene: scene)
                 return try call.reply()
             },
+            // An app deletes only what its own processes saved (`notYours` for another app's).
             serving.method(Members.deleteSavedActivities) { call in
                 let (identifiers) = try call.arguments([String].self)
-                try await self.dispatcher.deleteSavedActivities(caller: call.sender.rawValue, persistentIdentifiers: identifiers)
+                let appID = try await self.dispatcher.appID(of: call.sender.rawValue)
+                for identifier in identifiers { try Registry.check(id: identifier, what: "persistent identifier") }
+                try await self.dispatcher.saved?.forget(appID: appID, persistentIdentifiers: identifiers, all: false)
                 return try call.reply()
             },
             serving.method(Members.deleteAllSavedActivities) { call in
-                try await self.dispatcher.deleteAllSavedActivities(caller: call.sender.rawValue)
+                let appID = try await self.dispatcher.appID(of: call.sender.rawValue)
+                try await self.dispatcher.saved?.forget(appID: appID, persistentIdentifiers: [], all: true)
                 return try call.reply()
             },
             serving.method(Members.getCurrentActivity) { call in
@@ -37,17 +41,17 @@ extension DispatcherService {
             },
             serving.method(Members.searchActivities) { call in
                 let (terms, limit) = try call.arguments([String].self, UInt32.self)
-                let results = try await self.dispatcher.searchActivities(terms, limit: limit)
+                let results = try await self.dispatcher.saved?.search(terms, limit: limit) ?? []
                 return try await Self.builtAway { try call.reply(results.map(\.variants)) }
             },
             serving.method(Members.listSavedActivities) { call in
                 let (appID) = try call.arguments(String.self)
-                let (results, _) = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID, after: "", limit: 0)
+                let (results, _) = try await self.dispatcher.saved?.page(of: appID.isEmpty ? nil : appID, after: "", limit: 0) ?? ([], "")
                 return try await Self.builtAway { try call.reply(results.map(\.variants)) }
             },
             serving.method(Members.listSavedActivitiesPage) { call in
                 let (appID, after, limit) = try call.arguments(String.self, String.self, UInt32.self)
-                let (results, next) = try await self.dispatcher.savedActivities(of: appID.isEmpty ? nil : appID, after: after, limit: limit)
+                let (results, next) = try await self.dispatcher.saved?.page(of: appID.isEmpty ? nil : appID, after: after, limit: limit) ?? ([], "")
                 return try await Self.builtAway { try call.reply(results.map(\.variants), next) }
             },
             serving.method(Members.continueSavedActivity) { call in
@@ -61,8 +65,9 @@ extension DispatcherService {
             serving.method(Members.forgetSavedActivities) { call in
                 let (appID, identifiers) = try call.arguments(String.self, [String].self)
                 try Registry.check(id: appID, what: "app id")
-                try await self.dispatcher.forgetSavedActivities(
-                    appID: appID, persistentIdentifiers: identifiers, all: identifiers.isEmpty)
+                // The user's deletion (`waypost activities forget`): the app's activities with these
+                // identifiers, or all of them.
+                try await self.dispatcher.saved?.forget(appID: appID, persistentIdentifiers: identifiers, all: identifiers.isEmpty)
                 return try call.reply()
             },
         ]

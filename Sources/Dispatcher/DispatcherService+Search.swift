@@ -25,7 +25,7 @@ extension DispatcherService {
                 serving.method(Members.getInitialResultSet) { call in
                     let (terms) = try call.arguments([String].self)
                     let offers = self.handoffResults(matching: terms).map(\.id)
-                    return try call.reply(offers + (try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)))
+                    return try call.reply(offers + (try await self.dispatcher.saved?.searchIDs(terms, limit: Self.desktopResults) ?? []))
                 },
                 serving.method(Members.getSubsearchResultSet) { call in
                     let (previous, terms) = try call.arguments([String].self, [String].self)
@@ -34,13 +34,13 @@ extension DispatcherService {
                     // cut at `desktopResults` (or empty, after a cancelled call), and the refined
                     // terms can only match a subset of what the shorter ones matched.
                     let offers = self.handoffResults(matching: terms).map(\.id)
-                    return try call.reply(offers + (try await self.dispatcher.searchActivityIDs(terms, limit: Self.desktopResults)))
+                    return try call.reply(offers + (try await self.dispatcher.saved?.searchIDs(terms, limit: Self.desktopResults) ?? []))
                 },
                 serving.method(Members.getResultMetas) { call in
                     let (identifiers) = try call.arguments([String].self)
                     try Dispatcher.checkResultIDs(identifiers.count, of: Members.getResultMetas.name.rawValue)
                     let offers = self.handoffResults().filter { identifiers.contains($0.id) }
-                    let metas = await offers + self.dispatcher.resultMetas(identifiers.filter { !$0.hasPrefix(Self.handoffResultPrefix) })
+                    let metas = await offers + (self.dispatcher.saved?.resultMetas(identifiers.filter { !$0.hasPrefix(Self.handoffResultPrefix) }) ?? [])
                     return try call.reply(metas.map { meta in
                         var fields: [String: Variant] = [:]
                         fields.insert(Members.MetaKeys.id, meta.id)
@@ -76,8 +76,8 @@ extension DispatcherService {
                 serving.method(Members.actions) { call in try call.reply([Structure<String, String, String>]()) },
                 serving.method(Members.match) { call in
                     let (query) = try call.arguments(String.self)
-                    let results = try await self.dispatcher.searchActivityIDs([query], limit: Self.desktopResults)
-                    let metas = await self.handoffResults(matching: [query]) + self.dispatcher.resultMetas(results)
+                    let results = try await self.dispatcher.saved?.searchIDs([query], limit: Self.desktopResults) ?? []
+                    let metas = await self.handoffResults(matching: [query]) + (self.dispatcher.saved?.resultMetas(results) ?? [])
                     let matches = metas.enumerated().map { rank, meta in
                         var properties: [String: Variant] = [:]
                         properties["subtext"] = .string(meta.appName)

@@ -102,11 +102,10 @@ struct Daemon: AsyncParsableCommand {
                 try? await Task.sleep(for: .seconds(3600))
             }
         }
+        let store = Self.openActivityStore(xdg, logger)
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: launcher,
-            contentTypes: contentTypes, webLinks: webLinks, configuration: configuration, logger: logger)
-        let store = Self.openActivityStore(xdg, logger)
-        if let store { await dispatcher.attach(store: store) }
+            contentTypes: contentTypes, webLinks: webLinks, store: store, configuration: configuration, logger: logger)
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         // An app's dock menu goes with its desktop entry (after the handler above forgot the entries).
         await catalog.onChange { service.dock.withdrawMenusOfRemovedEntries() }

@@ -117,7 +117,7 @@ public final class DockMenuService: Sendable {
         }
         if let cached { return cached }
         var menu = items.map(DockMenuEntry.shortcut)
-        for (id, title) in await routing.recentActivities(of: appID) { menu.append(.recent(id: id, title: title)) }
+        for (id, title) in await routing.saved?.recent(of: appID) ?? [] { menu.append(.recent(id: id, title: title)) }
         let (entries, root) = DockMenus.layout(menu)
         return menus.withLock { menus in
             guard menus.entries[appID] != nil else { return (menus.revision, root) }

@@ -31,7 +31,7 @@ extension DockMenuService {
     /// bus (it is never started for this). Fire and forget: the manager's answer changes nothing here.
     func registerRecentActivities(of appID: String) async {
         guard (try? await connection.nameOwner(of: Self.activityManager)) != nil else { return }
-        for (id, title) in await routing.recentActivities(of: appID).reversed() {
+        for (id, title) in (await routing.saved?.recent(of: appID) ?? []).reversed() {
             let uri = SavedActivityLink.uri(id)
             // Event 0 is "Accessed" (KActivities::Event::Accessed).
             try? connection.send(

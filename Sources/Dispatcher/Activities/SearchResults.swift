@@ -27,14 +27,19 @@ extension Dispatcher {
         }
     }
 
+}
+
+extension SavedActivities {
     /// The metas of saved activities, in the order asked; ids that are not (or no longer) saved are
     /// left out. One read of the store for them all, of a row each and no payload.
     func resultMetas(_ identifiers: [String]) async -> [ResultMeta] {
-        guard let store = activities.store,
-              let summaries = try? await store.summaries(ids: identifiers.compactMap { Int64($0) })
-        else { return [] }
+        guard let summaries = try? await store.summaries(ids: identifiers.compactMap { Int64($0) }) else { return [] }
+        let directory = directory
         return summaries.map { summary in
-            let entry = (try? continuer(ofActivityType: summary.activityType, publishedBy: summary.appID))
+            let entry = (try? Dispatcher.continuer(
+                ofActivityType: summary.activityType, publishedBy: summary.appID,
+                candidates: directory.applications(forActivityType: summary.activityType),
+                chosen: directory.chosenApplicationID(forActivityType: summary.activityType)))
                 ?? (try? directory.entry(id: summary.appID))
             return ResultMeta(
                 id: String(summary.id), name: summary.title.isEmpty ? summary.activityType : summary.title,

@@ -1,4 +1,4 @@
-import ActivityStore
+public import ActivityStore
 import DBus
 import Desktop
 import ExternalEvents
@@ -6,26 +6,38 @@ import Logging
 import Planning
 import WaypostContract
 
-// What openers read of saved activities: searches, pages of the listing, a saved activity continued.
-// Each read is the store's bounded one (ActivityStore+Reading.swift), and payloads are decoded off
-// the connection's thread.
-extension Dispatcher {
+import Synchronization
+
+/// The user activities apps saved, as the daemon reads and deletes them: searches, pages of the
+/// listing, a saved activity as an event, the recent ones a dock shows. Each read is the store's
+/// bounded one (ActivityStore+Reading.swift), payloads decoded off the connection's thread; none
+/// goes through routing (`Dispatcher`), which only carries a saved activity out once it is an
+/// `Event`. Publishing is routing's (it owns the scenes); what is saved changing is told on
+/// `Dispatcher.appChanges`.
+public final class SavedActivities: Sendable {
+    public let store: ActivityStore
+    let directory: any ApplicationDirectory
+    private let logger: Logger
+    private let changed: AsyncStream<AppChange>.Continuation
+
+    init(store: ActivityStore, directory: any ApplicationDirectory, changed: AsyncStream<AppChange>.Continuation, logger: Logger) {
+        (self.store, self.directory, self.changed, self.logger) = (store, directory, changed, logger)
+    }
+
     /// Saved activities matching every word of `terms`, best first, within the store's bounds
     /// (`ActivityStore.search`); their payloads decoded off the connection's thread.
     /// - Throws: `invalidArgument` for too many terms or words, or a word too long.
-    func searchActivities(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [Contract.SavedActivity] {
+    func search(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [Contract.SavedActivity] {
         try Self.checkSearch(terms)
-        guard let store = activities.store else { return [] }
         let count = limit == 0 ? Budgets.Activities.defaultSearchResults : min(limit, Budgets.Activities.searchResults)
         let records: [SavedRecord]
         do { records = try await store.search(terms, limit: Int(count)) } catch { throw Self.searchFailure(error) }
         return await Self.contract(records, appNames: appNames(of: records), logger: logger)
     }
 
-    /// `searchActivities`' ids alone, for the desktop's search (no row read).
-    func searchActivityIDs(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [String] {
+    /// `search`'s ids alone, for the desktop's search (no row read).
+    func searchIDs(_ terms: [String], limit: UInt32) async throws(DispatchError) -> [String] {
         try Self.checkSearch(terms)
-        guard let store = activities.store else { return [] }
         do { return try await store.searchIDs(terms, limit: Int(min(limit, Budgets.Activities.searchResults))).map(String.init) } catch {
             throw Self.searchFailure(error)
         }
@@ -57,7 +69,7 @@ extension Dispatcher {
     /// more than `Budgets.Activities.pageActivities`: that many).
     /// - Returns: the page, and the `next` that continues it (empty when nothing is left).
     /// - Throws: `invalidArgument` for an `after` no page gave.
-    func savedActivities(of appID: String?, after: String, limit: UInt32) async throws(DispatchError) -> ([Contract.SavedActivity], next: String) {
+    func page(of appID: String?, after: String, limit: UInt32) async throws(DispatchError) -> ([Contract.SavedActivity], next: String) {
         var cursor: Int64?
         if !after.isEmpty {
             guard after.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let recency = Int64(after) else {
@@ -65,28 +77,17 @@ extension Dispatcher {
             }
             cursor = recency
         }
-        guard let store = activities.store else { return ([], "") }
         let count = limit == 0 ? Budgets.Activities.pageActivities : min(limit, Budgets.Activities.pageActivities)
         let page: SavedPage
         do { page = try await store.list(appID: appID, after: cursor, limit: Int(count)) } catch { throw .storeFailed(error.description) }
         return (await Self.contract(page.records, appNames: appNames(of: page.records), logger: logger), page.next.map(String.init) ?? "")
     }
 
-    /// Continues a saved activity (a search result) as `ContinueActivity` would, with the
-    /// dictionary it was published with.
-    /// - Throws: `unknownActivity` for an id that is not (or no longer) saved; what routing throws.
-    func continueSavedActivity(id: String, platformData: LaunchPlatformData, opener: PendingOpener? = nil) async throws(DispatchError) -> Outcome {
-        try await carry("saved-activity:\(id)", opener: opener) { () async throws(DispatchError) in
-            try await self.savedActivity(id, platformData: platformData, opener: opener)
-        }
-    }
-
     /// The saved activity `id` as an event, its publisher known.
     /// - Throws: `unknownActivity` for an id no saved activity has (now); `storeFailed` when it
     ///   cannot be read.
-    func savedActivity(_ id: String, platformData: LaunchPlatformData, opener: PendingOpener?) async throws(DispatchError) -> Event {
+    func event(_ id: String, platformData: LaunchPlatformData, opener: PendingOpener?) async throws(DispatchError) -> Event {
         guard let row = Int64(id) else { throw .unknownActivity(id, reason: "a saved activity's id is a number") }
-        guard let store = activities.store else { throw .unknownActivity(id, reason: "no activity store is open") }
         let record: SavedRecord?
         do { record = try await store.record(id: row) } catch { throw .storeFailed(error.description) }
         guard let record else { throw .unknownActivity(id, reason: "it was deleted, or has expired") }
@@ -111,7 +112,7 @@ extension Dispatcher {
 
     /// The records as the contract carries them, their payloads decoded off the connection's thread
     /// (a page is up to a megabyte of them); one that cannot be read is logged and left out.
-    private nonisolated static func contract(
+    private static func contract(
         _ records: [SavedRecord], appNames: [String: String], logger: Logger
     ) async -> [Contract.SavedActivity] {
         records.compactMap { record in
@@ -126,15 +127,27 @@ extension Dispatcher {
     }
 }
 
-extension Dispatcher {
+extension SavedActivities {
     /// The app's most recently used saved activities as a dock's menu and Plasma's recent items show
     /// them (an id and a title, its type without one): `Budgets.Shortcuts.recentActivities` rows of
     /// the store read, no payload, however many the app saved. None when the store cannot say.
-    func recentActivities(of appID: String) async -> [(id: String, title: String)] {
-        guard let store = activities.store,
-              let recent = try? await store.recent(appID: appID, limit: Budgets.Shortcuts.recentActivities)
-        else { return [] }
+    func recent(of appID: String) async -> [(id: String, title: String)] {
+        guard let recent = try? await store.recent(appID: appID, limit: Budgets.Shortcuts.recentActivities) else { return [] }
         return recent.map { (String($0.id), $0.title.isEmpty ? $0.activityType : $0.title) }
+    }
+
+    /// Deletes `appID`'s saved activities with these persistent identifiers, or all of them.
+    /// - Throws: `notYours` (deleting nothing) for an identifier only another app saved; `storeFailed`.
+    func forget(appID: String, persistentIdentifiers: [String], all: Bool) async throws(DispatchError) {
+        do {
+            if all { try await store.deleteAll(appID: appID) } else {
+                try await store.delete(appID: appID, persistentIdentifiers: persistentIdentifiers)
+            }
+        } catch {
+            if case .notOwner(let identifier, let app) = error { throw .notYours(persistentIdentifier: identifier, app: app) }
+            throw .storeFailed(error.description)
+        }
+        changed.yield(.savedActivitiesChanged(appID))
     }
 }
 
