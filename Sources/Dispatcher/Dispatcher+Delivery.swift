@@ -34,24 +34,25 @@ extension Dispatcher {
     /// Asks the processes of `app` that declare `declaration`, most recently active first, to create
     /// a scene for the event; the scene's id, or why none did (each refusal added to `attempts`).
     func createScene(
-        _ declaration: String, of app: String, for pending: Event, attempts: inout [String]
-    ) async -> Result<String, HandOverFailure> {
+        _ declaration: String, of app: String, for pending: Event
+    ) async -> (Result<String, HandOverFailure>, attempts: [String]) {
+        var attempts: [String] = []
         let candidates = registry.processes(of: app).filter { $0.declarations?.contains { $0.id == declaration } == true }
         for process in candidates {
             do {
                 if try !enterTurn(of: app) { await waitForTurn(of: app) }
                 defer { leaveTurn(of: app) }
-                return .success(try await createScene(declaration, for: pending, in: process))
+                return (.success(try await createScene(declaration, for: pending, in: process)), attempts)
             } catch {
                 switch await failure(error, pending, app: app, process) {
                 case .notTaken(let why):
                     attempts.append("creating \"\(declaration)\" in \(process.owner): \(why ?? "it went away")")
-                case .mayHaveIt(let error): return .failure(.mayHaveIt(error))
+                case .mayHaveIt(let error): return (.failure(.mayHaveIt(error)), attempts)
                 }
             }
         }
         if candidates.isEmpty { attempts.append("no process of \(app) declares \"\(declaration)\"") }
-        return .failure(.notTaken(nil))
+        return (.failure(.notTaken(nil)), attempts)
     }
 
     /// Why a hand-over did not succeed, as far as the event's next destination is concerned.

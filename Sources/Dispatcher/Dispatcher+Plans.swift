@@ -75,89 +75,82 @@ extension Dispatcher {
     }
 
     private func carryOut(_ pending: Event) async throws(DispatchError) -> Outcome {
-        let (event, callerShowsPages) = (pending.planned, pending.callerShowsPages)
-        var opener: OpenerFact = pending.opener == nil ? .known(nil) : .pending
-        var refused = Refusals()
-        var launched: Set<String> = []
-        var attempts: [String] = []
-        // The last destination's failure, thrown when no destination is left.
-        var failure: DispatchError?
-        var first = true
-        while true {
-            guard let plan = try plan(event, opener: opener, refused: refused, callerShowsPages: callerShowsPages) else {
-                opener = .known(await pending.opener?.value().appID)
-                continue
+        var destinations = Destinations(dispatcher: self, pending: pending)
+        return try await CarryingOut.carryOut(
+            pending.planned, label: pending.label, waitsForOpener: pending.opener != nil, through: &destinations)
+    }
+
+    /// The world as carrying out one event's plan meets it (`PlanDestinations`): this dispatcher's
+    /// registry, deliveries, launches and hand-overs, for `pending`.
+    struct Destinations: PlanDestinations {
+        let dispatcher: Dispatcher
+        let pending: Event
+        private var first = true
+
+        init(dispatcher: Dispatcher, pending: Event) { (self.dispatcher, self.pending) = (dispatcher, pending) }
+
+        nonisolated(nonsending) mutating func plan(refused: Refusals, opener: OpenerFact) async throws(DispatchError) -> Plan? {
+            let plan = try await dispatcher.plan(pending.planned, opener: opener, refused: refused, callerShowsPages: pending.callerShowsPages)
+            if first, let plan {
+                first = false
+                await dispatcher.warnIfOverBudget(plan)
             }
-            if first, case .browser(.overBudget(let source, _))? = plan.ownership, webLinks.isFirstOverBudget(source) {
-                logger.warning("\(source) costs more to match than a decision may: its links go to the browser (\(plan.ownership!))")
-            }
-            first = false
-            let step = plan.first
-            // A registered process that exited without leaving the bus is no destination: plan again
-            // without it. (Each time round ends one at least, so this ends.)
-            if let app = step.destination.participatingApp {
-                let before = registry.processes.count
-                endRegistrationsOfExitedProcesses(of: app)
-                if registry.processes.count != before { continue }
-            }
-            switch step.destination {
-            case .nothing(let nowhere):
-                throw failure ?? Self.error(nowhere, for: event)
-            case .offer:
-                guard let offers, case .link(let uri, _) = event else { throw Self.error(.noHandler("Handoff is not running"), for: event) }
-                return try await offers.take(uri, platformData: pending.platformData, caller: await budgetCaller(of: pending))
-            case .launch(let app):
-                guard !launched.contains(app) else {
-                    attempts.append("every process of \(app) went away")
-                    failure = .deliveryFailed(pending.label, attempts: attempts)
-                    refused.apps.insert(app)
-                    continue
-                }
-                do throws(DispatchError) {
-                    let entry: ApplicationEntry
-                    do { entry = try directory.entry(id: app) } catch { throw .launchFailed(app: app, reason: error.description) }
-                    try await launchAndWait(entry, platformData: pending.platformData)
-                    launched.insert(app)
-                } catch {
-                    if case .timeout = error { throw error }
-                    logger.info("\(app) could not take \(pending.label) (\(error))")
-                    failure = error
-                    refused.apps.insert(app)
-                }
-            case .openScene(let app, let scene):
-                let outcome = Outcome(step, launched: launched.contains(app))
-                switch await deliver(pending, toScene: scene, of: app, outcome) {
-                case .success: return outcome
-                case .failure(.notTaken(let why)):
-                    if let why { attempts.append(why) }
-                    if !attempts.isEmpty { failure = .deliveryFailed(pending.label, attempts: attempts) }
-                    refused.scenes[app, default: []].insert(scene)
-                case .failure(.mayHaveIt(let error)): throw error
-                }
-            case .newScene(let app, let declaration):
-                switch await createScene(declaration, of: app, for: pending, attempts: &attempts) {
-                case .success(let scene):
-                    var outcome = Outcome(step, launched: launched.contains(app))
-                    outcome.sceneID = scene
-                    return outcome
-                case .failure(.notTaken):
-                    failure = .deliveryFailed(pending.label, attempts: attempts)
-                    refused.apps.insert(app)
-                case .failure(.mayHaveIt(let error)): throw error
-                }
-            case .entry(let app), .browser(let app):
-                do {
-                    var outcome = Outcome(step, launched: false)
-                    outcome.preface = try await handOverToNonParticipant(pending.label, app, pending.platformData)
-                    return outcome
-                } catch {
-                    if case .timeout = error { throw error }
-                    logger.info("\(app.id) could not take \(pending.label) (\(error))")
-                    failure = error
-                    refused.apps.insert(app.id)
-                }
-            }
+            return plan
         }
+
+        nonisolated(nonsending) func opener() async -> OpenerFact { .known(await pending.opener?.value().appID) }
+
+        nonisolated(nonsending) func dropExitedProcesses(of app: String) async -> Bool {
+            await dispatcher.dropExitedProcesses(of: app)
+        }
+
+        nonisolated(nonsending) func launch(_ app: String) async throws(DispatchError) {
+            let entry: ApplicationEntry
+            do { entry = try dispatcher.directory.entry(id: app) } catch { throw .launchFailed(app: app, reason: error.description) }
+            try await dispatcher.launchAndWait(entry, platformData: pending.platformData)
+        }
+
+        nonisolated(nonsending) func deliver(
+            toScene scene: String, of app: String, _ outcome: Outcome
+        ) async -> Result<Void, HandOverFailure> {
+            await dispatcher.deliver(pending, toScene: scene, of: app, outcome)
+        }
+
+        nonisolated(nonsending) func createScene(
+            _ declaration: String, of app: String
+        ) async -> (Result<String, HandOverFailure>, attempts: [String]) {
+            await dispatcher.createScene(declaration, of: app, for: pending)
+        }
+
+        nonisolated(nonsending) func handOver(to app: InstalledApp) async throws(DispatchError) -> String {
+            try await dispatcher.handOverToNonParticipant(pending.label, app, pending.platformData)
+        }
+
+        nonisolated(nonsending) func takeOffer() async throws(DispatchError) -> Outcome {
+            guard let offers = await dispatcher.offers, case .link(let uri, _) = pending.planned else {
+                throw Dispatcher.error(.noHandler("Handoff is not running"), for: pending.planned)
+            }
+            return try await offers.take(uri, platformData: pending.platformData, caller: await dispatcher.budgetCaller(of: pending))
+        }
+
+        func couldNotTake(_ app: String, _ error: DispatchError) {
+            dispatcher.logger.info("\(app) could not take \(pending.label) (\(error))")
+        }
+    }
+
+    /// Logged once per source over its budget: its links go to the browser.
+    func warnIfOverBudget(_ plan: Plan) {
+        if case .browser(.overBudget(let source, _))? = plan.ownership, webLinks.isFirstOverBudget(source) {
+            logger.warning("\(source) costs more to match than a decision may: its links go to the browser (\(plan.ownership!))")
+        }
+    }
+
+    /// Ends the registrations of `app`'s processes that exited without leaving the bus.
+    /// - Returns: whether any ended.
+    func dropExitedProcesses(of app: String) -> Bool {
+        let before = registry.processes.count
+        endRegistrationsOfExitedProcesses(of: app)
+        return registry.processes.count != before
     }
 
     /// Where `open` would send `uri` now, delivering nothing: every destination of the same plan, in

@@ -283,24 +283,18 @@ struct NotificationTests {
     }
 }
 
-/// dunst on a private session: its own Xvfb, a throwaway dunstrc (a click acts and closes, no
-/// stacking, no expiry, and `dunstctl context` answered by a script that picks the line starting with `choosing`).
+/// dunst on a private session: a screen of its own (`VirtualScreen`), a throwaway dunstrc (a click
+/// acts and closes, no stacking, no expiry, and `dunstctl context` answered by a script that picks
+/// the line starting with `choosing`).
 final class DunstDesk: Sendable {
     let session: DesktopSession
-    private let xvfb: ChildProcess
-    private let display: String
+    private let screen: VirtualScreen
+    private var display: String { screen.display }
     private let config: URL
     private let dunst = Mutex<ChildProcess?>(nil)
 
     init(choosing: String = "#") async throws {
-        let xvfb = try await ChildProcess.start(
-            "/bin/sh", ["-c", "exec /usr/bin/Xvfb -displayfd 3 -screen 0 800x600x24 -nolisten tcp 3>&1"], environment: [:])
-        guard let number = await xvfb.nextLine(), !number.isEmpty else {
-            xvfb.kill()
-            throw TestFailure("Xvfb did not start")
-        }
-        self.xvfb = xvfb
-        display = ":\(number)"
+        screen = try await VirtualScreen(size: "800x600x24")
         session = try await DesktopSession()
         let root = session.root
         let menu = root.appendingPathComponent("dmenu.sh")
@@ -348,7 +342,7 @@ final class DunstDesk: Sendable {
     func close() {
         dunst.withLock { $0?.kill() }
         session.close()
-        xvfb.send(SIGTERM)
+        screen.stop()
     }
 
     deinit { close() }
