@@ -62,7 +62,7 @@ extension Dispatcher {
         activities.current[.init(app: appID, scene: scene)] = .init(type: type, activity: activity, details: details)
         scheduleAnnouncement()
         guard let store else { return }
-        appChanged.yield(.savedActivitiesChanged(appID))
+        appChanges.tell(.savedActivitiesChanged(appID))
         if full { await store.committed() }
     }
 

@@ -18,10 +18,10 @@ public final class SavedActivities: Sendable {
     public let store: ActivityStore
     let directory: any ApplicationDirectory
     private let logger: Logger
-    private let changed: AsyncStream<AppChange>.Continuation
+    private let changes: AppChanges
 
-    init(store: ActivityStore, directory: any ApplicationDirectory, changed: AsyncStream<AppChange>.Continuation, logger: Logger) {
-        (self.store, self.directory, self.changed, self.logger) = (store, directory, changed, logger)
+    init(store: ActivityStore, directory: any ApplicationDirectory, changes: AppChanges, logger: Logger) {
+        (self.store, self.directory, self.changes, self.logger) = (store, directory, changes, logger)
     }
 
     /// Saved activities matching every word of `terms`, best first, within the store's bounds
@@ -147,7 +147,7 @@ extension SavedActivities {
             if case .notOwner(let identifier, let app) = error { throw .notYours(persistentIdentifier: identifier, app: app) }
             throw .storeFailed(error.description)
         }
-        changed.yield(.savedActivitiesChanged(appID))
+        changes.tell(.savedActivitiesChanged(appID))
     }
 }
 

@@ -13,7 +13,7 @@ import WaypostContract
 /// budgets (`DockMenus`, `Budgets.Shortcuts`); a click is an `Event` carried by routing
 /// (`Dispatcher.carry`), which knows nothing of docks. It hears from routing when an app's last
 /// process left, or the app's saved activities changed (`Dispatcher.appChanges`).
-public final class DockMenuService: Sendable {
+public final class DockMenuService: Sendable, AppChangeObserving {
     let routing: Dispatcher
     let connection: Connection
     let logger: Logger
@@ -23,15 +23,7 @@ public final class DockMenuService: Sendable {
 
     init(routing: Dispatcher, connection: Connection, serving: MemberServing, logger: Logger) {
         (self.routing, self.connection, self.serving, self.logger) = (routing, connection, serving, logger)
-        Task { [weak self, changes = routing.appChanges] in
-            for await change in changes {
-                guard let self else { return }
-                switch change {
-                case .gone(let appID): self.withdraw(appID)
-                case .savedActivitiesChanged(let appID): self.recentActivitiesChanged(of: appID)
-                }
-            }
-        }
+        routing.appChanges.observe(self)
     }
 
     /// Replaces `appID`'s shortcut items and publishes its quicklist.
@@ -88,7 +80,7 @@ public final class DockMenuService: Sendable {
     }
 
     /// The app's menu goes (its last process left, or its entry did): docks are told it is empty.
-    private func withdraw(_ appID: String) {
+    func withdraw(_ appID: String) {
         guard let path = DockMenus.path(of: appID), menus.withLock({ menus in
             guard menus.entries[appID] != nil else { return false }
             menus.entries[appID] = nil
@@ -162,6 +154,15 @@ public final class DockMenuService: Sendable {
             return Event(planned: .shortcut(activity, app: appID), activity: raw, platformData: platformData)
         case .recent(let saved, _):
             return try await routing.savedActivity(saved, platformData: platformData, opener: nil)
+        }
+    }
+}
+
+extension DockMenuService {
+    func appChanged(_ change: AppChange) {
+        switch change {
+        case .gone(let appID): withdraw(appID)
+        case .savedActivitiesChanged(let appID): recentActivitiesChanged(of: appID)
         }
     }
 }
