@@ -206,6 +206,18 @@ extension Dispatcher {
         return steps
     }
 
+    /// Why `event` goes nowhere at once, by its first plan (nothing tried, no walk of the rest);
+    /// nil when it has a destination.
+    /// - Throws: `invalidURI` when the desktop cannot be read for it.
+    func nowhere(_ event: PlannedEvent) throws(DispatchError) -> Nowhere? {
+        let plan: Plan
+        do { plan = try Planner.plan(event, opener: .known(nil), snapshot) } catch {
+            throw .invalidURI(Self.subject(of: event), reason: "\(error)")
+        }
+        if case .nothing(let why) = plan.first.destination { return why }
+        return nil
+    }
+
     /// The most steps `explain` lists: more than any desktop's fall-through needs to be read.
     static let explainedStepsLimit = 64
 

@@ -186,14 +186,19 @@ public final class HandoffService: Sendable {
         let activity = UserActivity(type: payload.activityType, details)
         try Registry.check(id: activity.type, what: "activity type")
         let event = Event(planned: .activity(activity, publishedBy: nil), activity: details.variants, platformData: platformData)
-        do { _ = try await service.dispatcher.explain(event.planned, opener: nil) } catch .noHandler(let subject, let reason) {
+        // One plan's first step says whether any app continues it; Explain's walk would plan once per destination.
+        switch try await service.dispatcher.nowhere(event.planned) {
+        case nil:
+            return event
+        case .noHandler(let reason)?:
             guard let webpage = payload.webpageURL else {
-                throw .noHandler(subject, reason: "\(reason), and the handoff carries no webpage URL")
+                throw .noHandler(Dispatcher.subject(of: event.planned), reason: "\(reason), and the handoff carries no webpage URL")
             }
             logger.info("handoff offer \(offer.id): no app continues it; its webpage goes where a link would")
             return Event(planned: .link(webpage, scheme: try URIGrammar.scheme(of: webpage)), platformData: platformData)
+        case let why?:
+            throw Dispatcher.error(why, for: event.planned)
         }
-        return event
     }
 
     // MARK: Keeping what shows the offers in step
