@@ -191,7 +191,7 @@ let package = Package(
             exclude: ["Fixtures"], swiftSettings: strict),
         // The GTK samples on real Wayland compositors: GNOME Shell (mutter) and KWin, headless.
         .testTarget(
-            name: "WaylandTests", dependencies: ["DBus", "TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
+            name: "WaylandTests", dependencies: ["CLinux", "DBus", "TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
             exclude: ["Fixtures"], swiftSettings: strict),
         // A real Flatpak app built offline (a runtime from the host's files, a local repo), in a throwaway
         // FLATPAK_USER_DIR: registration through xdg-dbus-proxy, launch through `flatpak run`, the portal.

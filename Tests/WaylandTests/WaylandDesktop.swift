@@ -1,5 +1,7 @@
+import CLinux
 import DBus
 import Foundation
+import Glibc
 import Synchronization
 import TestSupport
 
@@ -105,26 +107,46 @@ final class WaylandDesktop: Sendable {
         compositor.stop()
         bus.close()
         session.stopBus()
+        // Killed, each is waited for by its pidfd; a process one of them started meanwhile is found
+        // by the next look, until a look finds none.
         let deadline = ContinuousClock.now + .seconds(10)
-        while killSessionProcesses() > 0, ContinuousClock.now < deadline { usleep(20_000) }
+        while ContinuousClock.now < deadline {
+            let killed = killSessionProcesses()
+            if killed.isEmpty { break }
+            Self.waitForExit(of: killed, until: deadline)
+        }
         session.close()
         systemBus.kill()
         try? FileManager.default.removeItem(at: systemBusDirectory)
     }
 
     /// SIGKILL to each live process of the session (its `XDG_RUNTIME_DIR` is the session's; a
-    /// zombie shows no environment); returns how many there were.
-    private func killSessionProcesses() -> Int {
+    /// zombie shows no environment), each opened as a pidfd first so that its exit can be waited for.
+    /// - Returns: the pidfds of those killed.
+    private func killSessionProcesses() -> [Int32] {
         let marker = Array("XDG_RUNTIME_DIR=\(root.appendingPathComponent("runtime").path)".utf8)
-        var live = 0
+        var killed: [Int32] = []
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry), pid != getpid(), let environment = FileManager.default.contents(atPath: "/proc/\(entry)/environ"),
                 environment.split(separator: 0).contains(where: { $0.elementsEqual(marker) })
             else { continue }
+            let pidfd = waypost_pidfd_open(pid)
+            guard pidfd >= 0 else { continue }  // gone already
             kill(pid, SIGKILL)
-            live += 1
+            killed.append(pidfd)
         }
-        return live
+        return killed
+    }
+
+    /// Waits until every process of `pidfds` exited (a pidfd reads as ready then), or `deadline`;
+    /// closes them.
+    private static func waitForExit(of pidfds: [Int32], until deadline: ContinuousClock.Instant) {
+        defer { for pidfd in pidfds { Glibc.close(pidfd) } }
+        for pidfd in pidfds {
+            var ready = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+            let left = Int32(max(0, ContinuousClock.now.duration(to: deadline) / .milliseconds(1)))
+            _ = poll(&ready, 1, left)
+        }
     }
 
     deinit { close() }
