@@ -130,7 +130,7 @@ extension Dispatcher {
             guard let offers = await dispatcher.offers, case .link(let uri, _) = pending.planned else {
                 throw Dispatcher.error(.noHandler("Handoff is not running"), for: pending.planned)
             }
-            return try await offers.take(uri, platformData: pending.platformData, caller: await dispatcher.budgetCaller(of: pending))
+            return try await offers.take(uri, platformData: pending.platformData, caller: await dispatcher.openers.holder(opener: pending.opener, sender: pending.sender))
         }
 
         func couldNotTake(_ app: String, _ error: DispatchError) {
@@ -273,12 +273,4 @@ protocol OfferTaking: Sendable {
 extension Dispatcher {
     /// Holds `waypost-handoff:` links as offers from now on.
     func attach(offers: any OfferTaking) { self.offers = offers }
-
-    /// Whom an event counts against, for what any connection may hold: the app that opened it when
-    /// known, else the connection's process (`OpenerLookup.budgetCaller`).
-    func budgetCaller(of event: Event) async -> String {
-        if let app = await event.opener?.value().appID { return Budgets.Caller.app(app).description }
-        guard let sender = event.sender else { return "the daemon" }
-        return await openers.budgetCaller(of: sender).description
-    }
 }

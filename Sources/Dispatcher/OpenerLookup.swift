@@ -64,6 +64,15 @@ public final class OpenerLookup: Sendable {
         return PendingOpener { await self.find(caller: caller, askedAt: askedAt, portalAppID: portalAppID) }
     }
 
+    /// Whom what any connection may hold (link notifications, unverified Handoff offers) counts
+    /// against: the app the opener's walk finds (awaited: more than the members' budgets know), else
+    /// the sending connection as the budgets count it; "the daemon" for its own events.
+    nonisolated(nonsending) func holder(opener: PendingOpener?, sender: BusName?) async -> String {
+        if let app = await opener?.value().appID { return Budgets.Caller.app(app).description }
+        guard let sender else { return "the daemon" }
+        return await budgetCaller(of: sender).description
+    }
+
     /// Whom a connection's calls count against in the members' budgets: the app behind it (its
     /// opener, as the walk made when it appeared finds it), else its process, else the connection
     /// itself when the bus does not tell. Decided at its first call, which waits for what is left

@@ -23,7 +23,7 @@ extension DispatcherService {
             },
             serving.method(Members.postLinkNotification) { call in
                 let (title, body, uri) = try call.arguments(String.self, String.self, String.self)
-                let caller = await self.caller(call.sender)
+                let caller = await self.dispatcher.openers.holder(opener: self.opener(of: call.sender, [:]), sender: call.sender)
                 return try call.reply(try await self.notifications.postLink(title: title, body: body, uri: uri, caller: caller))
             },
             serving.method(Members.withdrawLinkNotification) { call in
@@ -43,13 +43,5 @@ extension DispatcherService {
                 return try call.reply(Outcome.explained(plan).variants)
             },
         ]
-    }
-
-    /// Who a call comes from, for what any connection may hold (link notifications, unverified
-    /// handoff offers): the app the opener's walk finds (awaited: more than the members' budgets
-    /// know), else as the budgets count it (`OpenerLookup.budgetCaller`).
-    func caller(_ sender: BusName, opener: PendingOpener? = nil) async -> String {
-        if let app = await (opener ?? self.opener(of: sender, [:])).value().appID { return Budgets.Caller.app(app).description }
-        return await dispatcher.openers.budgetCaller(of: sender).description
     }
 }
