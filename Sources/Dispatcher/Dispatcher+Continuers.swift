@@ -7,12 +7,13 @@ import Planning
 // activity over, so that no path gives one app's activity to another by accident. These read it
 // for the entry itself (a search result's name and icon).
 extension Dispatcher {
-    /// The participating app that continues an activity of `type`.
+    /// The participating app in `directory` that continues an activity of `type`.
     /// - Parameter publisher: the app that published it (a saved activity's), nil when unknown.
     /// - Throws: `noHandler` when no app lists the type; `appNotChosen` when the user must choose.
-    func continuer(ofActivityType type: String, publishedBy publisher: String?) throws(DispatchError) -> ApplicationEntry {
-        let directory = directory
-        return try Self.continuer(
+    static func continuer(
+        ofActivityType type: String, publishedBy publisher: String?, in directory: any ApplicationDirectory
+    ) throws(DispatchError) -> ApplicationEntry {
+        try continuer(
             ofActivityType: type, publishedBy: publisher, candidates: directory.applications(forActivityType: type),
             chosen: directory.chosenApplicationID(forActivityType: type))
     }

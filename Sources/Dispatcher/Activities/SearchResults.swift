@@ -36,10 +36,7 @@ extension SavedActivities {
         guard let summaries = try? await store.summaries(ids: identifiers.compactMap { Int64($0) }) else { return [] }
         let directory = directory
         return summaries.map { summary in
-            let entry = (try? Dispatcher.continuer(
-                ofActivityType: summary.activityType, publishedBy: summary.appID,
-                candidates: directory.applications(forActivityType: summary.activityType),
-                chosen: directory.chosenApplicationID(forActivityType: summary.activityType)))
+            let entry = (try? Dispatcher.continuer(ofActivityType: summary.activityType, publishedBy: summary.appID, in: directory))
                 ?? (try? directory.entry(id: summary.appID))
             return ResultMeta(
                 id: String(summary.id), name: summary.title.isEmpty ? summary.activityType : summary.title,

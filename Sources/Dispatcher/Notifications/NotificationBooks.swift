@@ -59,8 +59,6 @@ struct NotificationBook: Sendable {
         if countPerApp[key.app] == 0 { (countPerApp[key.app], bytesPerApp[key.app]) = (nil, nil) }
         return old
     }
-
-    func count(of app: String) -> Int { countPerApp[app] ?? 0 }
 }
 
 extension Budgets.Notifications {
@@ -103,14 +101,11 @@ extension Budgets.Notifications {
     }
 }
 /// The live link notifications, each with who posted it: any connection may post one, so there are
-/// at most `Budgets.Notifications.links` together and `linksPerCaller` of one caller (the opener's app, else the calling
-/// process), so that no one script holds every slot.
+/// at most `Budgets.Notifications.links` together and `linksPerCaller` of one caller (the opener's
+/// app, else the calling process), so that no one script holds every slot.
 struct LinkNotificationBook: Sendable {
-
     private var entries: [String: (caller: String, serverID: NotificationID?)] = [:]
     private var counts: [String: Int] = [:]
-
-    var count: Int { entries.count }
 
     /// Holds a slot for `id` while it is posted.
     /// - Throws: `budgetExceeded` naming the caller's or everyone's bound; nothing is held then.
