@@ -1,12 +1,10 @@
 internal import CGIO
 internal import Glibc
 
-// Why the table stays rather than GIO linked and called directly: measured 2026-12-07 with two release
-// builds differing only in that (2 cores, load 10–14), a `waypost open` to a running app took 1.5 ms
-// more CPU (`perf stat`, 400 alternated pairs: 5.0 against 6.5 ms) and 2.4 MiB more peak memory; in
-// `make bench-open` (20 runs, both binaries in each through WAYPOST_BEFORE) its time over `gio open`
-// through Waypost went from 1.05× (runs 0.77–1.25) to 1.35× (1.00–1.82), past the ≤ 1.3× target, and
-// its peak memory over `gio open`'s from 1.94× to 2.32×, past ≤ 2×.
+// Why the table stays rather than GIO linked and called directly: `make bench-open` with the same
+// tree built with GIO linked as `WAYPOST_BEFORE` (three runs, both binaries in each), a `waypost
+// open` to a running app took 1.32–1.40× `gio open`'s time against 0.99–1.05×, past the ≤ 1.3× target,
+// and 2.55–2.57× its peak memory against 1.84–1.86× (15.7 against 11.4 MiB), past ≤ 2×.
 
 /// GIO, GObject and GLib, reached through `dlopen` and one table of typed pointers, never called directly.
 ///
