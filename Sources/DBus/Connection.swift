@@ -17,6 +17,10 @@ public final class Connection: Sendable {
     /// side goes by (`Connection.pair`).
     public var uniqueName: BusName { core.uniqueName }
 
+    /// On a peer connection, the name the other side goes by (what its messages arrive stamped
+    /// with); nil on a bus.
+    public var peerName: BusName? { core.peer }
+
     /// Connects to the bus at `address` (e.g. `unix:path=/run/user/1000/bus`) and registers with it.
     /// - Throws: `BusError` from libdbus when the address is malformed or nobody answers there.
     public init(address: String) async throws {

@@ -137,6 +137,15 @@ public struct ApplicationCatalog: Sendable {
 }
 
 extension ApplicationEntry {
+    /// The entry in the desktop file at `path`, as GIO reads it, named `id`; nil when GIO refuses
+    /// the file or it is `Hidden=true`. What a directory of entries kept as values reads (a test's
+    /// desktop with no data directories).
+    public init?(file path: String, id: String) throws(GIOLoadError) {
+        try GIO.load()
+        guard let reference = AppInfoReference.load(file: path, desktopFileID: id + ".desktop"), !reference.isHidden else { return nil }
+        self.init(reading: reference)
+    }
+
     /// Copies what Waypost needs out of a loaded entry; nil when GIO gave it no id.
     init?(reading reference: AppInfoReference) {
         guard let desktopFileID = reference.desktopFileID else { return nil }

@@ -141,7 +141,7 @@ extension Dispatcher {
         guard !activities.subscribers.isEmpty else { return }
         let current = Contract.CurrentActivity.variants(now)
         for subscriber in activities.subscribers {
-            try? connection.emit(
+            try? callers.connection(for: subscriber).emit(
                 path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
                 member: Contract.Dispatcher1.currentActivityChanged.name, current, destination: subscriber)
         }

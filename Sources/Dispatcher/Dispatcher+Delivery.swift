@@ -85,7 +85,7 @@ extension Dispatcher {
         case .noReply:
             // A unique name is never reused: no owner now means the process is gone.
             let gone: Bool
-            do { gone = try await connection.nameOwner(of: owner) == nil } catch { gone = false }
+            do { gone = try await callers.connection(for: owner).nameOwner(of: owner) == nil } catch { gone = false }
             if gone {
                 connectionVanished(owner.rawValue)
                 return .notTaken("it left the bus without answering")
@@ -110,19 +110,19 @@ extension Dispatcher {
         switch (pending.routed, pending.notification) {
         case (_, let response?):
             member = Contract.Application1.receiveNotificationResponse
-            reply = try await connection.call(
+            reply = try await callers.connection(for: process.owner).call(
                 destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
                 member: member.name, scene, response.variants, platform, timeout: configuration.deliveryTimeout,
                 whileAwaiting: whileAwaiting)
         case (.url(let uri), nil):
             member = Contract.Application1.openURL
-            reply = try await connection.call(
+            reply = try await callers.connection(for: process.owner).call(
                 destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
                 member: Contract.Application1.openURL.name, scene, uri, platform, timeout: configuration.deliveryTimeout,
                 whileAwaiting: whileAwaiting)
         case (.activity(let activity), nil):
             member = Contract.Application1.continueUserActivity
-            reply = try await connection.call(
+            reply = try await callers.connection(for: process.owner).call(
                 destination: process.owner, path: process.objectPath, interface: Contract.Application1.interface,
                 member: Contract.Application1.continueUserActivity.name, scene, activity.type, pending.activity, platform,
                 timeout: configuration.deliveryTimeout, whileAwaiting: whileAwaiting)
@@ -136,7 +136,7 @@ extension Dispatcher {
         case (.url(let uri), nil): .url(uri)
         case (.activity(let activity), nil): .activity(type: activity.type, activity: pending.activity)
         }
-        let reply = try await connection.call(
+        let reply = try await callers.connection(for: process.owner).call(
             destination: process.owner, path: process.objectPath,
             interface: Contract.Application1.interface, member: Contract.Application1.createScene.name,
             declaration, event.variants, pending.platformData.properties, timeout: configuration.deliveryTimeout)

@@ -45,6 +45,8 @@ public actor Dispatcher {
     let webLinks: WebLinkTable
     /// The desktop as plans read it, over `directory`: made once, so a plan's snapshot only retains it.
     let installedApps: any InstalledApps
+    /// The connection each caller is reached through (CallerConnections.swift).
+    public nonisolated let callers: CallerConnections
     /// Who opened each event (OpenerLookup.swift).
     public nonisolated let openers: OpenerLookup
     /// Where each event went, told to monitors and the log (RoutedReports.swift).
@@ -93,12 +95,14 @@ public actor Dispatcher {
         self.contentTypes = contentTypes
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
-        reports = RoutedReports(connection: connection, logger: logger)
+        let callers = CallerConnections(bus: connection)
+        self.callers = callers
+        reports = RoutedReports(callers: callers, logger: logger)
         let changes = appChanges
         saved = store.map { SavedActivities(store: $0, directory: directory, changes: changes, logger: logger) }
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
         installedApps = DesktopApps(directory: directory, contentTypes: contentTypes, ownID: ownID, ownProgram: ownProgram)
-        openers = OpenerLookup(connection: connection, directory: directory, processes: processes) { id in
+        openers = OpenerLookup(callers: callers, directory: directory, processes: processes) { id in
             id == ownID || ((try? directory.entry(id: id)).map { DesktopApps.handsLinksBack($0, ownID: ownID, ownProgram: ownProgram) } ?? false)
         }
     }
@@ -112,7 +116,7 @@ public actor Dispatcher {
     ) async throws(DispatchError) {
         let entry = try Self.registrable(appID, in: directory)
         let pid: UInt32
-        do { pid = try await connection.processID(of: caller) } catch {
+        do { pid = try await callers.connection(for: caller).processID(of: caller) } catch {
             throw .invalidArgument(caller.rawValue, reason: "the bus does not tell this connection's process: \(error)")
         }
         let identified = try identifyForRegistration(caller: caller, pid: pid, of: entry)

@@ -84,6 +84,18 @@ public final class DispatcherService: Sendable {
         }
     }
 
+    /// Serves a process that talks to the dispatcher with no bus between (`Connection.pair`): the
+    /// same members on the peer connection, answered on the dispatcher's thread, the dispatcher's
+    /// name owned there, and everything for that process sent back through it. What tests give
+    /// their in-process apps; the daemon itself serves the bus alone.
+    /// - Throws: `BusError` when the peer connection is closed.
+    public func serve(peer: Connection) async throws {
+        dispatcher.callers.add(peer)
+        try peer.export(
+            Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication], executor: connection.executor)
+        _ = try await peer.requestName(Contract.busName, flags: [.doNotQueue])
+    }
+
     // MARK: io.waypost.Dispatcher1
 
     private var dispatcherInterface: Interface {
@@ -307,7 +319,9 @@ public final class DispatcherService: Sendable {
             self.watched.withLock { _ = $0.remove(name) }
             self.dispatcher.openers.forget(name)
             await self.dispatcher.connectionVanished(name.rawValue)
+            self.dispatcher.callers.remove(name)
         }
+        let connection = dispatcher.callers.connection(for: name)
         let changes: AsyncThrowingStream<NameOwnerChange, any Error>
         do { changes = try await connection.nameOwnerChanges(for: name) } catch {
             watched.withLock { _ = $0.remove(name) }

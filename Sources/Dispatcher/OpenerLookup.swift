@@ -15,7 +15,9 @@ import Synchronization
 /// connection keeps the opener first found: such a same-user process could pose as the app anyway
 /// (docs/opener.md).
 public final class OpenerLookup: Sendable {
-    let connection: Connection
+    let connections: CallerConnections
+    /// The bus: where connections are watched as they appear.
+    private var connection: Connection { connections.bus }
     let directory: any ApplicationDirectory
     /// Entries that are never an opener: the dispatcher's own, and generic openers (`xdg-open %u`).
     let passesLinksOn: @Sendable (String) -> Bool
@@ -48,10 +50,10 @@ public final class OpenerLookup: Sendable {
     }
 
     init(
-        connection: Connection, directory: any ApplicationDirectory, processes: any RunningProcesses,
+        callers: CallerConnections, directory: any ApplicationDirectory, processes: any RunningProcesses,
         passesLinksOn: @escaping @Sendable (String) -> Bool
     ) {
-        self.connection = connection
+        self.connections = callers
         self.directory = directory
         self.processes = processes
         self.passesLinksOn = passesLinksOn
@@ -117,7 +119,7 @@ public final class OpenerLookup: Sendable {
             if let opener = await Self.settled(process, portalAppID: portalAppID) { return opener }
             known = process
         case nil:
-            do { known = Caller(pid: try await connection.processID(of: caller), connectedBy: askedAt) } catch {
+            do { known = Caller(pid: try await connections.connection(for: caller).processID(of: caller), connectedBy: askedAt) } catch {
                 return .unknown(reason: "the bus does not tell the caller's process (\(error))")
             }
             remember(.process(known), for: caller)

@@ -9,15 +9,15 @@ import WaypostContract
 /// sent to each alone) and to the log: every event, whoever carried it, is reported here once
 /// (`Dispatcher.carry`).
 final class RoutedReports: Sendable {
-    private let connection: Connection
+    private let callers: CallerConnections
     private let logger: Logger
     /// Connections that called `MonitorRouted`, and whether each asked for whole URIs.
     private let monitors = Mutex<[BusName: Contract.MonitorOptions]>([:])
     /// Which refusals the log is told one line each (RefusalLines.swift).
     private let refusalLines = Mutex(RefusalLines(now: .now))
 
-    init(connection: Connection, logger: Logger) {
-        (self.connection, self.logger) = (connection, logger)
+    init(callers: CallerConnections, logger: Logger) {
+        (self.callers, self.logger) = (callers, logger)
     }
 
     /// Adds (or updates) a monitor; true when it is new.
@@ -78,7 +78,7 @@ final class RoutedReports: Sendable {
         _ event: String, to monitors: [BusName: Contract.MonitorOptions], _ report: (_ full: Bool) -> Contract.RoutingOutcome
     ) {
         for (monitor, options) in monitors {
-            try? connection.emit(
+            try? callers.connection(for: monitor).emit(
                 path: Contract.objectPath, interface: Contract.Dispatcher1.interface, member: Contract.Dispatcher1.routed.name,
                 options.fullURIs ? event : Contract.redacted(event), report(options.fullURIs).variants, destination: monitor)
         }

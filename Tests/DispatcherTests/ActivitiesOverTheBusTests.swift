@@ -40,7 +40,7 @@ struct ActivitiesOverTheBusTests {
 
     @Test("user info of every D-Bus type travels unchanged: published, saved, searched, continued into the open scene")
     func roundTrip() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await InProcessApp(session, id: "org.example.Contacts", name: "Contacts", activityTypes: [Self.show])
         try await app.openScene("s1")
@@ -83,7 +83,7 @@ struct ActivitiesOverTheBusTests {
 
     @Test("strangers, other apps' scenes, unlisted types, unknown scenes and oversized or deep user info are named errors; nothing is saved")
     func refusals() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [Self.show])
         let other = try await InProcessApp(session, id: "org.example.Other", activityTypes: [Self.show])
@@ -126,7 +126,7 @@ struct ActivitiesOverTheBusTests {
 
     @Test("the current activity is the most recently active scene's, announced when it changes, and gone with its scene")
     func currentActivity() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let contacts = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [Self.show])
         let notes = try await InProcessApp(session, id: "org.example.Notes", activityTypes: ["org.example.note.edit"])
@@ -173,7 +173,7 @@ struct ActivitiesOverTheBusTests {
 
     @Test("a scene changing its activity as fast as it can is announced a few times, the last announcement its last activity")
     func announcementsAreCoalesced() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let contacts = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [Self.show])
         let opener = try await session.connect()
@@ -196,7 +196,7 @@ struct ActivitiesOverTheBusTests {
 
     @Test("an app deletes only its own saved activities: another app's identifier is refused and nothing is deleted")
     func deletion() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let a = try await InProcessApp(session, id: "org.example.A", activityTypes: [Self.show])
         let b = try await InProcessApp(session, id: "org.example.B", activityTypes: [Self.show])

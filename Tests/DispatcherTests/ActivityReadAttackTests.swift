@@ -43,7 +43,7 @@ struct ActivityReadAttackTests {
 
     /// Another app, started as the user would, that takes any `contacts:` link.
     static func victim(_ session: DesktopSession) async throws {
-        try await session.start(try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("any", "contacts", [([], ["*"])])])))
+        try await session.start(try await session.installApp(RoutingTests.contactsApp(scenes: [("any", "contacts", [([], ["*"])])])))
     }
 
     @Test("a dock's menu, the listing and a search of limit 1,000 read what they return: bytes read, reply and memory bounded, another app's Open answered meanwhile")
@@ -235,7 +235,7 @@ struct Attack {
     }
 }
 
-extension DesktopSession {
+extension TestDesktop {
     /// Every saved activity (of one app, or all), page by page as `waypost activities list` reads them.
     func allSavedActivities(_ bus: Connection, app: String = "") async throws -> [Contract.SavedActivity] {
         var (listed, after) = ([Contract.SavedActivity](), "")

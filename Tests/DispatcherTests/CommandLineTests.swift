@@ -10,7 +10,7 @@ struct CommandLineTests {
     func open() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("nina", "contacts", [(["nina"], [])])]))
+        let app = try await session.installApp(RoutingTests.contactsApp(scenes: [("nina", "contacts", [(["nina"], [])])]))
         try await session.start(app)
 
         let delivered = try await session.waypost(["open", "--verbose", "contacts://show?id=nina"], environment: ["XDG_ACTIVATION_TOKEN": "tok-7"])
@@ -45,7 +45,7 @@ struct CommandLineTests {
     func inspect() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("oscar", "contacts", [(["oscar"], ["*"])])]))
+        let app = try await session.installApp(RoutingTests.contactsApp(scenes: [("oscar", "contacts", [(["oscar"], ["*"])])]))
         try await session.start(app)
 
         let explained = try await session.waypost(["explain", "contacts://show?id=someone"])
@@ -77,7 +77,7 @@ struct CommandLineTests {
     func monitor() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
+        let app = try await session.installApp(RoutingTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
         try await session.start(app)
         // Its output is the signal: "watching" once subscribed, then one line per routed event.
         let monitor = try await session.spawn(DesktopSession.waypost.path, ["monitor", "--count", "2"])

@@ -261,7 +261,7 @@ struct ContractTests {
 
     @Test("the daemon exports io.waypost.Dispatcher1 exactly as dbus/io.waypost.Dispatcher1.xml says")
     func dispatcher() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let bus = try await session.connect()
         let exported = try await Self.introspect(bus, "io.waypost.Dispatcher", "/io/waypost/Dispatcher")
@@ -280,7 +280,7 @@ struct ContractTests {
     func application() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
+        let app = try await session.installApp(RoutingTests.contactsApp(scenes: []))
         try await session.start(app)
         let bus = try await session.connect()
         let owner = try #require(try await session.status(with: bus).processes.first?["owner"])

@@ -9,7 +9,7 @@ import WaypostContract
 struct CurrentActivitySignalTests {
     @Test("a connection with a match rule for the dispatcher's signals, but no MonitorCurrentActivity, never receives an activity's URL and user info")
     func onlySubscribersHear() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let contacts = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [ActivitiesOverTheBusTests.show])
         let rule = MatchRule(path: Contract.objectPath, interface: Contract.Dispatcher1.interface)

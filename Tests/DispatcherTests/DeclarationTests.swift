@@ -10,7 +10,7 @@ struct DeclarationTests {
     func secondProcess() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
+        let app = try await session.installApp(RoutingTests.contactsApp(scenes: []))
         let first = try await session.start(app)
         let bus = try await session.connect()
         try await session.control(app.id, pid: first, with: bus, "OpenScene", ["w1", "contacts"], modifiers: [([], ["*"])])

@@ -11,7 +11,7 @@ import WaypostContract
 struct DeliveryTests {
     @Test("OpenURL answered with '(s)' is an error from that app: InvalidReply naming it, and no other scene gets the link")
     func wrongOpenURLReply() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await CountingApp(session, id: "org.example.Wrong", behaviour: .answerWrongly)
         try await app.openScene("a")
@@ -25,7 +25,7 @@ struct DeliveryTests {
 
     @Test("CreateScene answered with '(i)' is an error from that app, not a refusal: no second window is asked for")
     func wrongCreateSceneReply() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await CountingApp(session, id: "org.example.Wrong", behaviour: .answerWrongly)
         let bus = try await session.connect()
@@ -74,7 +74,7 @@ struct DeliveryTests {
 
     @Test("a connection with 32 Opens in flight gets Busy naming Open at once for the next, nothing of it delivered; its other members are served meanwhile")
     func busyConnection() async throws {
-        let session = try await DesktopSession(deliveryTimeout: 60)
+        let session = try await PeerDesktop(deliveryTimeout: 60)
         defer { session.close() }
         let app = try await CountingApp(session, id: "org.example.Slow", behaviour: .hang)
         defer { app.release() }
@@ -226,7 +226,7 @@ final class CountingApp: Sendable {
     var received: [String] { log.entries.withLock { $0 } }
     var count: Int { log.entries.withLock { $0.count } }
 
-    init(_ session: DesktopSession, id: String, behaviour: Behaviour) async throws {
+    init(_ session: some TestDesktop, id: String, behaviour: Behaviour) async throws {
         self.id = id
         let scheme = String(id.split(separator: ".").last!).lowercased()
         try await session.writeEntry(id: id, """
@@ -299,7 +299,7 @@ final class CountingApp: Sendable {
 struct BudgetTests {
     @Test("oversized condition sets, matching sets and activity fields get BudgetExceeded naming the amount; others keep being served")
     func hostileApp() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let hostile = try await CountingApp(session, id: "org.example.Hostile", behaviour: .acknowledge)
         try await hostile.openScene("a")
@@ -354,7 +354,7 @@ struct BudgetTests {
 
     @Test("a change over the app's change rate is held, not refused: other apps are served meanwhile, then it is made")
     func heldChange() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let churn = try await CountingApp(session, id: "org.example.Churn", behaviour: .acknowledge)
         try await churn.openScene("a")

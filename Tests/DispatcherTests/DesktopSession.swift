@@ -6,7 +6,7 @@ import Testing
 /// A private desktop session for one test: its own `dbus-daemon`, a throwaway HOME and XDG
 /// directories with real desktop entries, and the dispatcher installed as a D-Bus activatable
 /// service (the bus starts it on the first call, as on a real desktop). Torn down by `close()`.
-final class DesktopSession: Sendable {
+final class DesktopSession: TestDesktop {
     private let session: PrivateSession
     var root: URL { session.root }
     var environment: [String: String] { session.environment }
@@ -119,20 +119,7 @@ final class DesktopSession: Sendable {
         }
     }
 
-    /// The events an app received (not counting `ready` lines).
-    func received(_ appID: String) -> [[String: Any]] {
-        events(of: appID).filter { $0["event"] as? String != "ready" }
-    }
-
     // MARK: Calls
-
-    /// Calls the dispatcher's `Open` as an opener would.
-    func open(_ uri: String, with connection: Connection, platformData: [String: Variant] = [:]) async throws -> [String: String] {
-        let reply = try await connection.call(
-            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
-            member: "Open", uri, platformData, timeout: .seconds(30))
-        return try Self.strings(reply.decode([String: Variant].self))
-    }
 
     /// Asks a running sample app to do what its UI would (`io.waypost.test.Control`).
     func control(_ appID: String, pid: Int32? = nil, with connection: Connection, _ member: MemberName,
@@ -161,15 +148,6 @@ final class DesktopSession: Sendable {
                 (modifiers ?? []).map { Structure(($0.0, $0.1)) })
         default: throw TestFailure("unsupported control call")
         }
-    }
-
-    /// The dispatcher's `Status`: processes, and scenes in search order.
-    func status(with connection: Connection) async throws -> (processes: [[String: String]], scenes: [[String: String]]) {
-        let reply = try await connection.call(
-            destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
-            member: "Status")
-        let (processes, scenes) = try reply.decode([[String: Variant]].self, [[String: Variant]].self)
-        return (processes.map(Self.strings), scenes.map(Self.strings))
     }
 
     static func strings(_ map: [String: Variant]) -> [String: String] {

@@ -106,7 +106,7 @@ struct DispatcherIdentityTests {
     func routedIsUnicastAndCut() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
+        let app = try await session.installApp(RoutingTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let stranger = try await session.connect()
         // Wider than any monitor's rule: every signal named Routed, from anyone.
@@ -137,7 +137,7 @@ struct DispatcherIdentityTests {
     func logsKeepNoQuery() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
+        let app = try await session.installApp(RoutingTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
         #expect(try await session.waypost(["open", "contacts://show?id=pat&session=SECRETTOKEN"]).status == 0)

@@ -39,7 +39,7 @@ struct DockMenuBoundsTests {
 
     @Test("two apps whose ids differ only by '_' and '-' each have their own menu")
     func idsThatOnceSharedAPathEachHaveTheirOwn() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let dock = try await session.connect()
         let updates = try await dock.signals(matching: MatchRule(interface: "com.canonical.Unity.LauncherEntry", member: "Update"))

@@ -30,7 +30,7 @@ final class InProcessApp: Sendable {
 
     /// Installs the entry (with `entryGroups`, more key-file text after its group), connects, serves,
     /// registers and declares one window group, "main".
-    init(_ session: DesktopSession, id: String, name: String? = nil, activityTypes: [String], entryGroups: String = "") async throws {
+    init(_ session: some TestDesktop, id: String, name: String? = nil, activityTypes: [String], entryGroups: String = "") async throws {
         self.id = id
         try await session.writeEntry(id: id, """
             [Desktop Entry]
@@ -99,7 +99,7 @@ final class InProcessApp: Sendable {
     }
 }
 
-extension DesktopSession {
+extension TestDesktop {
     /// Calls one of the dispatcher's members as an opener.
     func dispatcher<each Argument: BusValue>(
         _ bus: Connection, _ member: Contract.Member, _ arguments: repeat each Argument

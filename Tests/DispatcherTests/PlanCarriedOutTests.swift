@@ -14,7 +14,7 @@ import WaypostContract
 struct PlanCarriedOutTests {
     /// The session's desktop as the planner reads it: one participating handler of `contacts`.
     struct OneHandler: InstalledApps {
-        let app = InstalledApp(id: RoutingOverTheBusTests.contacts, participates: true)
+        let app = InstalledApp(id: RoutingTests.contacts, participates: true)
         func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { scheme == "contacts" ? [app] : [] }
         func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
         func browser(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
@@ -53,7 +53,7 @@ struct PlanCarriedOutTests {
 
     /// The user rule's app and the scheme's own handler.
     struct RuleAndHandler: InstalledApps {
-        let ruled = InstalledApp(id: RoutingOverTheBusTests.contacts, participates: true)
+        let ruled = InstalledApp(id: RoutingTests.contacts, participates: true)
         let handler = InstalledApp(id: "org.example.Notes", participates: true)
         func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { scheme == "zoommtg" ? [handler] : [] }
         func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
@@ -116,9 +116,9 @@ struct PlanCarriedOutTests {
 
     @Test("a link for an app that is not running: the plan launches it; Explain says so; Open launches it")
     func launch() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: []))
+        let app = try await session.installApp(RoutingTests.contactsApp(scenes: []))
         let bus = try await session.connect()
         let uri = "contacts://show?id=erin"
         let snapshot = Snapshot(installed: OneHandler(), running: Running(routers: [:]), ownership: Self.nobodyOwns)
@@ -134,9 +134,9 @@ struct PlanCarriedOutTests {
 
     @Test("an open scene that refuses: Explain reports the plan's scene, Open falls through to the plan's next step")
     func fallThrough() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(
+        let app = try await session.installApp(RoutingTests.contactsApp(
             behaviour: ["OpenURL": "refuse"], scenes: [("w1", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
@@ -166,11 +166,11 @@ struct PlanCarriedOutTests {
 
     @Test("a link whose app has no scene for it: Explain says it goes nowhere, naming the app, rule none; Open fails it NoHandler")
     func nowhere() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         // One scene that allows nothing, and a declaration whose empty matching set takes no event.
         let app = try await session.installApp(SampleApp(
-            RoutingOverTheBusTests.contacts, schemes: ["contacts"], activityTypes: [],
+            RoutingTests.contacts, schemes: ["contacts"], activityTypes: [],
             declarations: [("contacts", ["kind": "window-group", "matching": [String]()])],
             scenes: [("w1", "contacts", [([], [])])]))
         try await session.start(app)
@@ -188,7 +188,7 @@ struct PlanCarriedOutTests {
 
     @Test("a web link nobody owns: the plan's browser, with rule browser, in Explain and in Open")
     func browser() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         try await session.writeEntry(id: "org.example.Browser", """
             [Desktop Entry]
@@ -214,7 +214,7 @@ struct PlanCarriedOutTests {
 
     @Test("an activity two apps continue: the plan names nobody without a choice, its publisher's saved one (and its link, explained) goes to the publisher's scene")
     func activity() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let type = "org.example.contact.show"
         let contacts = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [type])
@@ -258,7 +258,7 @@ struct PlanCarriedOutTests {
         try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
         let rule = #"{"scheme": "zoommtg", "applinks": {"details": [{"appIDs": ["org.example.Contacts"], "components": [{}]}]}}"#
         try rule.write(to: rules.appendingPathComponent("zoommtg.json"), atomically: true, encoding: .utf8)
-        let contacts = try await session.installApp(RoutingOverTheBusTests.contactsApp(
+        let contacts = try await session.installApp(RoutingTests.contactsApp(
             behaviour: ["OpenURL": "refuse", "CreateScene": "refuse"], scenes: [("w1", "contacts", [([], ["*"])])]))
         let notes = try await session.installApp(SampleApp(
             "org.example.Notes", schemes: ["zoommtg"], declarations: [("main", ["kind": "window-group"])]))

@@ -8,7 +8,7 @@ import Testing
 // after `refusals` destinations refused, the step that follows them), and the app that step names
 // must have received the event there. Asking and comparing is `ExplainedPlan`'s (TestSupport); how
 // this session sends the event and reads its apps' logs is here.
-extension DesktopSession {
+extension TestDesktop {
     /// The steps of the plan `Explain` (`ExplainOpenedBy` with an opener) reports for `uri`, each as
     /// strings; its first step is also the outcome's own keys, which this checks.
     func plan(_ uri: String, opener: String? = nil, with bus: Connection, sourceLocation: SourceLocation = #_sourceLocation)

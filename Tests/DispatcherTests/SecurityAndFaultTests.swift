@@ -19,7 +19,7 @@ struct SecurityAndFaultTests {
     func strangers() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let owner = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("mine", "contacts", [([], ["*"])])]))
+        let owner = try await session.installApp(RoutingTests.contactsApp(scenes: [("mine", "contacts", [([], ["*"])])]))
         let other = try await session.installApp(SampleApp(
             "org.example.Other", schemes: ["other"], declarations: [("main", ["kind": "window-group"])], scenes: []))
         try await session.start(owner)
@@ -55,7 +55,7 @@ struct SecurityAndFaultTests {
     func badLinks() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("any", "contacts", [([], ["*"])])]))
+        let app = try await session.installApp(RoutingTests.contactsApp(scenes: [("any", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
         let cases: [(String, String)] = [
@@ -120,7 +120,7 @@ struct SecurityAndFaultTests {
     func daemonRestart() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        let app = try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("keep", "contacts", [(["mallory"], [])])]))
+        let app = try await session.installApp(RoutingTests.contactsApp(scenes: [("keep", "contacts", [(["mallory"], [])])]))
         try await session.start(app)
         let bus = try await session.connect()
         let first = try await bus.processID(of: Self.dispatcher)

@@ -20,7 +20,7 @@ struct ShortcutItemTests {
 
     @Test("a connection that is no registered app cannot set items; too many, an oversized or a missing field are named errors")
     func bounds() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [])
         let stranger = try await session.connect()

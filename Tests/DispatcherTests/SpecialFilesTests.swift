@@ -9,7 +9,7 @@ struct SpecialFilesTests {
     func fifoDesktopEntry() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
-        try await session.installApp(RoutingOverTheBusTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
+        try await session.installApp(RoutingTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
         // After the entries' cache was refreshed (update-desktop-database would wait on it too).
         let fifo = session.root.appendingPathComponent("data/applications/aaa.evil.desktop").path
         try #require(mkfifo(fifo, 0o600) == 0)

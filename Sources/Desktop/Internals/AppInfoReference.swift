@@ -53,7 +53,7 @@ final class AppInfoReference {
     /// Loads one file past GIO's directory cache, named `desktopFileID`; nil when GIO refuses it
     /// (key-file syntax, `Type`, `TryExec`, `Exec`, as for a cached entry). Loads `Hidden=true`
     /// entries too: the caller decides. `g_desktop_app_info_new_from_filename`.
-    private static func load(file path: String, desktopFileID: String) -> AppInfoReference? {
+    static func load(file path: String, desktopFileID: String) -> AppInfoReference? {
         gio.g_desktop_app_info_new_from_filename(path).map { AppInfoReference(taking: $0, desktopFileID: desktopFileID) }
     }
 

@@ -3,10 +3,12 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The dispatcher as apps and openers meet it: a private bus, real desktop entries, the daemon
-/// started by D-Bus activation, and apps written in Python from the XML contract alone.
+/// The dispatcher as apps and openers meet it: real desktop entries and apps that behave as
+/// `sample_app.py`, over peer connections with no bus (`PeerDesktop`); a process killed and a
+/// program started need the real thing (a private bus, the daemon started by D-Bus activation,
+/// apps written in Python from the XML contract alone).
 @Suite("dispatcher: routing live scenes", .serialized)
-struct RoutingOverTheBusTests {
+struct RoutingTests {
     static let contacts = "org.example.Contacts"
 
     /// Apple's contact list: each window prefers its selected contact, and allows anything only
@@ -19,7 +21,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a preferring scene beats an allowing one, across two processes of one app")
     func preferringAcrossProcesses() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         let first = try await session.start(app)
@@ -44,7 +46,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a set changed by the app takes effect on the next link")
     func dynamicSets() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: [("w1", "contacts", [([], ["*"])]), ("w2", "contacts", [([], ["*"])])]))
         try await session.start(app)
@@ -66,7 +68,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a new scene is created in the most recently active process, which may call back first")
     func createWithCallBack() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let photos = SampleApp(
             "org.example.Photos", schemes: ["myphotos"],
@@ -89,7 +91,7 @@ struct RoutingOverTheBusTests {
 
     @Test("an app that is not running is launched, and the link arrives exactly once")
     func launchDeliversOnce() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         let bus = try await session.connect()
@@ -109,7 +111,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a launched app that announces Ready gets the link in the window it restored at start")
     func launchIntoRestoredScene() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(SampleApp(
             Self.contacts, schemes: ["contacts"], announceReady: true,
@@ -125,7 +127,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a scene closed while its link is in flight: the link falls through to the next rule")
     func sceneRemovedMidFlight() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: [("w1", "contacts", [([], ["*"])])]))
         try await session.start(app)
@@ -167,7 +169,7 @@ struct RoutingOverTheBusTests {
 
     @Test("an app that does not acknowledge in time: Timeout naming it, and the link goes to no other scene")
     func hangingApp() async throws {
-        let session = try await DesktopSession(deliveryTimeout: 1)
+        let session = try await PeerDesktop(deliveryTimeout: 1)
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         let patient = try await session.start(app)
@@ -192,7 +194,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a scene that refuses the link: the next destination the rules allow gets it, once")
     func refusingScene() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: []))
         let willing = try await session.start(app)
@@ -209,7 +211,7 @@ struct RoutingOverTheBusTests {
 
     @Test("a user activity goes to the app that lists its type, to the scene that prefers its target")
     func activity() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: [("ivan", "contacts", [(["IVAN-ID"], [])]), ("other", "contacts", [([], ["*"])])]))
         try await session.start(app)
@@ -230,7 +232,7 @@ struct RoutingOverTheBusTests {
 
     @Test("Explain tells which app and which rule, and delivers nothing")
     func explain() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(Self.contactsApp(scenes: [("judy", "contacts", [(["judy"], ["*"])])]))
         let bus = try await session.connect()
@@ -253,7 +255,7 @@ struct RoutingOverTheBusTests {
 
     @Test("an app installed while the daemon runs takes the links of its scheme")
     func installedLater() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let bus = try await session.connect()
         let before = await SecurityAndFaultTests.errorName { _ = try await session.open("contacts://show?id=quinn", with: bus) }
