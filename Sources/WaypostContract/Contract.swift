@@ -2,9 +2,10 @@ public import DBus
 
 /// Waypost's D-Bus contract as Swift: the names, members, errors and `a{sv}` dictionaries that the
 /// files of `dbus/` state, for the daemon, the client library and the command line. The names,
-/// members, keys, value sets, error table and policies are generated from the XML (`Generated/`,
-/// `make contract`); what is written here by hand is the types they fill and the codecs, which
-/// name every key through the generated `Keys`.
+/// members, keys, value sets, error table, policies and the dictionaries' structs with their codecs
+/// are generated from the XML (`Generated/`, `make contract`); what is written here by hand is what
+/// keys cannot state: rules checked on top of a codec (`DictionaryRules`), `SceneEvent`, and the
+/// conversions to the routing core's types.
 public enum Contract {
     /// The daemon's well-known name on the session bus (D-Bus activatable).
     public static let busName: BusName = Dispatcher1.busName

@@ -92,3 +92,64 @@ extension PropertyList {
         if let value { append(key.name, key.variant(value)) }
     }
 }
+
+// What the generated codecs (Generated/*+Dictionaries.swift) read with, beside `value` and `required`.
+extension [String: Variant] {
+    /// The value of `key`, one of `Values` (its `io.waypost.Values`); nil when absent.
+    /// - Throws: `KeyError.wrongType`, or `unexpectedValue` for a string outside the set.
+    func value<Values: RawRepresentable & CaseIterable>(
+        _ key: Contract.Key<String>, as _: Values.Type
+    ) throws(Contract.KeyError) -> Values? where Values.RawValue == String {
+        guard let text = try value(key) else { return nil }
+        guard let known = Values(rawValue: text) else {
+            throw .unexpectedValue(key: key.name, value: text, allowed: Values.allCases.map(\.rawValue))
+        }
+        return known
+    }
+
+    /// The value of a key of a closed set that the dictionary must hold.
+    /// - Throws: `KeyError.missing`, `wrongType` or `unexpectedValue`.
+    func required<Values: RawRepresentable & CaseIterable>(
+        _ key: Contract.Key<String>, as type: Values.Type
+    ) throws(Contract.KeyError) -> Values where Values.RawValue == String {
+        guard let known = try value(key, as: type) else { throw .missing(keys: [key.name]) }
+        return known
+    }
+
+    /// The error an `error-name` key names (`io.waypost.Error.<Name>`); nil when absent.
+    /// - Throws: `KeyError.wrongType`, or `unexpectedValue` for a name outside the contract.
+    func failure(_ key: Contract.Key<String>) throws(Contract.KeyError) -> Contract.Failure? {
+        guard let text = try value(key) else { return nil }
+        guard let name = try? ErrorName(text), let known = Contract.Failure(name) else {
+            throw .unexpectedValue(key: key.name, value: text, allowed: Contract.Failure.allCases.map(\.errorName.rawValue))
+        }
+        return known
+    }
+
+    /// The value of a `lenient` key: nil when absent or of another type.
+    func lenient<Content>(_ key: Contract.Key<Content>) -> Content? {
+        (try? value(key)) ?? nil
+    }
+}
+
+extension Contract {
+    /// What a dictionary's keys cannot say, written by hand beside its generated codec: a check
+    /// across keys or over sizes (`io.waypost.Rules` in the XML says what). The codec calls these;
+    /// they never read a key into the struct themselves.
+    protocol DictionaryRules {
+        /// Refuses, or drops keys of, a dictionary before its codec reads its keys.
+        static func checkRules(reading variants: inout [String: Variant]) throws(KeyError)
+        /// Drops what the rules leave out of a dictionary its codec has written.
+        func applyRules(writing properties: inout PropertyList)
+    }
+}
+
+extension PropertyList {
+    /// Without `key`'s entry (the rules' use; a list is short).
+    mutating func remove<Content>(_ key: Contract.Key<Content>) {
+        guard entries.contains(where: { $0.key == key.name }) else { return }
+        var kept = PropertyList(capacity: entries.count)
+        for entry in entries where entry.key != key.name { kept.append(entry.key, entry.value) }
+        self = kept
+    }
+}

@@ -1,26 +1,5 @@
-public import DBus
-
-extension Contract {
-    /// `MonitorRouted`'s `options`; an absent key is false.
-    public struct MonitorOptions: Sendable, Hashable {
-        /// Whole URIs in `Routed`, query and fragment included; without it each event is cut to
-        /// scheme, host and path (`waypost monitor --full`).
-        public var fullURIs: Bool
-
-        public init(fullURIs: Bool = false) { self.fullURIs = fullURIs }
-
-        /// - Throws: `KeyError.wrongType` for a value that is not a boolean.
-        public init(_ options: [String: Variant]) throws(KeyError) {
-            fullURIs = try options.value(Keys.fullURIs) ?? false
-        }
-
-        public var variants: [String: Variant] {
-            var options: [String: Variant] = [:]
-            options.insert(Keys.fullURIs, fullURIs)
-            return options
-        }
-    }
-}
+// MonitorRouted's options (MonitorOptions) are generated from dbus/; here is how monitors and logs
+// show a URI.
 
 extension Contract {
     /// The URI cut to scheme, host and path, for logs and monitors: a query or fragment may carry a

@@ -3,35 +3,53 @@ import DBus
 import WaypostContract
 
 /// A notification an app posts (`UNNotificationContent`): what it shows, and what its response
-/// carries back to the scene the rules pick for `targetContentIdentifier`.
+/// carries back to the scene the rules pick for `targetContentIdentifier`. It wraps the contract's
+/// generated `NotificationContent`, so its fields and their defaults are the XML's.
 public struct NotificationContent: Sendable, Equatable {
-    public var title: String
-    public var body: String
+    /// What is posted; the properties below read and write it.
+    var content: Contract.NotificationContent
+
+    public var title: String {
+        get { content.title }
+        set { content.title = newValue }
+    }
+    public var body: String {
+        get { content.body }
+        set { content.body = newValue }
+    }
     /// An icon name of the theme, or an absolute path; empty for the app's.
-    public var icon: String
+    public var icon: String {
+        get { content.icon }
+        set { content.icon = newValue }
+    }
     /// Routes the response as an activity's target routes it (`handlesExternalEvents`).
-    public var targetContentIdentifier: String?
+    public var targetContentIdentifier: String? {
+        get { content.targetContentIdentifier }
+        set { content.targetContentIdentifier = newValue }
+    }
     /// Travels back untouched in the response (keep it small: at most 16 KiB).
-    public var userInfo: [String: UserInfoValue]
+    public var userInfo: [String: UserInfoValue] {
+        get { content.userInfo.mapValues(UserInfoValue.init) }
+        set { content.userInfo = UserInfoValue.variants(newValue) }
+    }
     /// (action, label) of up to 3 buttons; the notification's own click is the action `default`.
-    public var buttons: [(action: String, label: String)]
+    public var buttons: [(action: String, label: String)] {
+        get { content.buttons.map { ($0.action, $0.label) } }
+        set { content.buttons = newValue.map { .init(action: $0.action, label: $0.label) } }
+    }
 
     public init(
         title: String, body: String = "", icon: String = "", targetContentIdentifier: String? = nil,
         userInfo: [String: UserInfoValue] = [:], buttons: [(action: String, label: String)] = []
     ) {
-        (self.title, self.body, self.icon, self.targetContentIdentifier) = (title, body, icon, targetContentIdentifier)
-        (self.userInfo, self.buttons) = (userInfo, buttons)
-    }
-
-    public static func == (a: Self, b: Self) -> Bool { a.variants == b.variants }
-
-    var variants: [String: Variant] {
-        Contract.NotificationContent(
+        content = Contract.NotificationContent(
             title: title, body: body, icon: icon, targetContentIdentifier: targetContentIdentifier,
-            userInfo: UserInfoValue.variants(userInfo), buttons: buttons.map { .init(action: $0.action, label: $0.label) }
-        ).variants
+            userInfo: UserInfoValue.variants(userInfo), buttons: buttons.map { .init(action: $0.action, label: $0.label) })
     }
+
+    public static func == (a: Self, b: Self) -> Bool { a.content == b.content }
+
+    var variants: [String: Variant] { content.variants }
 }
 
 /// The user acted on one of the app's notifications (`UNNotificationResponse`); a scene's

@@ -5,28 +5,47 @@ import WaypostContract
 
 /// A dynamic shortcut item (Apple's `UIApplicationShortcutItem`): shown in the app's dock menu, and
 /// when chosen, delivered to `onContinueUserActivity(type)` of the scene the rules pick for its target.
+/// It wraps the contract's generated `ShortcutItem`, so its fields and their defaults are the XML's.
 public struct ShortcutItem: Sendable, Hashable {
-    public var type: String
-    public var title: String
-    public var subtitle: String?
+    /// What is sent; the properties below read and write it.
+    var contract: Contract.ShortcutItem
+
+    public var type: String {
+        get { contract.type }
+        set { contract.type = newValue }
+    }
+    public var title: String {
+        get { contract.title }
+        set { contract.title = newValue }
+    }
+    public var subtitle: String? {
+        get { contract.subtitle }
+        set { contract.subtitle = newValue }
+    }
     /// A themed icon name or an absolute path.
-    public var icon: String?
-    public var targetContentIdentifier: String?
-    public var userInfo: [String: UserInfoValue]
+    public var icon: String? {
+        get { contract.icon }
+        set { contract.icon = newValue }
+    }
+    public var targetContentIdentifier: String? {
+        get { contract.targetContentIdentifier }
+        set { contract.targetContentIdentifier = newValue }
+    }
+    public var userInfo: [String: UserInfoValue] {
+        get { contract.userInfo.mapValues(UserInfoValue.init) }
+        set { contract.userInfo = UserInfoValue.variants(newValue) }
+    }
 
     public init(
         type: String, title: String, subtitle: String? = nil, icon: String? = nil, targetContentIdentifier: String? = nil,
         userInfo: [String: UserInfoValue] = [:]
     ) {
-        (self.type, self.title, self.subtitle, self.icon) = (type, title, subtitle, icon)
-        (self.targetContentIdentifier, self.userInfo) = (targetContentIdentifier, userInfo)
-    }
-
-    var contract: Contract.ShortcutItem {
-        Contract.ShortcutItem(
+        contract = Contract.ShortcutItem(
             type: type, title: title, subtitle: subtitle, icon: icon, targetContentIdentifier: targetContentIdentifier,
             userInfo: UserInfoValue.variants(userInfo))
     }
+
+    init(_ contract: Contract.ShortcutItem) { self.contract = contract }
 }
 
 extension Application {
@@ -41,13 +60,5 @@ extension Application {
             let items = newValue.map(\.contract)
             changed { $0.shortcutItems = items }
         }
-    }
-}
-
-extension ShortcutItem {
-    init(_ item: Contract.ShortcutItem) {
-        self.init(
-            type: item.type, title: item.title, subtitle: item.subtitle, icon: item.icon,
-            targetContentIdentifier: item.targetContentIdentifier, userInfo: item.userInfo.mapValues(UserInfoValue.init))
     }
 }

@@ -16,6 +16,11 @@ enum Annotations {
     static let values = "io.waypost.Values"
     static let dictionary = "io.waypost.Dictionary"
     static let swiftValues = "io.waypost.Swift.Values"
+    static let structure = "io.waypost.Struct"
+    static let element = "io.waypost.Element"
+    static let rules = "io.waypost.Rules"
+    static let swiftProperty = "io.waypost.Swift.Property"
+    static let swiftHandWritten = "io.waypost.Swift.HandWritten"
     static let standardPrefix = "org.freedesktop.DBus."
 }
 
@@ -91,6 +96,9 @@ struct DictionaryKey {
     var signature: String
     var swiftName: String
     var swiftType: String
+    var codec = KeyCodec()
+    /// The codec's words as the XML writes them, the same wherever the key is stated.
+    var words = ""
 }
 
 struct ValueSet {
@@ -107,11 +115,30 @@ struct Dictionary {
     var valueSets: [ValueSet] = []
     /// `Interface.Member(argument)` of each argument that holds it.
     var holders: [String] = []
+    /// The Swift name of the interface of the first argument that holds it: its generated file.
+    var interface = ""
+    /// The file of `dbus/` of that argument, for messages.
+    var fileName = ""
+    /// `io.waypost.Element`: key → the dictionary or structure each element of its array is.
+    var elements: [String: String] = [:]
+    /// `io.waypost.Swift.Property`: key → its Swift property, where that is not the key's name.
+    var propertyNames: [String: String] = [:]
+    /// `io.waypost.Rules`: what a hand-written check adds to the generated codec.
+    var rules: String?
+    /// `io.waypost.Swift.HandWritten`: why no struct is generated (only its keys).
+    var handWritten: String?
+    /// `io.waypost.Struct` of the dictionary's own name: the structure it travels in.
+    var structure: String?
+
+    /// The Swift property of `key`.
+    func property(_ key: DictionaryKey) -> String { propertyNames[key.name] ?? key.swiftName }
 }
 
 struct ContractModel {
     var interfaces: [Interface] = []
     var dictionaries: [Dictionary] = []
+    /// `io.waypost.Struct`s, in the XML's order.
+    var structs: [StructType] = []
 
     /// Every error name, with each interface's meaning, sorted by name.
     var failures: [(name: String, meanings: [(interface: String, meaning: String)])] {
@@ -132,6 +159,7 @@ struct ContractModel {
         for interface in interfaces where !swiftNames.insert(interface.swiftName).inserted {
             throw GeneratorError(interface.fileName, "two interfaces are named \(interface.swiftName) in Swift: give one io.waypost.Swift.Name")
         }
+        try resolveElements()
     }
 
     private mutating func read(_ element: InterfaceElement, in file: IntrospectionFile) throws(GeneratorError) -> Interface {
@@ -246,6 +274,7 @@ struct ContractModel {
         var parameter = Parameter(name: name, signature: argument.type)
         var keys: [DictionaryKey] = []
         var valueSets: [ValueSet] = []
+        var extras = DictionaryExtras()
         for annotation in argument.annotations {
             switch annotation.name {
             case Annotations.dictionary:
@@ -255,7 +284,7 @@ struct ContractModel {
                 parameter.dictionary = annotation.value
             case Annotations.key:
                 let words = annotation.value.split(separator: " ")
-                guard words.count == 2 else { throw fail("\(name): io.waypost.Key is \"name type\", not \"\(annotation.value)\"") }
+                guard words.count >= 2 else { throw fail("\(name): io.waypost.Key is \"name type [word …]\", not \"\(annotation.value)\"") }
                 let key = String(words[0]), signature = String(words[1])
                 let swiftName = SwiftNames.member(kebab: key)
                 guard key.first.map({ $0.isLowercase }) == true, SwiftNames.isIdentifier(swiftName) else {
@@ -264,7 +293,11 @@ struct ContractModel {
                 let swiftType: String
                 do { swiftType = try SignatureTypes.swiftType(of: signature) } catch { throw fail("\(name): key \(key): \(error.message)") }
                 guard !keys.contains(where: { $0.name == key }) else { throw fail("\(name): the key \(key) twice") }
-                keys.append(DictionaryKey(name: key, signature: signature, swiftName: swiftName, swiftType: swiftType))
+                let codec: KeyCodec
+                do { codec = try KeyCodec(words.dropFirst(2).map { $0 }, signature: signature) } catch { throw fail("\(name): key \(key): \(error.message)") }
+                keys.append(DictionaryKey(
+                    name: key, signature: signature, swiftName: swiftName, swiftType: swiftType, codec: codec,
+                    words: words.dropFirst(2).joined(separator: " ")))
             case Annotations.values:
                 let parts = annotation.value.split(separator: ":", maxSplits: 1)
                 let values = parts.count == 2 ? parts[1].split(separator: "|").map { String($0.filter { $0 != " " }) } : []
@@ -278,7 +311,9 @@ struct ContractModel {
                     throw fail("\(name): io.waypost.Swift.Values is \"key: Module.Type\", after that key's io.waypost.Values")
                 }
                 valueSets[index].swiftType = String(parts[1].filter { $0 != " " })
-            default: try Self.checkForeign(annotation) { fail("\(name): \($0)") }
+            default:
+                guard try !Self.readExtra(annotation, into: &extras, { fail("\(name): \($0)") }) else { continue }
+                try Self.checkForeign(annotation) { fail("\(name): \($0)") }
             }
         }
         guard keys.isEmpty == (parameter.dictionary == nil) else {
@@ -292,29 +327,38 @@ struct ContractModel {
         }
         parameter.keys = keys.map(\.name)
         if let dictionary = parameter.dictionary {
-            try merge(dictionary, keys: keys, valueSets: valueSets, holder: place) { fail("\(name): \($0)") }
+            try merge(dictionary, keys: keys, valueSets: valueSets, holder: place, fileName: interface.fileName) { fail("\(name): \($0)") }
             interface.valueSets += valueSets.map { (dictionary, $0.key) }
         }
+        try mergeExtras(
+            extras, dictionary: parameter.dictionary, keys: keys, argumentSignature: argument.type,
+            interface: interface.swiftName, fileName: interface.fileName
+        ) { fail("\(name): \($0)") }
         return parameter
     }
 
     /// Adds an argument's keys and value sets to its dictionary: a key has one type, a value set one list, wherever stated.
     private mutating func merge(
-        _ name: String, keys: [DictionaryKey], valueSets: [ValueSet], holder: String, _ fail: (String) -> GeneratorError
+        _ name: String, keys: [DictionaryKey], valueSets: [ValueSet], holder: String, fileName: String, _ fail: (String) -> GeneratorError
     ) throws(GeneratorError) {
         let index = dictionaries.firstIndex { $0.name == name } ?? dictionaries.count
-        if index == dictionaries.count { dictionaries.append(Dictionary(name: name)) }
+        if index == dictionaries.count {
+            dictionaries.append(Dictionary(name: name, interface: String(holder.prefix { $0 != "." }), fileName: fileName))
+        }
         var dictionary = dictionaries[index]
-        for key in keys {
+        for (position, key) in keys.enumerated() {
             if let known = dictionary.keys.first(where: { $0.name == key.name }) {
-                guard known.signature == key.signature else {
-                    throw fail("\(name)'s key \(key.name) is \(known.signature) in \(dictionary.holders[0]), \(key.signature) here")
+                guard known.signature == key.signature, known.words == key.words else {
+                    let stated = { (key: DictionaryKey) in key.words.isEmpty ? key.signature : "\"\(key.signature) \(key.words)\"" }
+                    throw fail("\(name)'s key \(key.name) is \(stated(known)) in \(dictionary.holders[0]), \(stated(key)) here")
                 }
             } else {
                 guard !dictionary.keys.contains(where: { $0.swiftName == key.swiftName }) else {
                     throw fail("\(name)'s keys would have two Swift names \(key.swiftName)")
                 }
-                dictionary.keys.append(key)
+                // A key another argument adds goes right after the key it follows there: one order for all.
+                let after = position == 0 ? nil : dictionary.keys.firstIndex { $0.name == keys[position - 1].name }
+                dictionary.keys.insert(key, at: after.map { $0 + 1 } ?? dictionary.keys.count)
             }
         }
         for set in valueSets {

@@ -93,6 +93,21 @@ enum SignatureTypes {
         return count
     }
 
+    /// The D-Bus type of each field of the structure `signature` (`(sa{sv})` → `s`, `a{sv}`).
+    /// - Throws: `SignatureError` when `signature` is not one structure.
+    static func fields(of signature: String) throws(SignatureError) -> [String] {
+        _ = try swiftType(of: signature)
+        guard signature.hasPrefix("(") else { throw SignatureError("\"\(signature)\" is no structure") }
+        var rest = Substring(signature).dropFirst().dropLast()
+        var fields: [String] = []
+        while !rest.isEmpty {
+            let start = rest.startIndex
+            _ = try complete(&rest)
+            fields.append(String(signature[start..<rest.startIndex]))
+        }
+        return fields
+    }
+
     static let basic: [Character: String] = [
         "y": "UInt8", "b": "Bool", "n": "Int16", "q": "UInt16", "i": "Int32", "u": "UInt32", "x": "Int64",
         "t": "UInt64", "d": "Double", "s": "String", "o": "ObjectPath", "g": "Signature",

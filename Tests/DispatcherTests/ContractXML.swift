@@ -76,7 +76,8 @@ final class InterfaceTable: NSObject, XMLParserDelegate {
         case "annotation":
             let name = attributes["name"] ?? "", value = attributes["value"] ?? ""
             if inArgument, name == "io.waypost.Key", var current = member, !current.arguments.isEmpty {
-                current.arguments[current.arguments.count - 1].keys.append(value)
+                // "name type": what travels; the codec's words after them are the generated codec's (its tests).
+                current.arguments[current.arguments.count - 1].keys.append(value.split(separator: " ").prefix(2).joined(separator: " "))
                 member = current
             } else if name == "io.waypost.Values" {
                 let parts = value.split(separator: ":", maxSplits: 1)
