@@ -12,9 +12,10 @@ extension DispatcherService {
     /// How many results a desktop search returns (the shells show a handful).
     static let desktopResults: UInt32 = 50
 
-    func exportSearchProviders() throws {
-        try connection.export(Contract.SearchProvider2.objectPath, interfaces: [gnomeSearchProvider], executor: connection.executor)
-        try connection.export(Contract.KRunner1.objectPath, interfaces: [krunner], executor: connection.executor)
+    /// On `served` (the bus, or a peer), answered on the dispatcher's thread.
+    func exportSearchProviders(on served: Connection) throws {
+        try served.export(Contract.SearchProvider2.objectPath, interfaces: [gnomeSearchProvider], executor: connection.executor)
+        try served.export(Contract.KRunner1.objectPath, interfaces: [krunner], executor: connection.executor)
     }
 
     private var gnomeSearchProvider: Interface {

@@ -61,7 +61,7 @@ public final class DispatcherService: Sendable {
         try connection.export(
             Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication],
             executor: connection.executor)
-        try exportSearchProviders()
+        try exportSearchProviders(on: connection)
         // Browser extensions keep a copy of the owned domains (waypost browser-host): tell them of a change.
         dispatcher.webLinks.onOwnedDomainsChange { [connection] domains in
             try? connection.emit(
@@ -93,6 +93,7 @@ public final class DispatcherService: Sendable {
         dispatcher.callers.add(peer)
         try peer.export(
             Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication], executor: connection.executor)
+        try exportSearchProviders(on: peer)
         _ = try await peer.requestName(Contract.busName, flags: [.doNotQueue])
     }
 

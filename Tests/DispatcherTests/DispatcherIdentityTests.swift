@@ -186,7 +186,7 @@ struct DispatcherIdentityTests {
 
     @Test("org.freedesktop.Application.ActivateAction answers NotSupported, naming the action")
     func activateActionIsNotSupported() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let bus = try await session.connect()
         do {

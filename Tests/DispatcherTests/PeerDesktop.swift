@@ -167,8 +167,17 @@ final class PeerDesktop: TestDesktop {
         let process = nextProcess.add(1, ordering: .relaxed).oldValue
         let app = try await PeerApp(config, process: process, connection: connect(), log: records)
         apps.withLock { $0.append(app) }
-        try await app.start()
+        // An app whose start fails exits, as sample_app.py does on an uncaught error.
+        do { try await app.start() } catch {
+            app.stop()
+            throw error
+        }
         return app
+    }
+
+    /// App process `process` ends, as when it is killed: its connection closes.
+    func exit(_ process: Int32) {
+        apps.withLock { $0.first { $0.process == process } }?.stop()
     }
 
     func events(of appID: String) -> [[String: Any]] { records.events(of: appID) }

@@ -54,7 +54,7 @@ struct SearchProviderTests {
         #expect(gnome.nodePath == Contract.SearchProvider2.objectPath.rawValue)
         #expect(krunner.nodePath == Contract.KRunner1.objectPath.rawValue)
         #expect(krunner.members(of: "org.kde.krunner1").count == 6)
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let bus = try await session.connect()
         let exportedGnome = try await ContractTests.introspect(bus, Contract.busName, Contract.SearchProvider2.objectPath)
@@ -144,7 +144,7 @@ struct SearchProviderTests {
 
     @Test("GNOME Shell narrowing past the first 50 results, or after a cancelled call passed no previous results, still finds the activity")
     func narrowing() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await InProcessApp(session, id: "org.example.Recipes", name: "Recipes", activityTypes: [Self.show])
         try await app.openScene("r1")
@@ -176,7 +176,7 @@ struct SearchProviderTests {
 
     @Test("a call carrying more result ids than a screenful is refused before any is looked up; up to the cap each is answered")
     func identifiersPerCall() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await InProcessApp(session, id: "org.example.Contacts", name: "Contacts", activityTypes: [Self.show])
         try await app.openScene("s1")

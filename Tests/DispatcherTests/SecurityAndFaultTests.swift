@@ -17,7 +17,7 @@ struct SecurityAndFaultTests {
 
     @Test("only the connection that added a scene may change it")
     func strangers() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let owner = try await session.installApp(RoutingTests.contactsApp(scenes: [("mine", "contacts", [([], ["*"])])]))
         let other = try await session.installApp(SampleApp(
@@ -53,7 +53,7 @@ struct SecurityAndFaultTests {
 
     @Test("malformed, oversized and unknown links get named errors; the daemon keeps serving")
     func badLinks() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(RoutingTests.contactsApp(scenes: [("any", "contacts", [([], ["*"])])]))
         try await session.start(app)
@@ -95,7 +95,7 @@ struct SecurityAndFaultTests {
 
     @Test("a launched app that never registers: Timeout, naming the app")
     func launchTimeout() async throws {
-        let session = try await DesktopSession(launchTimeout: 1)
+        let session = try await PeerDesktop(launchTimeout: 1)
         defer { session.close() }
         try await session.writeEntry(id: "org.example.Sleepy", """
             [Desktop Entry]
