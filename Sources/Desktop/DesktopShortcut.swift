@@ -27,6 +27,16 @@ public struct DesktopShortcut: Sendable, Hashable {
         (self.type, self.targetContentIdentifier, self.userInfoJSON) = (type, targetContentIdentifier, userInfoJSON)
     }
 
+    /// - Throws: `invalidActionName` unless `name` is one by the Desktop Entry spec (letters,
+    ///   digits and `-`, at most 255 bytes).
+    public static func check(actionName name: String) throws(ShortcutLookupError) {
+        guard !name.isEmpty, name.utf8.count <= 255,
+              name.utf8.allSatisfy({ byte in
+                  (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D
+              })
+        else { throw .invalidActionName(name) }
+    }
+
     /// The keys Waypost reads in an action's group.
     public enum Keys {
         public static let type = "X-Waypost-Shortcut-Type"
@@ -61,24 +71,12 @@ public enum ShortcutLookupError: Error, Sendable, Hashable, CustomStringConverti
 
 extension ApplicationCatalog {
     /// The static shortcut `action` of the installed entry `appID`, read from the entry's own file.
-    /// - Throws: `catalog` when the entry is missing or unreadable; `invalidActionName`;
-    ///   `unlisted` when `Actions=` does not list it or its group is missing; `notAShortcut`.
+    /// - Throws: `catalog` when the entry is missing or unreadable; as `ApplicationEntry.shortcut`.
     public func shortcut(appID: String, action: String) throws(ShortcutLookupError) -> DesktopShortcut {
-        guard !action.isEmpty, action.utf8.count <= 255,
-              action.utf8.allSatisfy({ byte in
-                  (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D
-              })
-        else { throw .invalidActionName(action) }
+        try DesktopShortcut.check(actionName: action)
         let entry: ApplicationEntry
         do { entry = try self.entry(id: appID) } catch { throw .catalog(error) }
-        let listed = actionNames(ofEntry: entry.desktopFileID)
-        guard listed.contains(action), let keys = readActionGroup(file: entry.filePath, action: action) else {
-            throw .unlisted(action: action, app: entry.id, listed: listed)
-        }
-        guard let type = keys.type, !type.isEmpty else { throw .notAShortcut(action: action, app: entry.id) }
-        return DesktopShortcut(
-            appID: entry.id, action: action, name: keys.name ?? action, icon: keys.icon, type: type,
-            targetContentIdentifier: keys.targetContentIdentifier, userInfoJSON: keys.userInfo)
+        return try entry.shortcut(action: action)
     }
 
     /// Every static shortcut of the entry, in `Actions=` order (actions without Waypost keys left out).
@@ -86,6 +84,23 @@ extension ApplicationCatalog {
     public func shortcuts(appID: String) throws(ShortcutLookupError) -> [DesktopShortcut] {
         let entry: ApplicationEntry
         do { entry = try self.entry(id: appID) } catch { throw .catalog(error) }
-        return actionNames(ofEntry: entry.desktopFileID).compactMap { try? shortcut(appID: entry.id, action: $0) }
+        return entry.actionNames().compactMap { try? entry.shortcut(action: $0) }
+    }
+}
+
+extension ApplicationEntry {
+    /// The static shortcut `action` of this entry, read from its file (whoever found the entry).
+    /// - Throws: `invalidActionName`; `unlisted` when `Actions=` does not list it or its group is
+    ///   missing; `notAShortcut`.
+    public func shortcut(action: String) throws(ShortcutLookupError) -> DesktopShortcut {
+        try DesktopShortcut.check(actionName: action)
+        let listed = actionNames()
+        guard listed.contains(action), let keys = readActionGroup(file: filePath, action: action) else {
+            throw .unlisted(action: action, app: id, listed: listed)
+        }
+        guard let type = keys.type, !type.isEmpty else { throw .notAShortcut(action: action, app: id) }
+        return DesktopShortcut(
+            appID: id, action: action, name: keys.name ?? action, icon: keys.icon, type: type,
+            targetContentIdentifier: keys.targetContentIdentifier, userInfoJSON: keys.userInfo)
     }
 }

@@ -24,6 +24,10 @@ public final class CallerConnections: Sendable {
         peers.withLock { $0[name] = peer }
     }
 
+    /// Every connection served: the bus, then each peer. What a bus would broadcast to is sent on
+    /// each, and what it would route to an object is exported on each.
+    var served: [Connection] { [bus] + peers.withLock { Array($0.values) } }
+
     /// The peer named `name` left.
     func remove(_ name: BusName) { _ = peers.withLock { $0.removeValue(forKey: name) } }
 }

@@ -94,6 +94,7 @@ public final class DispatcherService: Sendable {
         try peer.export(
             Contract.objectPath, interfaces: [dispatcherInterface, freedesktopApplication], executor: connection.executor)
         try exportSearchProviders(on: peer)
+        dock.serve(peer: peer)
         _ = try await peer.requestName(Contract.busName, flags: [.doNotQueue])
     }
 

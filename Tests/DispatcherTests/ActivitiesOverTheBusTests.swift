@@ -261,18 +261,17 @@ struct ActivitiesOverTheBusTests {
 
     @Test("a store file that is not a database is set aside with a log line, and the daemon saves into a new one")
     func damagedStore() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop { root in
+            try Data(repeating: 0x42, count: 4096).write(to: root.appendingPathComponent("activities.sqlite"))
+        }
         defer { session.close() }
-        let state = session.root.appendingPathComponent("home/.local/state/waypost")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        try Data(repeating: 0x42, count: 4096).write(to: state.appendingPathComponent("activities.sqlite"))
         let app = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [Self.show])
         try await app.openScene("s1")
         try await app.publish("s1", Self.show, Self.activity(title: "After the damage", target: "contact/1"))
         let opener = try await session.connect()
         #expect(try await session.search(opener, ["damage"]).count == 1)
-        let files = try FileManager.default.contentsOfDirectory(atPath: state.path)
+        let files = try FileManager.default.contentsOfDirectory(atPath: session.root.path)
         #expect(files.contains { $0.hasPrefix("activities.sqlite.damaged-") })
-        #expect(session.busLog.contains("could not be read"))
+        #expect(session.busLog.contains("could not be read"), "\(session.busLog)")
     }
 }

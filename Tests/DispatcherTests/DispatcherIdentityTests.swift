@@ -93,13 +93,18 @@ struct DispatcherIdentityTests {
         #expect(doctor.stdout.contains("→ stop process \(squatter.pid)"), "\(doctor.stdout)")
     }
 
-    @Test("waypost doctor names the real dispatcher's pid and program as fine")
+    @Test("waypost doctor names the real dispatcher's pid and program as fine, and where the desktops' searches look")
     func doctorNamesTheDispatcher() async throws {
         let session = try await DesktopSession()
         defer { session.close() }
         let doctor = try await session.waypost(["doctor"])
         #expect(doctor.stdout.contains("ok   io.waypost.Dispatcher is owned by pid "), "\(doctor.stdout)")
         #expect(doctor.stdout.contains("running \(DesktopSession.waypost.resolvingSymlinksInPath().path)"), "\(doctor.stdout)")
+        // A user install puts the GNOME provider where GNOME Shell does not look; doctor says so.
+        #expect(try await session.waypost(["install", "--user"]).status == 0)
+        let user = try await session.waypost(["doctor", "--user"])
+        #expect(user.stdout.contains("GNOME Shell reads search providers only from those"), "\(user.stdout)")
+        #expect(user.stdout.contains("ok   KRunner finds saved activities through"), "\(user.stdout)")
     }
 
     @Test("Routed goes to each monitor alone, cut to scheme, host and path unless it asked --full; a stranger's match rule gets none")
@@ -135,13 +140,13 @@ struct DispatcherIdentityTests {
 
     @Test("the daemon's log names links by scheme, host and path: no query, no user info")
     func logsKeepNoQuery() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(RoutingTests.contactsApp(scenes: [("pat", "contacts", [([], ["*"])])]))
         try await session.start(app)
         let bus = try await session.connect()
-        #expect(try await session.waypost(["open", "contacts://show?id=pat&session=SECRETTOKEN"]).status == 0)
-        #expect(try await session.waypost(["open", "nobody://user:password@host/x?token=SECRETTOKEN"]).status == 1)
+        _ = try await session.open("contacts://show?id=pat&session=SECRETTOKEN", with: bus)
+        _ = try? await session.open("nobody://user:password@host/x?token=SECRETTOKEN", with: bus)
         // An Explain that fails, and org.freedesktop.Application.Open as GIO calls it, failing too.
         _ = try? await bus.call(
             destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "io.waypost.Dispatcher1",
@@ -149,7 +154,6 @@ struct DispatcherIdentityTests {
         _ = try? await bus.call(
             destination: "io.waypost.Dispatcher", path: "/io/waypost/Dispatcher", interface: "org.freedesktop.Application",
             member: "Open", ["nobody://y?token=SECRETTOKEN"], [String: Variant]())
-        // The daemon logs (at --verbose, more than by default) to the bus's stderr.
         try await waitUntil("the daemon logged the failed Open", context: session.busLog) { session.busLog.contains("nobody://y?…") }
         let log = session.busLog
         #expect(log.contains("\"nobody://host/x?…\" not delivered"), "\(log)")

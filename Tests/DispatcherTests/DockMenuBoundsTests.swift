@@ -69,7 +69,7 @@ struct DockMenuBoundsTests {
 
     @Test("a click is reported by Routed; a group of 100,000 clicks on one item delivers it once")
     func clicksAreReportedAndAGroupCountsAnItemOnce() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await InProcessApp(session, id: "org.example.Mail", activityTypes: [Self.compose])
         try await app.openScene("inbox", preferring: ["draft"])

@@ -12,7 +12,7 @@ import WaypostContract
         #expect(contract.membersWithKeys(of: "io.waypost.Handoff1").count == 5)
         #expect(contract.nodePath == Contract.handoffObjectPath.rawValue)
 
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let bus = try await session.connect()
         let exported = try await ContractTests.introspect(bus, "io.waypost.Dispatcher", "/io/waypost/Handoff")

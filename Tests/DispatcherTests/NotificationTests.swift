@@ -165,37 +165,42 @@ struct NotificationTests {
 
     @Test("an app over its budget of live notifications gets BudgetExceeded, and the others stay")
     func budget() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
-        _ = try await Self.testServer(in: session)
-        let (bus, _) = try await Self.mailRunning(in: session)
+        _ = try await session.notificationServer()
+        try await session.installApp(Self.mail)
+        try await session.start(Self.mail)
+        let mail = try session.app(Self.mail.id)
         for number in 1...32 {
-            #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n\(number)", Self.content) == "")
+            #expect(await mail.notify("n\(number)", Self.content) == "")
         }
-        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n33", Self.content) == "io.waypost.Error.BudgetExceeded")
+        #expect(await mail.notify("n33", Self.content) == "io.waypost.Error.BudgetExceeded")
         // Replacing one is no new one; withdrawing one makes room.
-        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n5", Self.content) == "")
-        #expect(try await Self.app(Self.mail.id, in: session, bus, "Withdraw", ["n1"]) == "")
-        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n33", Self.content) == "")
+        #expect(await mail.notify("n5", Self.content) == "")
+        #expect(await mail.withdraw(["n1"]) == "")
+        #expect(await mail.notify("n33", Self.content) == "")
         // A button may not be named "default", the notification's own click.
         var bad = Self.content
         bad["buttons"] = Variant([Structure(("default", "Open"))])
-        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n34", bad) == "io.waypost.Error.InvalidArgument")
+        #expect(await mail.notify("n34", bad) == "io.waypost.Error.InvalidArgument")
     }
 
     @Test("explain names the scene a click would reach, delivering nothing, to the app that posted it only")
     func explain() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
-        _ = try await Self.testServer(in: session)
-        let (bus, _) = try await Self.mailRunning(in: session)
+        _ = try await session.notificationServer()
+        try await session.installApp(Self.mail)
+        try await session.start(Self.mail)
         try await session.installApp(Self.neighbour)
         try await session.start(Self.neighbour)
-        #expect(try await Self.app(Self.mail.id, in: session, bus, "Notify", "n1", Self.content) == "")
-        #expect(try await Self.app(Self.mail.id, in: session, bus, "ExplainNotification", Self.mail.id, "n1") == "conv-42")
-        #expect(try await Self.app(Self.mail.id, in: session, bus, "ExplainNotification", Self.mail.id, "n9") == "io.waypost.Error.NoHandler")
+        let (mail, neighbour) = (try session.app(Self.mail.id), try session.app(Self.neighbour.id))
+        let bus = try await session.connect()
+        #expect(await mail.notify("n1", Self.content) == "")
+        #expect(await mail.explainNotification(Self.mail.id, "n1") == "conv-42")
+        #expect(await mail.explainNotification(Self.mail.id, "n9") == "io.waypost.Error.NoHandler")
         // Another app, and a process that is no app, learn nothing of Mail's notification.
-        #expect(try await Self.app(Self.neighbour.id, in: session, bus, "ExplainNotification", Self.mail.id, "n1") == "io.waypost.Error.InvalidArgument")
+        #expect(await neighbour.explainNotification(Self.mail.id, "n1") == "io.waypost.Error.InvalidArgument")
         do {
             _ = try await bus.call(
                 destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,

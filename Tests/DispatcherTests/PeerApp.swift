@@ -72,7 +72,10 @@ final class PeerApp: Sendable {
 
     // MARK: What its UI does (io.waypost.test.Control)
 
-    func control(_ member: MemberName, _ arguments: [String], modifiers: [([String], [String])]) async throws {
+    /// - Parameter activity: what `Publish` sets as the scene's current activity.
+    func control(
+        _ member: MemberName, _ arguments: [String], modifiers: [([String], [String])], activity: [String: Variant] = [:]
+    ) async throws {
         switch member.rawValue {
         case "OpenScene": try await addScene(arguments[0], arguments[1], modifiers)
         case "SetExternalEvents":
@@ -82,11 +85,38 @@ final class PeerApp: Sendable {
             try await dispatcher(Contract.Dispatcher1.removeScene, arguments[0])
             _ = state.withLock { $0.scenes.removeValue(forKey: arguments[0]) }
         case "Focus": try await dispatcher(Contract.Dispatcher1.activateScene, arguments[0])
+        case "Publish":
+            try await dispatcher(Contract.Dispatcher1.setCurrentActivity, arguments[0], arguments[1], activity)
         case "SetBehaviour":
             let parts = arguments[0].split(separator: "=", maxSplits: 1).map(String.init)
             state.withLock { $0.behaviour[parts[0]] = parts[1] }
         default: throw TestFailure("a peer app cannot \(member)")
         }
+    }
+
+    /// Posts a notification (`PostNotification`); the dispatcher's error name, or "" when it accepted.
+    func notify(_ id: String, _ content: [String: Variant]) async -> String {
+        await errorName { try await self.dispatcher(Contract.Dispatcher1.postNotification, id, content) }
+    }
+
+    /// Withdraws its notifications (`WithdrawNotifications`); the error name, or "".
+    func withdraw(_ ids: [String]) async -> String {
+        await errorName { try await self.dispatcher(Contract.Dispatcher1.withdrawNotifications, ids) }
+    }
+
+    /// Where a click on a notification would go (`ExplainNotification`): the scene, or the error name.
+    func explainNotification(_ appID: String, _ id: String) async -> String {
+        do {
+            let outcome = try await connection.call(
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                member: Contract.Dispatcher1.explainNotification.name, appID, id
+            ).decode([String: Variant].self)
+            return (try? (outcome["scene-id"] ?? outcome["action"])?.decode(as: String.self)) ?? ""
+        } catch let error as BusError { return error.name.rawValue } catch { return "\(error)" }
+    }
+
+    private func errorName(_ call: () async throws -> Void) async -> String {
+        do { try await call(); return "" } catch let error as BusError { return error.name.rawValue } catch { return "\(error)" }
     }
 
     private func addScene(_ scene: String, _ declaration: String, _ modifiers: [([String], [String])]) async throws {

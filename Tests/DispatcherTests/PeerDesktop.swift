@@ -3,6 +3,7 @@ import DBus
 import Desktop
 @testable import Dispatcher
 import Foundation
+import Glibc
 import Logging
 import Synchronization
 import TestSupport
@@ -80,11 +81,16 @@ final class PeerDesktop: TestDesktop {
     private let records = AppLog()
     private let nextProcess = Atomic<Int32>(1)
 
+    /// Where the daemon's store of saved activities is (opened as the daemon starts).
+    var storePath: URL { root.appendingPathComponent("activities.sqlite") }
+
     /// - Parameters: as `DesktopSession`'s: seconds the dispatcher waits for a launched app to
     ///   register, and for an app to acknowledge an event.
-    init(launchTimeout: Double = 5, deliveryTimeout: Double = 5) async throws {
+    /// - Parameter before: runs with the desktop's directory before the daemon starts.
+    init(launchTimeout: Double = 5, deliveryTimeout: Double = 5, before: (URL) throws -> Void = { _ in }) async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-peers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("applications"), withIntermediateDirectories: true)
+        try before(root)
         directory = PeerDirectory()
         let log = LogLines()
         self.log = log
@@ -94,11 +100,13 @@ final class PeerDesktop: TestDesktop {
         configuration.launchTimeout = .milliseconds(Int(launchTimeout * 1000))
         configuration.deliveryTimeout = .milliseconds(Int(deliveryTimeout * 1000))
         let launches = PeerLaunches()
-        let store = try ActivityStore(path: root.appendingPathComponent("activities.sqlite").path) { log.append($0) }
+        let store = try ActivityStore(path: root.appendingPathComponent("activities.sqlite").path) { log.append("error: \($0)") }
         dispatcher = Dispatcher(
             connection: own, directory: directory, launcher: launches, contentTypes: nil, store: store,
             configuration: configuration, logger: logger)
         service = DispatcherService(connection: own, dispatcher: dispatcher, logger: logger)
+        // Handoff as the daemon has it, with no KDE Connect to hear from.
+        try await HandoffService(service: service, trustFile: nil, now: { Int64(time(nil)) }).start()
         try await service.start()
         spare.withLock { $0 = other }
         connections.withLock { $0 = [own, other] }
@@ -125,6 +133,28 @@ final class PeerDesktop: TestDesktop {
         connections.withLock { $0 += [served, connection] }
         try await service.serve(peer: served)
         return connection
+    }
+
+    /// The desktop's notification server: on the dispatcher's own pair, whose other side it takes
+    /// (call before the first `connect()`).
+    func notificationServer() async throws -> PeerNotificationServer {
+        guard let side = spare.withLock({ $0.take() }) else { throw TestFailure("the dispatcher's own pair is taken") }
+        return try await PeerNotificationServer(on: side)
+    }
+
+    /// Runs `waypost` with HOME and the XDG directories under the desktop's root and no bus to
+    /// reach (commands that only read and write files: install, uninstall).
+    func waypost(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in ["PATH", "LANG", "LC_ALL", "TMPDIR"].contains(key) }
+        for (key, directory) in [
+            ("HOME", "home"), ("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache"),
+            ("XDG_STATE_HOME", "state"), ("XDG_RUNTIME_DIR", "runtime"),
+        ] {
+            environment[key] = root.appendingPathComponent(directory).path
+        }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + root.appendingPathComponent("no-bus").path
+        let result = try await runProgram(DesktopSession.waypost.path, arguments, environment: environment)
+        return (result.status, result.output, result.errors)
     }
 
     // MARK: Apps
@@ -178,6 +208,14 @@ final class PeerDesktop: TestDesktop {
     /// App process `process` ends, as when it is killed: its connection closes.
     func exit(_ process: Int32) {
         apps.withLock { $0.first { $0.process == process } }?.stop()
+    }
+
+    /// The running process of `appID` started first.
+    func app(_ appID: String) throws -> PeerApp {
+        guard let app = apps.withLock({ $0.first { $0.appID == appID && $0.isRunning } }) else {
+            throw TestFailure("no running process of \(appID)")
+        }
+        return app
     }
 
     func events(of appID: String) -> [[String: Any]] { records.events(of: appID) }
@@ -236,7 +274,10 @@ final class PeerDirectory: ApplicationDirectory {
     }
     func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry? { nil }
     func shortcut(appID: String, action: String) throws(ShortcutLookupError) -> DesktopShortcut {
-        throw .unlisted(action: action, app: appID, listed: [])
+        try DesktopShortcut.check(actionName: action)
+        let found: ApplicationEntry
+        do { found = try entry(id: appID) } catch { throw .catalog(error) }
+        return try found.shortcut(action: action)
     }
 }
 

@@ -5,43 +5,19 @@ import TestSupport
 import Testing
 import WaypostContract
 
-/// The desktops' searches over saved activities, called with `gdbus` exactly as GNOME Shell and
-/// KRunner call them, at the bus name and path read from the files `waypost install` wrote.
+/// The desktops' searches over saved activities, called as GNOME Shell and KRunner call them, at
+/// the bus name and path read from the files `waypost install` wrote, over peer connections
+/// (`PeerDesktop`); `waypost doctor`'s view of them is DispatcherIdentityTests'.
 @Suite("desktop search of saved activities", .serialized)
 struct SearchProviderTests {
     static let show = ActivitiesOverTheBusTests.show
 
-    /// `waypost install --system` below the session's root; returns the installed files' keys.
-    static func install(_ session: DesktopSession) async throws -> (gnome: [String: String], krunner: [String: String], prefix: String) {
-        let prefix = session.root.appendingPathComponent("system").path
-        let installed = try await session.waypost(["install", "--system", "--prefix", prefix])
-        #expect(installed.status == 0, "\(installed.stderr)")
-        func keys(_ path: String) throws -> [String: String] {
-            let text = try String(contentsOfFile: path, encoding: .utf8)
-            return text.split(separator: "\n").reduce(into: [:]) { keys, line in
-                let parts = line.split(separator: "=", maxSplits: 1)
-                if parts.count == 2 { keys[String(parts[0])] = String(parts[1]) }
-            }
-        }
-        let gnome = try keys(prefix + "/gnome-shell/search-providers/io.waypost.Dispatcher.search-provider.ini")
-        let krunner = try keys(prefix + "/krunner/dbusplugins/io.waypost.Dispatcher.desktop")
-        // GNOME skips a provider whose entry is hidden: the one it names is shown.
-        let entry = try keys(prefix + "/applications/" + (gnome["DesktopId"] ?? "?"))
-        #expect(entry["NoDisplay"] == nil && entry["Type"] == "Application")
-        return (gnome, krunner, prefix)
-    }
-
-    /// `gdbus call` on the session bus, as the shells make their calls; its printed reply.
-    static func gdbus(_ session: DesktopSession, _ name: String, _ path: String, _ method: String, _ arguments: [String]) async throws -> String {
-        let result = try await session.run("/usr/bin/gdbus", ["call", "--session", "--dest", name, "--object-path", path, "--method", method] + arguments)
-        #expect(result.status == 0, "\(method): \(result.output)")
-        return result.output
-    }
-
-    static func quoted(_ output: String) -> [String] {
-        let pattern = try! NSRegularExpression(pattern: "'([^']*)'")
-        return pattern.matches(in: output, range: NSRange(output.startIndex..., in: output)).map {
-            String(output[Range($0.range(at: 1), in: output)!])
+    /// A key file's `key=value` lines.
+    static func keys(_ path: String) throws -> [String: String] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return text.split(separator: "\n").reduce(into: [:]) { keys, line in
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { keys[String(parts[0])] = String(parts[1]) }
         }
     }
 
@@ -65,81 +41,90 @@ struct SearchProviderTests {
 
     @Test("GNOME Shell's calls: results ranked, narrowed, described with the app's name and icon, and activated into the right window")
     func gnomeShell() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await InProcessApp(session, id: "org.example.Contacts", name: "Contacts", activityTypes: [Self.show])
         try await app.openScene("ada-window", preferring: ["contact/1"])
         try await app.openScene("grace-window", preferring: ["contact/2"])
         try await app.publish("ada-window", Self.show, ActivitiesOverTheBusTests.activity(title: "Ada Lovelace", target: "contact/1", keywords: ["mathematician"]))
         try await app.publish("grace-window", Self.show, ActivitiesOverTheBusTests.activity(title: "Grace Hopper", target: "contact/2", keywords: ["admiral"]))
-        let (gnome, _, _) = try await Self.install(session)
-        let name = try #require(gnome["BusName"]), path = try #require(gnome["ObjectPath"])
-        let interface = "org.gnome.Shell.SearchProvider2"
+        // Called where the provider file `waypost install` writes tells GNOME Shell to call.
+        let prefix = session.root.appendingPathComponent("system").path
+        #expect(try await session.waypost(["install", "--system", "--prefix", prefix]).status == 0)
+        let gnome = try Self.keys(prefix + "/gnome-shell/search-providers/io.waypost.Dispatcher.search-provider.ini")
+        let entry = try Self.keys(prefix + "/applications/" + (gnome["DesktopId"] ?? "?"))
+        #expect(entry["NoDisplay"] == nil && entry["Type"] == "Application")
         #expect(gnome["Version"] == "2")
+        let shell = try await session.connect()
+        let (name, path) = (try BusName(try #require(gnome["BusName"])), try ObjectPath(try #require(gnome["ObjectPath"])))
+        func call<each Argument: BusValue>(_ member: Contract.Member, _ arguments: repeat each Argument) async throws -> Message {
+            try await shell.call(
+                destination: name, path: path, interface: Contract.SearchProvider2.interface, member: member.name, repeat each arguments)
+        }
 
-        let both = Self.quoted(try await Self.gdbus(session, name, path, "\(interface).GetInitialResultSet", ["['a']"]))
+        let both = try await call(Contract.SearchProvider2.getInitialResultSet, ["a"]).decode([String].self)
         #expect(both.count == 2)
-        let grace = Self.quoted(try await Self.gdbus(session, name, path, "\(interface).GetSubsearchResultSet", ["\(both)", "['adm']"]))
+        let grace = try await call(Contract.SearchProvider2.getSubsearchResultSet, both, ["adm"]).decode([String].self)
         #expect(grace.count == 1)
-        #expect(Self.quoted(try await Self.gdbus(session, name, path, "\(interface).GetInitialResultSet", ["['hopper', \"x'); drop\"]"])).isEmpty)
+        #expect(try await call(Contract.SearchProvider2.getInitialResultSet, ["hopper", "x'); drop"]).decode([String].self).isEmpty)
 
-        let metas = try await Self.gdbus(session, name, path, "\(interface).GetResultMetas", ["\(grace)"])
-        #expect(metas.contains("'name': <'Grace Hopper'>"))
-        #expect(metas.contains("'description': <'Contacts'>"))
-        #expect(metas.contains("'gicon': <'org.example.Contacts'>"))
+        let metas = try await call(Contract.SearchProvider2.getResultMetas, grace).decode([[String: Variant]].self)
+        #expect(metas.first?["name"] == Variant("Grace Hopper"))
+        #expect(metas.first?["description"] == Variant("Contacts"))
+        #expect(metas.first?["gicon"] == Variant("org.example.Contacts"))
 
-        _ = try await Self.gdbus(session, name, path, "\(interface).ActivateResult", [grace[0], "['adm']", "1234"])
+        _ = try await call(Contract.SearchProvider2.activateResult, grace[0], ["adm"], UInt32(1234))
         let continued = try await app.next()
         #expect(continued.scene == "grace-window")
         #expect(continued.activity["title"] == Variant("Grace Hopper"))
         #expect(continued.platformData["desktop-startup-id"] == Variant("waypost-search_TIME1234"))
-        _ = try await Self.gdbus(session, name, path, "\(interface).LaunchSearch", ["['adm']", "1234"])
+        _ = try await call(Contract.SearchProvider2.launchSearch, ["adm"], UInt32(1234))
 
         // With no window open for it, the result opens a new one.
         try await app.call(Contract.Dispatcher1.removeScene, "ada-window")
         try await app.call(Contract.Dispatcher1.removeScene, "grace-window")
-        _ = try await Self.gdbus(session, name, path, "\(interface).ActivateResult", [grace[0], "['adm']", "1235"])
+        _ = try await call(Contract.SearchProvider2.activateResult, grace[0], ["adm"], UInt32(1235))
         let created = try await app.next()
         #expect(created.member == "CreateScene")
         #expect(created.activity["target-content-identifier"] == Variant("contact/2"))
 
-        let removed = try await session.waypost(["uninstall", "--system", "--prefix", session.root.appendingPathComponent("system").path])
-        #expect(removed.status == 0)
-        #expect(!FileManager.default.fileExists(atPath: session.root.appendingPathComponent("system/gnome-shell/search-providers/io.waypost.Dispatcher.search-provider.ini").path))
-        #expect(!FileManager.default.fileExists(atPath: session.root.appendingPathComponent("system/krunner/dbusplugins/io.waypost.Dispatcher.desktop").path))
+        #expect(try await session.waypost(["uninstall", "--system", "--prefix", prefix]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/gnome-shell/search-providers/io.waypost.Dispatcher.search-provider.ini"))
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/krunner/dbusplugins/io.waypost.Dispatcher.desktop"))
     }
 
     @Test("KRunner's calls: Match, then SetActivationToken and Run continue the match with that token")
     func krunner() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await InProcessApp(session, id: "org.example.Contacts", name: "Contacts", activityTypes: [Self.show])
         try await app.openScene("ada-window", preferring: ["contact/1"])
         try await app.openScene("other-window")
         try await app.publish("ada-window", Self.show, ActivitiesOverTheBusTests.activity(title: "Ada Lovelace", target: "contact/1"))
-        let (_, plugin, _) = try await Self.install(session)
+        // Called where the plugin file `waypost install` writes tells KRunner to call.
+        let prefix = session.root.appendingPathComponent("system").path
+        #expect(try await session.waypost(["install", "--system", "--prefix", prefix]).status == 0)
+        let plugin = try Self.keys(prefix + "/krunner/dbusplugins/io.waypost.Dispatcher.desktop")
         #expect(plugin["X-Plasma-API"] == "DBus2")
-        let name = try #require(plugin["X-Plasma-DBusRunner-Service"]), path = try #require(plugin["X-Plasma-DBusRunner-Path"])
-        let interface = "org.kde.krunner1"
+        let runner = try await session.connect()
+        let name = try BusName(try #require(plugin["X-Plasma-DBusRunner-Service"]))
+        let path = try ObjectPath(try #require(plugin["X-Plasma-DBusRunner-Path"]))
+        func call<each Argument: BusValue>(_ member: Contract.Member, _ arguments: repeat each Argument) async throws -> Message {
+            try await runner.call(destination: name, path: path, interface: Contract.KRunner1.interface, member: member.name, repeat each arguments)
+        }
 
-        #expect(try await Self.gdbus(session, name, path, "\(interface).Config", []).contains("{}"))
-        #expect(try await Self.gdbus(session, name, path, "\(interface).Actions", []).contains("[]"))
-        let matches = try await Self.gdbus(session, name, path, "\(interface).Match", ["ada"])
-        #expect(matches.contains("'Ada Lovelace', 'org.example.Contacts', 30"))
-        #expect(matches.contains("'subtext': <'Contacts'>"))
-        let id = try #require(Self.quoted(matches).first)
-        _ = try await Self.gdbus(session, name, path, "\(interface).SetActivationToken", ["wayland-token-7"])
-        _ = try await Self.gdbus(session, name, path, "\(interface).Run", [id, ""])
+        #expect(try await call(Contract.KRunner1.config).decode([String: Variant].self).isEmpty)
+        #expect(try await call(Contract.KRunner1.actions).decode([Structure<String, String, String>].self).isEmpty)
+        let matches = try await call(Contract.KRunner1.match, "ada").decode([Structure<String, String, String, Int32, Double, [String: Variant]>].self)
+        let ada = try #require(matches.first)
+        #expect((ada.fields.1, ada.fields.2, ada.fields.3) == ("Ada Lovelace", "org.example.Contacts", 30))
+        #expect(ada.fields.5["subtext"] == Variant("Contacts"))
+        _ = try await call(Contract.KRunner1.setActivationToken, "wayland-token-7")
+        _ = try await call(Contract.KRunner1.run, ada.fields.0, "")
         let continued = try await app.next()
         #expect(continued.scene == "ada-window")
         #expect(continued.platformData["activation-token"] == Variant("wayland-token-7"))
-        _ = try await Self.gdbus(session, name, path, "\(interface).Teardown", [])
-
-        // A user install puts the GNOME provider where GNOME Shell does not look; doctor says so.
-        #expect(try await session.waypost(["install", "--user"]).status == 0)
-        let doctor = try await session.waypost(["doctor", "--user"])
-        #expect(doctor.stdout.contains("GNOME Shell reads search providers only from those"), "\(doctor.stdout)")
-        #expect(doctor.stdout.contains("ok   KRunner finds saved activities through"), "\(doctor.stdout)")
+        _ = try await call(Contract.KRunner1.teardown)
     }
 
     @Test("GNOME Shell narrowing past the first 50 results, or after a cancelled call passed no previous results, still finds the activity")
@@ -207,31 +192,32 @@ struct SearchProviderTests {
 
     @Test("a search result of an app that is not running starts it, and the activity reaches its restored window")
     func notRunning() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let app = try await session.installApp(SampleApp(
             "org.example.Contacts", schemes: [], activityTypes: [Self.show], announceReady: true,
             declarations: [("contacts", ["kind": "window-group"])], scenes: [("c1", "contacts", [([], ["*"])])]))
-        let pid = try await session.start(app)
+        let first = try await session.start(app)
         let bus = try await session.connect()
-        let owner = try #require(try await session.status(with: bus).processes.first?["owner"])
-        _ = try await bus.call(
-            destination: BusName(owner), path: "/io/waypost/sample", interface: "io.waypost.test.Control", member: "Publish",
-            "c1", Self.show, ActivitiesOverTheBusTests.activity(title: "Ada Lovelace", target: "contact/1"))
-        #expect(kill(pid, SIGKILL) == 0)
-        try await waitUntil("the dispatcher forgot the killed app", context: session.busLog) {
+        try await session.app(app.id).control(
+            "Publish", ["c1", Self.show], modifiers: [], activity: ActivitiesOverTheBusTests.activity(title: "Ada Lovelace", target: "contact/1"))
+        session.exit(first)
+        try await waitUntil("the dispatcher forgot the app that exited", context: session.busLog) {
             try await session.status(with: bus).processes.isEmpty
         }
-        let (gnome, _, _) = try await Self.install(session)
-        let name = try #require(gnome["BusName"]), path = try #require(gnome["ObjectPath"])
-        let ids = Self.quoted(try await Self.gdbus(session, name, path, "org.gnome.Shell.SearchProvider2.GetInitialResultSet", ["['lovelace']"]))
+        func call<each Argument: BusValue>(_ member: Contract.Member, _ arguments: repeat each Argument) async throws -> Message {
+            try await bus.call(
+                destination: Contract.busName, path: Contract.SearchProvider2.objectPath, interface: Contract.SearchProvider2.interface,
+                member: member.name, repeat each arguments)
+        }
+        let ids = try await call(Contract.SearchProvider2.getInitialResultSet, ["lovelace"]).decode([String].self)
         #expect(ids.count == 1)
-        _ = try await Self.gdbus(session, name, path, "org.gnome.Shell.SearchProvider2.ActivateResult", [ids[0], "['lovelace']", "99"])
+        _ = try await call(Contract.SearchProvider2.activateResult, ids[0], ["lovelace"], UInt32(99))
         let received = session.received(app.id)
         #expect(received.count == 1)
         #expect(received.first?["event"] as? String == "ContinueUserActivity")
         #expect(received.first?["scene"] as? String == "c1")
         #expect((received.first?["activity"] as? [String: Any])?["title"] as? String == "Ada Lovelace")
-        #expect(received.first?["pid"] as? Int != Int(pid))
+        #expect(received.first?["pid"] as? Int != Int(first))
     }
 }

@@ -95,7 +95,7 @@ struct ShortcutTests {
 
     @Test("another app cannot trigger its own action as Contacts' shortcut, nor reach Contacts with one of its own")
     func othersActions() async throws {
-        let session = try await DesktopSession()
+        let session = try await PeerDesktop()
         defer { session.close() }
         let contacts = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [Self.show])
         try await contacts.openScene("judy", preferring: ["judy"])

@@ -9,10 +9,11 @@ struct ActionGroupKeys {
     var userInfo: String?
 }
 
-extension ApplicationCatalog {
-    /// The entry's `Actions=` list, as GIO read it (transfer full). `g_desktop_app_info_get_string_list`.
-    func actionNames(ofEntry desktopFileID: String) -> [String] {
-        AppInfoReference.load(desktopFileID: desktopFileID)?.stringList("Actions").filter { !$0.isEmpty } ?? []
+extension ApplicationEntry {
+    /// The entry's `Actions=` list, as GIO reads it from the entry's file (transfer full).
+    /// `g_desktop_app_info_new_from_filename`, `g_desktop_app_info_get_string_list`.
+    func actionNames() -> [String] {
+        AppInfoReference.load(file: filePath, desktopFileID: desktopFileID)?.stringList("Actions").filter { !$0.isEmpty } ?? []
     }
 
     /// The action's group read from the entry's file; nil when the file or the group cannot be read.

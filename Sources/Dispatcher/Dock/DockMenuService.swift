@@ -59,14 +59,17 @@ public final class DockMenuService: Sendable, AppChangeObserving {
             return menus.revision
         }
         if let revision {
-            try? connection.emit(
-                path: path, interface: Contract.DBusMenu.interface, member: Contract.DBusMenu.layoutUpdated.name, revision, Int32(0))
+            for served in routing.callers.served {
+                try? served.emit(
+                    path: path, interface: Contract.DBusMenu.interface, member: Contract.DBusMenu.layoutUpdated.name, revision, Int32(0))
+            }
         } else {
             do { try connection.export(path, interfaces: [menuInterface(appID)], executor: connection.executor) } catch {
                 logger.error("cannot serve the quicklist of \(appID): \(error)")
                 menus.withLock { $0.entries[appID] = nil }
                 return
             }
+            for peer in routing.callers.served.dropFirst() { try? export(appID, path, on: peer) }
         }
         announceQuicklist(of: appID, path)
         Task { await registerRecentActivities(of: appID) }
@@ -88,15 +91,29 @@ public final class DockMenuService: Sendable, AppChangeObserving {
             menus.layouts[appID] = nil
             return true
         }) else { return }
-        connection.unexport(path)
+        for served in routing.callers.served { served.unexport(path) }
         announceQuicklist(of: appID, nil)
     }
 
+    /// Serves the menus there are on a peer too (`DispatcherService.serve(peer:)`).
+    func serve(peer: Connection) {
+        for appID in menus.withLock({ Array($0.entries.keys) }) {
+            guard let path = DockMenus.path(of: appID) else { continue }
+            try? export(appID, path, on: peer)
+        }
+    }
+
+    private func export(_ appID: String, _ path: ObjectPath, on served: Connection) throws {
+        try served.export(path, interfaces: [menuInterface(appID)], executor: connection.executor)
+    }
+
     private func announceQuicklist(of appID: String, _ path: ObjectPath?) {
-        try? connection.emit(
-            path: DockMenus.path(of: appID) ?? Contract.objectPath, interface: Contract.LauncherEntry.interface,
-            member: Contract.LauncherEntry.update.name,
-            "application://\(appID).desktop", ["quicklist": Variant(path?.rawValue ?? "")])
+        for served in routing.callers.served {
+            try? served.emit(
+                path: DockMenus.path(of: appID) ?? Contract.objectPath, interface: Contract.LauncherEntry.interface,
+                member: Contract.LauncherEntry.update.name,
+                "application://\(appID).desktop", ["quicklist": Variant(path?.rawValue ?? "")])
+        }
     }
 
     /// The layout a dock reads (`GetLayout`); remembers what each id stands for. Made again once
