@@ -55,25 +55,38 @@ public struct NotificationContent: Sendable, Equatable {
 /// The user acted on one of the app's notifications (`UNNotificationResponse`); a scene's
 /// `onNotificationResponse` handler receives it.
 public struct NotificationResponse: Sendable, Hashable {
+    /// What arrived; the properties below read and write it (the contract's generated type).
+    var response: Contract.NotificationResponse
+
     /// The id the app posted it under.
-    public var notificationID: String
+    public var notificationID: String {
+        get { response.notificationID }
+        set { response.notificationID = newValue }
+    }
     /// `NotificationResponse.defaultAction` for a click on the notification, else the button's action.
-    public var action: String
-    public var targetContentIdentifier: String?
-    public var userInfo: [String: UserInfoValue]
+    public var action: String {
+        get { response.action }
+        set { response.action = newValue }
+    }
+    public var targetContentIdentifier: String? {
+        get { response.targetContentIdentifier }
+        set { response.targetContentIdentifier = newValue }
+    }
+    public var userInfo: [String: UserInfoValue] {
+        get { response.userInfo.mapValues(UserInfoValue.init) }
+        set { response.userInfo = UserInfoValue.variants(newValue) }
+    }
 
     /// A click on the notification itself.
     public static let defaultAction = Contract.NotificationResponse.defaultAction
 
     public init(notificationID: String, action: String, targetContentIdentifier: String? = nil, userInfo: [String: UserInfoValue] = [:]) {
-        (self.notificationID, self.action, self.targetContentIdentifier, self.userInfo) = (notificationID, action, targetContentIdentifier, userInfo)
+        response = Contract.NotificationResponse(
+            notificationID: notificationID, action: action, targetContentIdentifier: targetContentIdentifier,
+            userInfo: UserInfoValue.variants(userInfo))
     }
 
-    init(_ response: Contract.NotificationResponse) {
-        self.init(
-            notificationID: response.notificationID, action: response.action,
-            targetContentIdentifier: response.targetContentIdentifier, userInfo: response.userInfo.mapValues(UserInfoValue.init))
-    }
+    init(_ response: Contract.NotificationResponse) { self.response = response }
 }
 
 // Posting and withdrawing the app's notifications (UNUserNotificationCenter's add and remove).
