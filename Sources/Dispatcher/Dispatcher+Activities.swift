@@ -1,4 +1,4 @@
-public import ActivityStore
+import ActivityStore
 import DBus
 import Desktop
 import ExternalEvents

@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 
 // What an app tells the dispatcher about itself: RegistrationOptions, Declaration and Modifier are
 // generated from dbus/ (Generated/Dispatcher1+Dictionaries.swift); here is the one rule of a

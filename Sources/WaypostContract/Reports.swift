@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 
 // What the dispatcher reports: RoutingOutcome (where an event went: Open, ContinueActivity, Explain,
 // Routed), ProcessStatus and SceneStatus (Status) are generated from dbus/ (Generated/). Here is the

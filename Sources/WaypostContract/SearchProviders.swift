@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 
 // The desktops' search interfaces the daemon serves for saved activities (Generated/SearchProvider2.swift
 // and KRunner1.swift, from dbus/): GNOME Shell's org.gnome.Shell.SearchProvider2 and KRunner's
