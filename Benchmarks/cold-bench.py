@@ -162,17 +162,22 @@ def open_link(session, reader, uri):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = started + DEADLINE
     buffered = b""
+    registered = None
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not select.select([reader], [], [], remaining)[0]:
             opener.kill()
             raise RuntimeError(f"{uri} not delivered in {DEADLINE} s: gio says {opener.communicate()[1]!r}")
         buffered += os.read(reader, 65536)
+        if registered is None and b'"ready"' in buffered:
+            registered = time.monotonic() - started
         if uri.encode() in buffered:
             delivered = time.monotonic()
             break
     if opener.wait() != 0:
         raise RuntimeError(f"gio open {uri} failed: {opener.stderr.read()!r}")
+    if TRACE and registered is not None:
+        print(f"{uri}: gio open started at monotonic {started * 1e6:.0f} µs; the app registered at {registered * 1e3:.1f} ms, delivered at {(delivered - started) * 1e3:.1f} ms", file=sys.stderr)
     return delivered - started
 
 
