@@ -370,6 +370,12 @@ bench-portal: deps release
 bench-wayland-focus: deps release
 	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" /usr/bin/python3 Benchmarks/wayland-focus-bench.py
 
+# The session's first link, dispatcher and app started cold, beside gio open straight to a
+# DBusActivatable Python app (Benchmarks/cold-bench.py; ROUNDS, WARM, TRACE=DIR).
+.PHONY: bench-cold
+bench-cold: deps release
+	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" /usr/bin/python3 Benchmarks/cold-bench.py
+
 # The opener of each event: the walk up a caller's ancestors, in process, and what waiting for it adds
 # to an owned https link beside a custom-scheme link to the same app that does not wait.
 .PHONY: bench-opener

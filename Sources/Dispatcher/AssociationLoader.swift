@@ -71,18 +71,7 @@ public actor AssociationLoader {
                 associations[domain] = deferred(bytes, source: verifier.cache.path(for: name))
             }
         }
-        var rules: [UserRule] = []
-        for name in user.files.keys.sorted() {
-            let file = user.files[name]!
-            // The user's own few files are compiled now, so that a mistake is logged at once.
-            switch deferred(file.bytes, source: file.path).compile() {
-            case .success(let association):
-                do { rules.append(try UserRule(named: name, file: association, source: file.path)) } catch {
-                    logger.warning("user rule \(file.path) ignored: it names no \"hosts\" or \"scheme\", and its name is not a domain (shop.example.json, *.shop.example.json)")
-                }
-            case .failure(let error): logger.warning("user rule \(file.path) refused: \(error)")
-            }
-        }
+        let rules = compiledUserRules()
         parsed = used
         used = [:]
         // Compiled here, on the loader, before the table is published: a link never waits for a
@@ -92,6 +81,37 @@ public actor AssociationLoader {
         let ownership = LinkOwnership(userRules: rules, deferredAssociations: associations, claims: claims)
         table.replace(with: ownership)
         return ownership
+    }
+
+    /// Reads the user's rules alone and puts them in the table while it is not whole yet: all a
+    /// custom-scheme link reads, a few small files, so the daemon can answer those links before
+    /// it has read every entry and association file (`WebLinkTable.whole()`).
+    public func loadUserRules() {
+        for problem in user.refresh().problems {
+            logger.warning("association file not read: \(problem.path): \(problem.reason)")
+        }
+        let rules = compiledUserRules()
+        // Kept for the whole build: it compiles the same bytes once.
+        parsed.merge(used) { _, new in new }
+        used = [:]
+        table.replaceUserRulesOnly(with: LinkOwnership(userRules: rules, deferredAssociations: [:], claims: [:]))
+    }
+
+    /// The user's rules as on disk at the last refresh, compiled now (a few files of the user's own),
+    /// so that a mistake is logged at once.
+    private func compiledUserRules() -> [UserRule] {
+        var rules: [UserRule] = []
+        for name in user.files.keys.sorted() {
+            let file = user.files[name]!
+            switch deferred(file.bytes, source: file.path).compile() {
+            case .success(let association):
+                do { rules.append(try UserRule(named: name, file: association, source: file.path)) } catch {
+                    logger.warning("user rule \(file.path) ignored: it names no \"hosts\" or \"scheme\", and its name is not a domain (shop.example.json, *.shop.example.json)")
+                }
+            case .failure(let error): logger.warning("user rule \(file.path) refused: \(error)")
+            }
+        }
+        return rules
     }
 
     /// Compiles each association not compiled yet, logging the malformed ones (at each rebuild).

@@ -1,4 +1,5 @@
 public import Desktop
+import Dispatch
 import Synchronization
 
 /// Remembers the desktop's answers (which app handles a scheme, an activity type, an entry by id)
@@ -21,6 +22,7 @@ public final class CachedDirectory: ApplicationDirectory {
 
     private let base: any ApplicationDirectory
     private let answers = Mutex(Answers())
+    private let programsReading = Mutex(())
 
     public init(_ base: any ApplicationDirectory) { self.base = base }
 
@@ -78,8 +80,16 @@ public final class CachedDirectory: ApplicationDirectory {
         try base.shortcut(appID: appID, action: action)
     }
 
+    /// One reading at a time: a caller that comes while another reads waits for its answer instead
+    /// of reading every entry again (the daemon starts one reading as it starts: `readProgramsAhead`).
     public func installedPrograms() -> InstalledPrograms {
-        remembered(\.programs, "") { base.installedPrograms() }
+        programsReading.withLock { _ in remembered(\.programs, "") { base.installedPrograms() } }
+    }
+
+    /// Reads `installedPrograms()` on a thread of its own: the first call of any connection waits
+    /// for its opener's walk (whom its calls count against), which needs them.
+    public func readProgramsAhead() {
+        DispatchQueue.global().async { _ = self.installedPrograms() }
     }
 
     /// The remembered answer, or `ask()`'s, kept unless the desktop changed while it was asked.

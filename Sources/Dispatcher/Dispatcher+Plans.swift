@@ -20,6 +20,14 @@ extension Dispatcher {
             offerScheme: offers == nil ? nil : HandoffPayload.scheme)
     }
 
+    /// Waits, for a web link only, until the web-link table holds every claim and association file
+    /// (`WebLinkTable.whole()`: built off this thread, once, when the daemon starts lazily); every
+    /// other event reads only the user's rules, which the table holds from the start.
+    func readWholeTableIfNeeded(for event: PlannedEvent) async {
+        guard case .link(_, let scheme) = event, scheme == "http" || scheme == "https", !webLinks.isWhole else { return }
+        await webLinks.whole()
+    }
+
     /// The plan for `event` now, or nil when it depends on the opener, which the caller then
     /// awaits before asking again. (Not async itself: this runs for every event, and an `await`
     /// that does not suspend still costs a change of executor.)
@@ -75,6 +83,7 @@ extension Dispatcher {
     }
 
     private func carryOut(_ pending: Event) async throws(DispatchError) -> Outcome {
+        await readWholeTableIfNeeded(for: pending.planned)
         var destinations = Destinations(dispatcher: self, pending: pending)
         return try await CarryingOut.carryOut(
             pending.planned, label: pending.label, waitsForOpener: pending.opener != nil, through: &destinations)
@@ -163,6 +172,7 @@ extension Dispatcher {
             return try explain(try await savedActivity(saved, platformData: LaunchPlatformData(), opener: nil).planned, opener: opener)
         }
         let scheme = try URIGrammar.scheme(of: uri)
+        await readWholeTableIfNeeded(for: .link(uri, scheme: scheme))
         return try explain(.link(uri, scheme: scheme), opener: opener)
     }
 

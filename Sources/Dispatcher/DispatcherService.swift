@@ -205,6 +205,7 @@ public final class DispatcherService: Sendable {
                     return try call.reply()
                 },
                 serving.method(Members.ownedDomains) { call in
+                    await self.dispatcher.webLinks.whole()
                     if let read = self.userRulesReader.withLock({ $0 }) { await read() }
                     return try call.reply(self.dispatcher.webLinks.ownedDomains)
                 },

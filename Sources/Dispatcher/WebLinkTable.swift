@@ -3,9 +3,22 @@ import Synchronization
 
 /// The universal-link ownership the dispatcher routes web links by. The daemon builds a new
 /// `LinkOwnership` when entries, association files or verifications change and swaps it in whole,
-/// so a link is always decided against one consistent table, and never waits for the rebuild.
+/// so a link is always decided against one consistent table, and never waits for a rebuild.
+///
+/// The daemon starts with the user's rules alone (all a custom-scheme link reads), and builds the
+/// whole table (every entry's claims, every association file) later: the first web link, or the
+/// first question about owned domains, waits for that first build (`whole()`), never a later one.
 public final class WebLinkTable: Sendable {
     private let current: Mutex<LinkOwnership>
+    /// Until the first whole table: who waits for it, and what asks for it to be built.
+    private let first = Mutex<FirstBuild>(FirstBuild())
+
+    private struct FirstBuild {
+        var done = true
+        var asked = false
+        var build: (@Sendable () -> Void)?
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
     /// The owned domains last announced, and who hears of a change (the service's signal).
     /// The rule sources whose decisions ran over budget, each logged once.
     private let overBudgetSources = Mutex<Set<String>>([])
@@ -16,9 +29,69 @@ public final class WebLinkTable: Sendable {
         current = Mutex(ownership)
     }
 
-    /// Replaces the table; links decided afterwards use the new one.
+    /// A table that is not whole until the first `replace(with:)`: empty, then the user's rules
+    /// (`replaceUserRulesOnly(with:)`); `builds(with:)` says how its first build is started.
+    public init(wholeLater: Void) {
+        current = Mutex(LinkOwnership(userRules: [], associations: [:], claims: [:]))
+        first.withLock { $0 = FirstBuild(done: false) }
+    }
+
+    /// `build` starts the first build of a table made `wholeLater` (called once, by whoever first
+    /// needs the whole table, or at once if one already asked).
+    public func builds(with build: @escaping @Sendable () -> Void) {
+        let now = first.withLock { state in
+            guard !state.done else { return false }
+            state.build = build
+            return state.asked
+        }
+        if now { build() }
+    }
+
+    /// Replaces the user's rules of a table not yet whole (`init(wholeLater:)`); once the
+    /// whole table is in, this does nothing (that table's rebuilds read the rules themselves).
+    public func replaceUserRulesOnly(with ownership: LinkOwnership) {
+        first.withLock { state in
+            guard !state.done else { return }
+            current.withLock { $0 = ownership }
+        }
+    }
+
+    /// Whether the whole table is in (the first build finished).
+    public var isWhole: Bool { first.withLock { $0.done } }
+
+    /// Returns once the whole table is in, asking for its first build if nobody has yet.
+    public func whole() async {
+        guard !isWhole else { return }
+        buildSoon()
+        await withCheckedContinuation { continuation in
+            let done = first.withLock { state in
+                if !state.done { state.waiters.append(continuation) }
+                return state.done
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Starts the first build unless something asked for it already.
+    public func buildSoon() {
+        let build: (@Sendable () -> Void)? = first.withLock { state in
+            guard !state.done, !state.asked else { return nil }
+            state.asked = true
+            return state.build
+        }
+        build?()
+    }
+
+    /// Replaces the table with a whole one; links decided afterwards use it.
     public func replace(with ownership: LinkOwnership) {
-        current.withLock { $0 = ownership }
+        let waiters = first.withLock { state in
+            current.withLock { $0 = ownership }
+            state.done = true
+            state.build = nil
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
         guard !announced.withLock({ $0.observers.isEmpty }) else { return }
         // Off the caller: listing owned domains compiles every association, which a rebuild defers.
         Task.detached(priority: .utility) { self.announceOwnedDomains() }

@@ -45,6 +45,8 @@ struct Daemon: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "waypost.daemon")
+        let timeline = StartupTimeline(logger: logger)
+        timeline.mark("run")
         var configuration = Dispatcher.Configuration()
         configuration.launchTimeout = .milliseconds(Int64(launchTimeout * 1000))
         configuration.deliveryTimeout = .milliseconds(Int64(deliveryTimeout * 1000))
@@ -59,23 +61,29 @@ struct Daemon: AsyncParsableCommand {
             printError("waypost daemon: \(error)")
             throw ExitCode(69)
         }
+        timeline.mark("GIO opened")
         let connection: Connection
         do { connection = try await Connection.session() } catch {
             printError("waypost daemon: cannot reach the session bus: \(error)")
             throw ExitCode(69)
         }
+        timeline.mark("connected to the bus")
         configuration.ownExecutable = try? RunningProgram.executable(ofProcess: getpid())
         configuration.shellActionTokens = .compositor(
             waylandDisplay: getenv("WAYLAND_DISPLAY").map { String(cString: $0) }, logger: logger)
         let directory = CachedDirectory(catalog)
-        // Universal links: the table is built before the name is taken, so the first link sees it,
-        // and rebuilt (off the connection's thread) whenever entries, association files or the
-        // verification cache change.
-        let webLinks = WebLinkTable()
+        // What the first call of any connection waits for, read beside the rest of the start-up.
+        directory.readProgramsAhead()
+        // Universal links: the name is taken with the user's rules read (all a custom-scheme link
+        // reads); every entry's claims and every association file are read after, off the
+        // connection's thread: when the first web link or owned-domains question needs them, or
+        // `wholeTableDelay` after the name, whichever comes first. Rebuilt whenever entries,
+        // association files or the verification cache change.
+        let webLinks = WebLinkTable(wholeLater: ())
         let associations = AssociationLoader(
             table: webLinks, directory: directory, directories: AssociationDirectories(xdg),
             verifier: Verifier(cache: AssociationCache(AssociationDirectories(xdg))), logger: logger)
-        await associations.reload()
+        webLinks.builds { Task { await associations.reload() } }
         await catalog.onChange {
             directory.invalidate()
             Task {
@@ -95,14 +103,11 @@ struct Daemon: AsyncParsableCommand {
             printError("waypost daemon: \(error)")
             throw ExitCode(69)
         }
-        Task.detached {
-            // Domains due now, then again as records fall due (about weekly; sooner after failures).
-            while true {
-                await associations.verifyDueDomains()
-                try? await Task.sleep(for: .seconds(3600))
-            }
-        }
+        // Watched first: a rule written while they are read is seen by the watch.
+        await associations.loadUserRules()
+        timeline.mark("user rules read")
         let store = Self.openActivityStore(xdg, logger)
+        timeline.mark("activity store opened")
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: launcher,
             contentTypes: contentTypes, webLinks: webLinks, store: store, configuration: configuration, logger: logger)
@@ -116,15 +121,32 @@ struct Daemon: AsyncParsableCommand {
             presenter: NotifiedOffers(poster: service.notifications.poster), offerLifetime: Int64(max(1, handoffOfferSeconds)), now: { Int64(time(nil)) })
         do {
             try await handoff.start()
+            timeline.mark("handoff started")
             try await service.start()
         } catch {
             printError("waypost daemon: \(error)")
             throw ExitCode(69)
         }
+        timeline.mark("name taken")
+        Task.detached {
+            // After the link that started the daemon, in the common case: never ahead of it.
+            try? await Task.sleep(for: Self.wholeTableDelay)
+            await webLinks.whole()
+            timeline.mark("web-link table whole")
+            // Domains due now, then again as records fall due (about weekly; sooner after failures).
+            while true {
+                await associations.verifyDueDomains()
+                try? await Task.sleep(for: .seconds(3600))
+            }
+        }
         logger.notice("serving \(Contract.busName) as \(connection.uniqueName)")
         let reason = try await connection.waitUntilClosed()
         logger.notice("the bus went away (\(reason)); exiting")
     }
+
+    /// How long after taking its name the daemon waits before reading every claim and association
+    /// file unasked: the link that activated it is usually delivered by then.
+    static let wholeTableDelay = Duration.seconds(1)
 
     /// Hands the heap's free pages back to the system once the daemon has been idle for a few
     /// seconds after work (`activity` stops moving). glibc keeps what a burst freed — in every
