@@ -62,6 +62,9 @@ struct Daemon: AsyncParsableCommand {
             throw ExitCode(69)
         }
         timeline.mark("GIO opened")
+        // The store (SQLite's open and schema, a few ms) is opened on a thread of its own beside the
+        // rest of the start-up, and awaited only where the dispatcher is made.
+        let storeOpening = Task.detached { Self.openActivityStore(xdg, logger) }
         let connection: Connection
         do { connection = try await Connection.session() } catch {
             printError("waypost daemon: cannot reach the session bus: \(error)")
@@ -106,7 +109,7 @@ struct Daemon: AsyncParsableCommand {
         // Watched first: a rule written while they are read is seen by the watch.
         await associations.loadUserRules()
         timeline.mark("user rules read")
-        let store = Self.openActivityStore(xdg, logger)
+        let store = await storeOpening.value
         timeline.mark("activity store opened")
         let dispatcher = Dispatcher(
             connection: connection, directory: directory, launcher: launcher,
