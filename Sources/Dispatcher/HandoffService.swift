@@ -22,7 +22,7 @@ public final class HandoffService: Sendable {
     let service: DispatcherService
     let book: Mutex<OfferBook>
     let trusted: Mutex<Set<String>>
-    /// `$XDG_CONFIG_HOME/waypost/handoff-trusted-devices`: one KDE Connect device id a line.
+    /// `$XDG_CONFIG_HOME/waypost/handoff-trusted-devices`: one device id a line, "-" for "_" (`DeviceID`).
     let trustFile: String?
     let presenter: any OfferPresenter
     /// Unix seconds: the clock stays out of `OfferBook`.
@@ -43,7 +43,7 @@ public final class HandoffService: Sendable {
         self.trustFile = trustFile
         self.presenter = presenter
         self.now = now
-        trusted = Mutex(Set(trustFile.flatMap(HandoffFiles.lines(of:)) ?? []))
+        trusted = Mutex(Set((trustFile.flatMap(HandoffFiles.lines(of:)) ?? []).map(DeviceID.canonical)))
     }
 
     /// Exports `io.waypost.Handoff1`, takes the dispatcher's `waypost-handoff:` links, and listens for
@@ -99,7 +99,7 @@ public final class HandoffService: Sendable {
     /// A trusted device's offer, that kdeconnectd named, continues without asking.
     private func continuesAtOnce(_ offer: HandoffOffer) -> Bool {
         guard case .device(let id, _) = offer.origin else { return false }
-        return trusted.withLock { $0.contains(id) }
+        return trusted.withLock { $0.contains(DeviceID.canonical(id)) }
     }
 
     /// After `update` showed the offer (or did not, for a trusted device's): continued, or waiting.
@@ -254,12 +254,22 @@ public final class HandoffService: Sendable {
     /// A device kdeconnectd named for a handoff runs Waypost: `waypost handoff devices` says so
     /// (`handoff-devices-with-waypost` beside the trusted devices' file).
     private func rememberRunsWaypost(_ device: String) {
-        guard let trustFile, let slash = trustFile.lastIndex(of: "/") else { return }
-        let file = trustFile[..<slash] + "/handoff-devices-with-waypost"
-        var known = HandoffFiles.lines(of: String(file)) ?? []
+        guard let file = devicesWithWaypostFile else { return }
+        var known = HandoffFiles.lines(of: file) ?? []
+        let device = DeviceID.canonical(device)
         guard !known.contains(device), known.count < 256 else { return }
         known.append(device)
-        try? HandoffFiles.write(lines: known, to: String(file))
+        try? HandoffFiles.write(lines: known, to: file)
+    }
+
+    private var devicesWithWaypostFile: String? {
+        guard let trustFile, let slash = trustFile.lastIndex(of: "/") else { return nil }
+        return trustFile[..<slash] + "/handoff-devices-with-waypost"
+    }
+
+    /// The devices (`DeviceID.canonical`) that handed something over here: they run Waypost.
+    func devicesWithWaypost() -> Set<String> {
+        Set((devicesWithWaypostFile.flatMap(HandoffFiles.lines(of:)) ?? []).map(DeviceID.canonical))
     }
 
     func setTrusted(_ device: String, _ trust: Bool) throws(DispatchError) {
@@ -269,6 +279,7 @@ public final class HandoffService: Sendable {
         else {
             throw .invalidArgument(OutsideText.shown(device, limit: 64), reason: "not a KDE Connect device id")
         }
+        let device = DeviceID.canonical(device)
         let devices = trusted.withLock { set in
             if trust { set.insert(device) } else { set.remove(device) }
             return set.sorted()
@@ -296,6 +307,20 @@ public final class HandoffService: Sendable {
                         try await self.accept(id, platformData: LaunchPlatformData(platform))
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).properties)
+                },
+                service.serving.method(Members.listDevices) { call in
+                    let reachable = try call.arguments(Bool.self)
+                    let devices: [PairedDevice]
+                    do throws(HandoffFailure) {
+                        devices = try await self.devices(reachable: reachable, of: try await self.transports())
+                    } catch { throw DispatchError.handoff(error).busError }
+                    let handedOver = self.devicesWithWaypost()
+                    return try call.reply(devices.map { device in
+                        Contract.HandoffDevice(
+                            id: device.id, name: device.name, type: device.type, transport: device.transport.rawValue,
+                            handedOver: handedOver.contains(device.canonicalID)
+                        ).variants
+                    })
                 },
                 service.serving.method(Members.send) { call in
                     let (device, app, webpageOnly) = try call.arguments(String.self, String.self, Bool.self)
