@@ -29,6 +29,8 @@ DEB_PACKAGES += chromium xvfb
 DEB_PACKAGES += libgtk-4-dev openbox xdotool x11-utils wmctrl imagemagick
 # Handoff's tests and benchmark: two of Debian's kdeconnectd (KDE Connect 22.12) in network namespaces.
 DEB_PACKAGES += kdeconnect
+# ... and GNOME's side of it: GSConnect 54's service, run standalone under gjs, against a kdeconnectd.
+DEB_PACKAGES += gnome-shell-extension-gsconnect gjs
 # Notifications' tests click and close them on a real server: dunst (dunstctl), under Xvfb.
 DEB_PACKAGES += dunst
 # bench-open reads each opener's peak memory from GNU time.
