@@ -74,4 +74,52 @@ struct HandoffOverGSConnectTests {
             #expect(KDE.userInfo(of: try #require(got.first))?["id"] as? Int == 42)
         }
     }
+
+    @Test("GSConnect running, kdeconnectd not, and another process owning org.kde.kdeconnect: its share is an unknown sender's and waits; nothing is sent through it, nor listed")
+    func senderCheckBesideGSConnect() async throws {
+        try await TwoDevices.with(aRuns: .gsconnect) { two in
+            // A publishes too: what it would send must not go to the process posing as KDE Connect.
+            try await two.a.installApp(
+                "org.example.Notes", activityTypes: [KDE.edit], scenes: KDE.scenes,
+                publish: (scene: "note-42", type: KDE.edit, activity: KDE.activity))
+            try await two.b.installApp(
+                "org.example.Notes", activityTypes: [KDE.edit], scenes: [(id: "note-42", modifiers: [(["note/42"], [])])],
+                publish: (scene: "note-42", type: KDE.edit, activity: KDE.activity))
+            try #require(await two.a.waypost("install", "--user").status == 0)
+            try #require(await two.b.waypost("install", "--user").status == 0)
+            try await two.a.start("org.example.Notes")
+            try await two.b.start("org.example.Notes")
+            // On A (GSConnect's desktop) a process takes KDE Connect's name and names B, which A trusts.
+            let fake = try await ChildProcess.start(
+                Device.python, [Device.fixtures.appendingPathComponent("fake_kdeconnect.py").path, two.bID, "Beta"],
+                environment: two.a.environment, errors: two.a.root.appendingPathComponent("logs/fake-kdeconnect.stderr"))
+            two.a.spawnedDunst(fake)
+            try #require(try await fake.nextLine("the fake sender is ready") == "ready")
+            let trusted = try await two.a.busCall(
+                "io.waypost.Dispatcher", "/io/waypost/Handoff", "io.waypost.Handoff1.TrustDevice", "string:\(two.bID)", "boolean:true")
+            #expect(trusted.status == 0, "\(trusted)")
+
+            // B's real share, through GSConnect, and the fake's word that it came from B.
+            let sent = try await two.b.busCall(
+                "io.waypost.Dispatcher", "/io/waypost/Handoff", "io.waypost.Handoff1.Send", "string:Alpha", "string:", "boolean:false")
+            #expect(sent.status == 0, "\(sent)")
+            let url = try #require(sent.output.split(separator: "\"").first { $0.hasPrefix("waypost-handoff:") }.map(String.init), "\(sent)")
+            let shared = try await two.a.busCall(
+                "org.kde.kdeconnect", "/modules/kdeconnect", "io.waypost.test.FakeKDEConnect.Share", "string:\(url)")
+            #expect(shared.status == 0, "\(shared)")
+            var offers: [[String]] = []
+            try await waitUntil("A lists the offer as from an unknown sender", context: two.a.busLog) {
+                offers = try await KDE.offers(on: two.a)
+                return offers.first?[1].hasPrefix("From an unknown sender") == true
+            }
+            #expect(two.a.received("org.example.Notes").isEmpty, "continued without the user")
+
+            // Nothing goes to, or is listed from, a KDE Connect that is not kdeconnectd, GSConnect beside it or not.
+            let devices = try await two.a.waypost("handoff", "devices")
+            #expect(devices.status != 0 && devices.errors.contains("not kdeconnectd"), "\(devices)")
+            let send = try await two.a.waypost("handoff", "send", "--device", "Beta")
+            #expect(send.status != 0 && send.errors.contains("not kdeconnectd"), "\(send)")
+            #expect(two.b.received("org.example.Notes").isEmpty)
+        }
+    }
 }
