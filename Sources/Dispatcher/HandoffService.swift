@@ -67,11 +67,12 @@ public final class HandoffService: Sendable {
 
     // MARK: Receiving
 
-    /// A `waypost-handoff:` link `caller` opened here: recorded as an offer, shown, continued at once
-    /// only for a trusted device that kdeconnectd named.
+    /// A `waypost-handoff:` link `caller` opened here (through the connection `sender`): recorded as an
+    /// offer, shown, continued at once only for a trusted device that kdeconnectd named. Opened by the
+    /// owner of GSConnect's name, it says so (`throughGSConnect`), and waits all the same.
     /// - Throws: `invalidURI` for a payload that does not read (logged, nothing recorded);
     ///   `budgetExceeded` when the caller has its most unverified offers open.
-    func receive(_ uri: String, platformData: LaunchPlatformData, caller: String) async throws(DispatchError) -> Outcome {
+    func receive(_ uri: String, platformData: LaunchPlatformData, caller: String, sender: BusName? = nil) async throws(DispatchError) -> Outcome {
         if book.withLock({ $0.refuses(uri, from: caller, now: now()) }) {
             throw .budgetExceeded(
                 what: "the unverified handoff offers", app: caller, amount: OfferBook.unverifiedPerCaller + 1, limit: OfferBook.unverifiedPerCaller)
@@ -81,8 +82,10 @@ public final class HandoffService: Sendable {
             logger.warning("handoff refused: \(error)")
             throw .invalidURI(OutsideText.shown(uri, limit: 64), reason: error.description)
         }
+        var opened = OfferOrigin.local
+        if let sender, (try? await connection.nameOwner(of: GSConnectTransport.name)) == sender { opened = .throughGSConnect }
         let made = update { book in
-            let made = Result { () throws(OfferError) in try book.offer(payload, url: uri, caller: caller, now: now()) }
+            let made = Result { () throws(OfferError) in try book.offer(payload, url: uri, caller: caller, opened: opened, now: now()) }
             return (made, show: (try? made.get()).flatMap { continuesAtOnce($0) ? nil : $0 })
         }
         let offer: HandoffOffer
@@ -350,8 +353,8 @@ public final class HandoffService: Sendable {
 
 /// The dispatcher's plan holds a `waypost-handoff:` link as an offer (`Destination.offer`) through this.
 extension HandoffService: OfferTaking {
-    func take(_ uri: String, platformData: LaunchPlatformData, caller: String) async throws(DispatchError) -> Outcome {
-        try await receive(uri, platformData: platformData, caller: caller)
+    func take(_ uri: String, platformData: LaunchPlatformData, caller: String, sender: BusName?) async throws(DispatchError) -> Outcome {
+        try await receive(uri, platformData: platformData, caller: caller, sender: sender)
     }
 }
 

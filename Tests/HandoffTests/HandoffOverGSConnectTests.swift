@@ -59,10 +59,11 @@ struct HandoffOverGSConnectTests {
 
             let sent = try await two.b.waypost("handoff", "send", "--device", "Alpha")
             #expect(sent.status == 0, "\(sent)")
-            // GSConnect opens the URL with the default handler and says nothing of it: unverified, waiting.
+            // GSConnect opens the URL with the default handler (GIO's D-Bus activation: its own connection
+            // calls Open) and says nothing of it: GSConnect's, from no device known, and waiting.
             let offers = try await KDE.offers(on: two.a)
-            let summary = try #require(offers.first?[1])
-            #expect(summary.hasSuffix("unverified): continue ‘Shopping list’"), "\(offers)")
+            #expect(offers.first?[1] == "From a device through GSConnect (which one, GSConnect does not say: unverified): continue ‘Shopping list’",
+                    "\(offers)")
             #expect(two.a.received("org.example.Notes").isEmpty)
 
             let accepted = try await two.a.waypost("handoff", "accept", try #require(offers.first?.first))
@@ -75,7 +76,7 @@ struct HandoffOverGSConnectTests {
         }
     }
 
-    @Test("GSConnect running, kdeconnectd not, and another process owning org.kde.kdeconnect: its share is an unknown sender's and waits; nothing is sent through it, nor listed")
+    @Test("GSConnect running, kdeconnectd not, and another process owning org.kde.kdeconnect: its word changes no offer, which waits; nothing is sent through it, nor listed")
     func senderCheckBesideGSConnect() async throws {
         try await TwoDevices.with(aRuns: .gsconnect) { two in
             // A publishes too: what it would send must not go to the process posing as KDE Connect.
@@ -108,10 +109,12 @@ struct HandoffOverGSConnectTests {
                 "org.kde.kdeconnect", "/modules/kdeconnect", "io.waypost.test.FakeKDEConnect.Share", "string:\(url)")
             #expect(shared.status == 0, "\(shared)")
             var offers: [[String]] = []
-            try await waitUntil("A lists the offer as from an unknown sender", context: two.a.busLog) {
+            // GSConnect opened it; the poser's word changes nothing: still GSConnect's, from no device known.
+            try await waitUntil("A lists the offer as GSConnect's", context: two.a.busLog) {
                 offers = try await KDE.offers(on: two.a)
-                return offers.first?[1].hasPrefix("From an unknown sender") == true
+                return offers.first?[1].hasPrefix("From a device through GSConnect") == true
             }
+            #expect(two.a.busLog.contains("not kdeconnectd"), "the log names the refused sender")
             #expect(two.a.received("org.example.Notes").isEmpty, "continued without the user")
 
             // Nothing goes to, or is listed from, a KDE Connect that is not kdeconnectd, GSConnect beside it or not.
