@@ -318,6 +318,10 @@ bench-associations: deps
 .PHONY: bench-handoff
 bench-handoff: deps release
 	WAYPOST="$(CURDIR)/.build/release/waypost" /usr/bin/python3 Benchmarks/handoff-bench.py
+# Send → offer through GSConnect and through kdeconnectd, interleaved, two pairs at once (root).
+.PHONY: bench-handoff-transports
+bench-handoff-transports: deps release
+	WAYPOST="$(CURDIR)/.build/release/waypost" /usr/bin/python3 Benchmarks/handoff-transports-bench.py
 
 bench-activities: deps release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench
