@@ -46,8 +46,8 @@ extension HandoffService {
         let transports: [any HandoffTransport]
         do throws(HandoffFailure) {
             transports = try await self.transports()
-            target = try await Self.choose(device, reachable: try await devices(reachable: true, of: transports)) { () throws(HandoffFailure) in
-                try await self.devices(reachable: false, of: transports)
+            target = try await Self.choose(device, reachable: try await Self.devices(reachable: true, of: transports)) { () throws(HandoffFailure) in
+                try await Self.devices(reachable: false, of: transports)
             }
         } catch { throw .handoff(error) }
         guard let transport = transports.first(where: { $0.kind == target.transport }) else {

@@ -1,6 +1,7 @@
 // One file over 300 lines: the service's receiving, accepting and its table of io.waypost.Handoff1
-// members share the offer book, its expiry and what shows it; sending and its devices are apart
-// (HandoffSending.swift), as is who may speak for KDE Connect (HandoffSenders.swift).
+// members share the offer book, its expiry and what shows it; sending is apart (HandoffSending.swift),
+// as are the transports and their devices (HandoffTransports.swift) and who may speak for KDE Connect
+// (HandoffSenders.swift).
 import DBus
 import Desktop
 import ExternalEvents
@@ -10,8 +11,9 @@ import Synchronization
 import Planning
 import WaypostContract
 
-/// Activities other devices hand over through KDE Connect: a `waypost-handoff:` URL that the
-/// desktop opened (through `xdg-open`, as KDE Connect opens every shared URL) becomes an OFFER, never
+/// Activities other devices hand over through KDE Connect's protocol (kdeconnectd or GSConnect): a
+/// `waypost-handoff:` URL that the desktop opened (both open every shared URL with the default
+/// handler) becomes an OFFER, never
 /// a continuation by itself; the user accepts it (`Accept`), or the device is trusted
 /// (`TrustDevice`) and its offers continue at once. Only an offer kdeconnectd (its program checked)
 /// said it received from a paired device is that device's: any local process can open such a URL,
@@ -315,7 +317,7 @@ public final class HandoffService: Sendable {
                     let reachable = try call.arguments(Bool.self)
                     let devices: [PairedDevice]
                     do throws(HandoffFailure) {
-                        devices = try await self.devices(reachable: reachable, of: try await self.transports())
+                        devices = try await Self.devices(reachable: reachable, of: try await self.transports())
                     } catch { throw DispatchError.handoff(error).busError }
                     let handedOver = self.devicesWithWaypost()
                     return try call.reply(devices.map { device in

@@ -220,7 +220,7 @@ extension HandoffService {
     /// The paired devices (reachable ones only when `reachable`) of every running transport; a device
     /// two transports know (the same id, "_" read as "-") once, on the first (kdeconnectd). A transport
     /// that stops answering midway is left out, unless it was the only one.
-    func devices(reachable: Bool, of transports: [any HandoffTransport]) async throws(HandoffFailure) -> [PairedDevice] {
+    static func devices(reachable: Bool, of transports: [any HandoffTransport]) async throws(HandoffFailure) -> [PairedDevice] {
         var devices: [PairedDevice] = []
         var seen: Set<String> = []
         var failures: [String] = []

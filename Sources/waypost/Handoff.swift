@@ -1,6 +1,5 @@
 import ArgumentParser
 import DBus
-import Desktop
 import ExternalEvents
 import Glibc
 import Handoff
