@@ -6,7 +6,8 @@ import Logging
 import WaypostContract
 
 // Sending: the current activity goes to a paired device through its transport (kdeconnectd's share
-// plugin or GSConnect's shareUri action, HandoffTransports.swift), from the daemon, for `waypost handoff send` and WaypostKit's `Application.handoff(to:)` alike.
+// plugin or GSConnect's shareUri action, HandoffTransports.swift), from the daemon, for
+// `waypost handoff send` and WaypostKit's `Application.handoff(to:)` alike.
 
 extension Dispatcher {
     /// The current activity of `app`'s most recently active scene that has one eligible for Handoff
