@@ -19,6 +19,8 @@ public enum HandoffFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case noTransport([String])
     /// `org.kde.kdeconnect` is owned by a process that is not kdeconnectd (`NoHandler`); nothing was sent.
     case kdeConnectUntrusted(KDEConnectOwner)
+    /// GSConnect's name is owned by a process that does not run gjs (`NoHandler`); nothing was sent.
+    case gsconnectUntrusted(owner: String, pid: UInt32, program: String, expected: [String])
     /// The device takes webpage URLs only, and the activity has none (`NoHandler`).
     case noWebpage(device: String, activityType: String)
 
@@ -43,6 +45,9 @@ public enum HandoffFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .noTransport(let why):
             "neither kdeconnectd (KDE Connect) nor GSConnect answers on the session bus (is either running?): " + why.joined(separator: "; ")
         case .kdeConnectUntrusted(let owner): "\(owner); nothing was sent"
+        case .gsconnectUntrusted(let owner, let pid, let program, let expected):
+            "org.gnome.Shell.Extensions.GSConnect is owned by \(owner), pid \(pid) running \(OutsideText.shown(program, limit: 200)), "
+                + "not GSConnect's gjs (\(expected.joined(separator: ", "))); nothing was sent"
         case .noWebpage(let device, let type):
             "\(Self.shown(device)) takes webpage URLs only, and the activity \(Self.shown(type)) has none"
         }

@@ -85,7 +85,7 @@ public final class HandoffService: Sendable {
             throw .invalidURI(OutsideText.shown(uri, limit: 64), reason: error.description)
         }
         var opened = OfferOrigin.local
-        if let sender, (try? await connection.nameOwner(of: GSConnectTransport.name)) == sender { opened = .throughGSConnect }
+        if let sender, (try? await GSConnectTransport.owner(on: connection)) == sender { opened = .throughGSConnect }
         let made = update { book in
             let made = Result { () throws(OfferError) in try book.offer(payload, url: uri, caller: caller, opened: opened, now: now()) }
             return (made, show: (try? made.get()).flatMap { continuesAtOnce($0) ? nil : $0 })

@@ -125,6 +125,9 @@ struct GSConnectTransport: HandoffTransport {
     static let name: BusName = "org.gnome.Shell.Extensions.GSConnect"
     static let managerPath: ObjectPath = "/org/gnome/Shell/Extensions/GSConnect"
     static let deviceInterface = "org.gnome.Shell.Extensions.GSConnect.Device"
+    /// GSConnect's service is a gjs script: its owner is checked to run gjs, which keeps out any other
+    /// program, though not another gjs script (docs/known-issues.md).
+    static let trusted = Contract.TrustedDispatcher.interpreter("/usr/bin/gjs", of: "GSConnect's service")
     let connection: Connection
     let owner: BusName
     var kind: HandoffTransportKind { .gsconnect }
@@ -167,6 +170,21 @@ struct GSConnectTransport: HandoffTransport {
         return try? ObjectPath(managerPath.rawValue + "/Device/" + element)
     }
 
+    /// The owner of GSConnect's name once checked to run gjs; nil when nobody owns it.
+    /// - Throws: `gsconnectUntrusted` for an owner running another program; `transportAbsent` when
+    ///   the bus cannot say.
+    static func owner(on connection: Connection) async throws(HandoffFailure) -> BusName? {
+        let owner: BusName?
+        do { owner = try await connection.nameOwner(of: name) } catch { throw .transportAbsent(.gsconnect, "\(error)") }
+        guard let owner else { return nil }
+        switch await trusted.check(owner: owner, on: connection) {
+        case .trusted: return owner
+        case .untrusted(let owner, let pid, let program):
+            throw .gsconnectUntrusted(owner: owner.rawValue, pid: pid, program: program, expected: trusted.programs.map(\.path))
+        case .unknown(_, let reason): throw .transportAbsent(.gsconnect, reason)
+        }
+    }
+
     /// `org.gtk.Actions.Activate("shareUri", [<url>], {})` on the device's object.
     func share(_ url: String, to device: PairedDevice) async throws(DispatchError) {
         guard let path = Self.path(of: device.id) else {
@@ -192,9 +210,9 @@ struct GSConnectTransport: HandoffTransport {
 
 extension HandoffService {
     /// The transports that run now, kdeconnectd first (its owner checked: sent only to kdeconnectd
-    /// itself), then GSConnect. A kdeconnectd name owned by another program is an error even when
-    /// GSConnect runs: something poses as KDE Connect, and the user should hear of it.
-    /// - Throws: `kdeConnectUntrusted`; `noTransport` when neither runs.
+    /// itself), then GSConnect (its owner checked to run gjs). A name owned by another program is an
+    /// error even when the other transport runs: something poses as one, and the user should hear of it.
+    /// - Throws: `kdeConnectUntrusted`, `gsconnectUntrusted`; `noTransport` when neither runs.
     func transports() async throws(HandoffFailure) -> [any HandoffTransport] {
         var found: [any HandoffTransport] = []
         var absent: [String] = []
@@ -205,13 +223,14 @@ extension HandoffService {
             absent.append(why)
         }
         do {
-            if let owner = try await connection.nameOwner(of: GSConnectTransport.name) {
+            if let owner = try await GSConnectTransport.owner(on: connection) {
                 found.append(GSConnectTransport(connection: connection, owner: owner))
             } else {
                 absent.append("\(GSConnectTransport.name) has no owner")
             }
         } catch {
-            absent.append("\(GSConnectTransport.name): \(error)")
+            guard case .transportAbsent(_, let why) = error else { throw error }
+            absent.append(why)
         }
         if found.isEmpty { throw .noTransport(absent) }
         return found

@@ -44,8 +44,8 @@ extension Contract {
         /// Handoff1: Accept: no app continues the activity type and the offer has no webpage URL; Send: the
         /// device is paired but not reachable, no device has that id or name, none was named and not exactly
         /// one is reachable, no webpage URL for a device that takes only those, or neither kdeconnectd nor
-        /// GSConnect answers (or the owner of org.kde.kdeconnect is not kdeconnectd); ListDevices: neither
-        /// answers
+        /// GSConnect answers (or the owner of org.kde.kdeconnect is not kdeconnectd, or that of
+        /// org.gnome.Shell.Extensions.GSConnect does not run gjs); ListDevices: the same
         case noHandler = "NoHandler"
         /// Dispatcher1: the scene belongs to another connection
         case notOwner = "NotOwner"

@@ -123,7 +123,7 @@ extension Contract {
         /// The errors it replies with, each with when (`io.waypost.Error.<Name>`).
         public static let errorTable: [ErrorDeclaration] = [
             ErrorDeclaration(.unknownActivity, "Accept: no offer with that id is open; the message says what became of it (expired, accepted already, replaced by newer offers, or never made); Send: no scene has a current activity eligible for Handoff"),
-            ErrorDeclaration(.noHandler, "Accept: no app continues the activity type and the offer has no webpage URL; Send: the device is paired but not reachable, no device has that id or name, none was named and not exactly one is reachable, no webpage URL for a device that takes only those, or neither kdeconnectd nor GSConnect answers (or the owner of org.kde.kdeconnect is not kdeconnectd); ListDevices: neither answers"),
+            ErrorDeclaration(.noHandler, "Accept: no app continues the activity type and the offer has no webpage URL; Send: the device is paired but not reachable, no device has that id or name, none was named and not exactly one is reachable, no webpage URL for a device that takes only those, or neither kdeconnectd nor GSConnect answers (or the owner of org.kde.kdeconnect is not kdeconnectd, or that of org.gnome.Shell.Extensions.GSConnect does not run gjs); ListDevices: the same"),
             ErrorDeclaration(.invalidArgument, "TrustDevice: not a KDE Connect device id"),
             ErrorDeclaration(.deliveryFailed, "Send: kdeconnectd's shareUrl or GSConnect's shareUri action failed"),
             ErrorDeclaration(.userInfoTooLarge, "Send: the activity is over a handoff's limits (docs/handoff.md)"),
