@@ -1,5 +1,5 @@
 import DBus
-import Glibc
+import Desktop
 import Handoff
 import Logging
 import WaypostContract
@@ -199,11 +199,11 @@ struct GSConnectTransport: HandoffTransport {
         }
     }
 
-    /// GSConnect keeps its name in GSettings, not on the bus; its default is the host name.
+    /// GSConnect keeps its name in GSettings, not on the bus; its default is the host name (read
+    /// from the kernel, as `gethostname`, and so GLib's `g_get_host_name`, gives it).
     func announcedName() async -> String? {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let bytes = (try? Files.read("/proc/sys/kernel/hostname")) ?? nil else { return nil }
+        let name = String(decoding: bytes.prefix { $0 != 0x0A && $0 != 0 }, as: UTF8.self)
         return name.isEmpty ? nil : name
     }
 }
