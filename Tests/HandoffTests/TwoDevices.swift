@@ -192,11 +192,11 @@ final class TwoDevices: Sendable {
             pairing = try await ChildProcess.start(
                 Device.python, [Device.fixtures.appendingPathComponent(aRuns.rawValue).path] + configs,
                 environment: ["PATH": "/usr/sbin:/usr/bin:/bin"], errors: a.root.appendingPathComponent("logs/pairing.log"))
-            guard let line = try await pairing.nextLine("the two kdeconnectd pair"),
-                let paired = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: [String: String]],
+            let line = try await pairing.nextLine("the two devices pair")
+            guard let line, let paired = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: [String: String]],
                 let aID = paired["a"]?["id"], let bID = paired["b"]?["id"], let bNamespace = paired["b"]?["netns"]
             else {
-                throw TestFailure("the two devices did not pair: \((try? String(contentsOf: a.root.appendingPathComponent("logs/pairing.log"), encoding: .utf8)) ?? "")")
+                throw TestFailure("the two devices did not pair: \(line ?? "(no line)") \((try? String(contentsOf: a.root.appendingPathComponent("logs/pairing.log"), encoding: .utf8)) ?? "")")
             }
             (self.aID, self.bID, self.bNamespace) = (aID, bID, bNamespace)
         } catch {

@@ -105,6 +105,8 @@ def main():
                     return True
                 b.bus.add_signal_receiver(b_pairing_requests, "pairingRequestsChanged", "org.kde.kdeconnect.daemon",
                                           path="/modules/kdeconnect")
+                b.bus.add_signal_receiver(lambda *_: state.update(b_sees_a=True), "deviceAdded", "org.kde.kdeconnect.daemon",
+                                          path="/modules/kdeconnect")
                 a.start()
                 a.bus.watch_name_owner(GSCONNECT_NAME, a_owned)
                 return False
@@ -119,18 +121,22 @@ def main():
             a.bus.add_signal_receiver(lambda *_, **__: check_a(), "PropertiesChanged", "org.freedesktop.DBus.Properties",
                                       bus_name=GSCONNECT_NAME, path_keyword="path")
             check_a()
-            # GSConnect announces itself once, when it starts or GNetworkMonitor first says the network
-            # is there, which may come before or after: no signal tells. Its "refresh" action announces
-            # again; asked every 500 ms until B's kdeconnectd has connected back, within the bound.
+            # GSConnect announces itself only when GNetworkMonitor's state changes (or its name does),
+            # not when it starts with the network already there, and its "refresh" action does nothing
+            # until its backends have started, which no signal tells. So "refresh" every second until
+            # B's kdeconnectd has seen A (deviceAdded) or A sees B: seldom enough that no second
+            # announcement reaches B while the first one's link is made (a second link can leave
+            # kdeconnectd 22.12 unpaired), within the bound.
             def refresh():
-                if state.get("a_path"):
+                if state.get("a_path") or state.get("b_sees_a"):
                     return False
                 try:
                     a.bus.get_object(GSCONNECT_NAME, GSCONNECT_PATH).Activate("refresh", dbus.Array([], signature="v"), dbus.Dictionary({}, signature="sv"), dbus_interface="org.gtk.Actions")
                 except dbus.DBusException:
                     pass
                 return True
-            GLib.timeout_add(500, refresh)
+            refresh()
+            GLib.timeout_add(1000, refresh)
 
         def check_a():
             try:
@@ -179,7 +185,7 @@ def main():
 
         b.start()
         b.bus.watch_name_owner("org.kde.kdeconnect", b_owned)
-        GLib.timeout_add(LIMIT_MS, lambda: fail("not paired within the bound") or False)
+        GLib.timeout_add(LIMIT_MS, lambda: fail(f"not paired within the bound (reached: {sorted(state)}, trusted: {sorted(trusted)})") or False)
         signal.signal(signal.SIGTERM, lambda *_: (cleanup(), os._exit(0)))
         loop.run()
         if failure:
