@@ -29,6 +29,8 @@ DEB_PACKAGES += chromium xvfb
 DEB_PACKAGES += libgtk-4-dev openbox xdotool x11-utils wmctrl imagemagick
 # Handoff's tests and benchmark: two of Debian's kdeconnectd (KDE Connect 22.12) in network namespaces.
 DEB_PACKAGES += kdeconnect
+# ... and GNOME's side of it: GSConnect 54's service, run standalone under gjs, against a kdeconnectd.
+DEB_PACKAGES += gnome-shell-extension-gsconnect gjs
 # Notifications' tests click and close them on a real server: dunst (dunstctl), under Xvfb.
 DEB_PACKAGES += dunst
 # bench-open reads each opener's peak memory from GNU time.
@@ -316,6 +318,10 @@ bench-associations: deps
 .PHONY: bench-handoff
 bench-handoff: deps release
 	WAYPOST="$(CURDIR)/.build/release/waypost" /usr/bin/python3 Benchmarks/handoff-bench.py
+# Send → offer through GSConnect and through kdeconnectd, interleaved, two pairs at once (root).
+.PHONY: bench-handoff-transports
+bench-handoff-transports: deps release
+	WAYPOST="$(CURDIR)/.build/release/waypost" /usr/bin/python3 Benchmarks/handoff-transports-bench.py
 
 bench-activities: deps release
 	cd Benchmarks && WAYPOST="$(CURDIR)/.build/release/waypost" $(SWIFT) run -c release activity-bench

@@ -139,7 +139,9 @@ extension Dispatcher {
             guard let offers = await dispatcher.offers, case .link(let uri, _) = pending.planned else {
                 throw Dispatcher.error(.noHandler("Handoff is not running"), for: pending.planned)
             }
-            return try await offers.take(uri, platformData: pending.platformData, caller: await dispatcher.openers.holder(opener: pending.opener, sender: pending.sender))
+            return try await offers.take(
+                uri, platformData: pending.platformData, caller: await dispatcher.openers.holder(opener: pending.opener, sender: pending.sender),
+                sender: pending.sender)
         }
 
         func couldNotTake(_ app: String, _ error: DispatchError) {
@@ -277,7 +279,7 @@ extension Destination {
 /// service, attached once it started, so that routing knows no more of Handoff than this.
 protocol OfferTaking: Sendable {
     /// Holds `uri` as an offer `caller` (as the budgets name it) made; the outcome says so.
-    func take(_ uri: String, platformData: LaunchPlatformData, caller: String) async throws(DispatchError) -> Outcome
+    func take(_ uri: String, platformData: LaunchPlatformData, caller: String, sender: BusName?) async throws(DispatchError) -> Outcome
 }
 
 extension Dispatcher {

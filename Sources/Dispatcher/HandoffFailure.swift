@@ -13,10 +13,14 @@ public enum HandoffFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case noSuchDevice(String, reachable: [String])
     /// No device was named and not exactly one is reachable (`NoHandler`); the reachable ones.
     case chooseDevice(reachable: [String])
-    /// Nobody answers for KDE Connect on the session bus (`NoHandler`): the bus's words.
-    case kdeConnectAbsent(String)
+    /// The transport does not answer on the session bus (`NoHandler`): the bus's words.
+    case transportAbsent(HandoffTransportKind, String)
+    /// Neither kdeconnectd nor GSConnect answers (`NoHandler`): why, for each.
+    case noTransport([String])
     /// `org.kde.kdeconnect` is owned by a process that is not kdeconnectd (`NoHandler`); nothing was sent.
     case kdeConnectUntrusted(KDEConnectOwner)
+    /// GSConnect's name is owned by a process that does not run gjs (`NoHandler`); nothing was sent.
+    case gsconnectUntrusted(owner: String, pid: UInt32, program: String, expected: [String])
     /// The device takes webpage URLs only, and the activity has none (`NoHandler`).
     case noWebpage(device: String, activityType: String)
 
@@ -31,13 +35,19 @@ public enum HandoffFailure: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .offer(let error): error.description
         case .unreachable(let device, let reachable):
-            "\(Self.shown(device)) is paired but not reachable through KDE Connect now (reachable: \(Self.list(reachable)))"
+            "\(Self.shown(device)) is paired but not reachable now (reachable: \(Self.list(reachable)))"
         case .noSuchDevice(let device, let reachable):
             "no paired device is \(Self.shown(device)) (reachable: \(Self.list(reachable)))"
         case .chooseDevice(let reachable):
-            reachable.isEmpty ? "no paired device is reachable through KDE Connect" : "several devices are reachable; choose one: \(Self.list(reachable))"
-        case .kdeConnectAbsent(let why): "KDE Connect does not answer on the session bus (is kdeconnectd running?): \(why)"
+            reachable.isEmpty ? "no paired device is reachable" : "several devices are reachable; choose one: \(Self.list(reachable))"
+        case .transportAbsent(.kdeconnectd, let why): "kdeconnectd does not answer on the session bus: \(why)"
+        case .transportAbsent(.gsconnect, let why): "GSConnect does not answer on the session bus: \(why)"
+        case .noTransport(let why):
+            "neither kdeconnectd (KDE Connect) nor GSConnect answers on the session bus (is either running?): " + why.joined(separator: "; ")
         case .kdeConnectUntrusted(let owner): "\(owner); nothing was sent"
+        case .gsconnectUntrusted(let owner, let pid, let program, let expected):
+            "org.gnome.Shell.Extensions.GSConnect is owned by \(owner), pid \(pid) running \(OutsideText.shown(program, limit: 200)), "
+                + "not GSConnect's gjs (\(expected.joined(separator: ", "))); nothing was sent"
         case .noWebpage(let device, let type):
             "\(Self.shown(device)) takes webpage URLs only, and the activity \(Self.shown(type)) has none"
         }

@@ -30,19 +30,19 @@ final class KDEConnectSenders: Sendable {
 
     /// The owner of `org.kde.kdeconnect`, once checked: calls go to it, so that the name cannot
     /// change hands between the check and the call.
-    /// - Throws: `kdeConnectAbsent` with no owner; `kdeConnectUntrusted` for one not kdeconnectd.
+    /// - Throws: `transportAbsent` with no owner; `kdeConnectUntrusted` for one not kdeconnectd.
     func owner(on connection: Connection, logger: Logger) async throws(HandoffFailure) -> BusName {
         let owner: BusName?
         do { owner = try await connection.nameOwner(of: HandoffService.kdeConnect) } catch {
-            throw .kdeConnectAbsent("\(error)")
+            throw .transportAbsent(.kdeconnectd, "\(error)")
         }
-        guard let owner else { throw .kdeConnectAbsent("\(HandoffService.kdeConnect) has no owner") }
+        guard let owner else { throw .transportAbsent(.kdeconnectd, "\(HandoffService.kdeConnect) has no owner") }
         switch await check(owner, on: connection, logger: logger) {
         case .trusted: return owner
         case .untrusted(let owner, let pid, let program):
             let expected = Contract.TrustedDispatcher.installed(service: HandoffService.kdeConnect).programs.map(\.path)
             throw .kdeConnectUntrusted(KDEConnectOwner(owner: owner.rawValue, pid: pid, program: program, expected: expected))
-        case .unknown(_, let reason): throw .kdeConnectAbsent(reason)
+        case .unknown(_, let reason): throw .transportAbsent(.kdeconnectd, reason)
         }
     }
 }

@@ -5,8 +5,9 @@ import Handoff
 import Logging
 import WaypostContract
 
-// Sending: the current activity goes to a paired device through KDE Connect's share plugin, from the
-// daemon, for `waypost handoff send` and WaypostKit's `Application.handoff(to:)` alike.
+// Sending: the current activity goes to a paired device through its transport (kdeconnectd's share
+// plugin or GSConnect's shareUri action, HandoffTransports.swift), from the daemon, for
+// `waypost handoff send` and WaypostKit's `Application.handoff(to:)` alike.
 
 extension Dispatcher {
     /// The current activity of `app`'s most recently active scene that has one eligible for Handoff
@@ -24,57 +25,16 @@ extension Dispatcher {
     }
 }
 
-/// A paired device as KDE Connect 22.12 describes it.
-struct PairedDevice: Sendable {
-    var id: String
-    var name: String
-    var type: String
-    /// Phones and tablets run no Waypost: they get the webpage URL (Android's App Links take it there).
-    var takesWebpageOnly: Bool { type == "phone" || type == "tablet" }
-}
-
 extension HandoffService {
-    static let daemonPath: ObjectPath = "/modules/kdeconnect"
-
-    /// The paired devices (reachable ones only when `reachable`), asked of `kdeConnect` (its checked owner).
-    /// - Throws: `kdeConnectAbsent` when KDE Connect does not answer.
-    func devices(reachable: Bool, of kdeConnect: BusName) async throws(HandoffFailure) -> [PairedDevice] {
-        let ids: [String]
-        do {
-            ids = try await connection.call(
-                destination: kdeConnect, path: Self.daemonPath, interface: "org.kde.kdeconnect.daemon", member: "devices",
-                reachable, true, timeout: .seconds(10)
-            ).decode([String].self)
-        } catch {
-            throw .kdeConnectAbsent("\(error)")
-        }
-        var devices: [PairedDevice] = []
-        for id in ids {
-            devices.append(PairedDevice(
-                id: id, name: await property(id, "name", of: kdeConnect) ?? id, type: await property(id, "type", of: kdeConnect) ?? "unknown"))
-        }
-        return devices
-    }
-
-    func property(_ id: String, _ property: String, of kdeConnect: BusName) async -> String? {
-        guard let path = try? ObjectPath(Self.daemonPath.rawValue + "/devices/" + id),
-            let value = try? await connection.call(
-                destination: kdeConnect, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
-                "org.kde.kdeconnect.device", property, timeout: .seconds(5)
-            ).decode(Variant.self),
-            case .string(let text) = value
-        else { return nil }
-        return text
-    }
-
     /// Sends the current activity (of `app`'s scenes when given) to `device` (an id or a name; the only
-    /// reachable device when empty): a Waypost handoff URL, or to a phone or tablet (or with
-    /// `webpageOnly`) its webpage URL. Only to kdeconnectd (its program checked): a process posing as
-    /// KDE Connect would learn the activity. A share has no acknowledgement: reachable is all that is known.
+    /// reachable device when empty) through the transport it is on: a Waypost handoff URL, or to a
+    /// phone or tablet (or with `webpageOnly`) its webpage URL. Over KDE Connect only to kdeconnectd
+    /// (its program checked): a process posing as KDE Connect would learn the activity. A share has no
+    /// acknowledgement on either transport: reachable is all that is known.
     /// - Returns: the device's name and the URL shared.
     /// - Throws: `unknownActivity` with no eligible current activity; `handoff` naming a device that
-    ///   is paired but unreachable, not paired, not chosen, or a KDE Connect that is absent or not
-    ///   kdeconnectd; `userInfoTooLarge` over the handoff's limits.
+    ///   is paired but unreachable, not paired, not chosen, no transport running, or a KDE Connect
+    ///   that is not kdeconnectd; `userInfoTooLarge` over the handoff's limits.
     func send(to device: String, app: String?, webpageOnly: Bool) async throws(DispatchError) -> (device: String, url: String) {
         guard let current = await service.dispatcher.currentActivity(ofApp: app) else {
             throw .unknownActivity(app ?? "current activity", reason: "no scene\(app.map { " of \($0)" } ?? "") has a current activity eligible for Handoff")
@@ -84,13 +44,16 @@ extension HandoffService {
             throw .invalidArgument(current.activityType, reason: "\(error)")
         }
         let target: PairedDevice
-        let kdeConnect: BusName
+        let transports: [any HandoffTransport]
         do throws(HandoffFailure) {
-            kdeConnect = try await senders.owner(on: connection, logger: logger)
-            target = try await Self.choose(device, reachable: try await devices(reachable: true, of: kdeConnect)) { () throws(HandoffFailure) in
-                try await self.devices(reachable: false, of: kdeConnect)
+            transports = try await self.transports()
+            target = try await Self.choose(device, reachable: try await Self.devices(reachable: true, of: transports)) { () throws(HandoffFailure) in
+                try await Self.devices(reachable: false, of: transports)
             }
         } catch { throw .handoff(error) }
+        guard let transport = transports.first(where: { $0.kind == target.transport }) else {
+            throw .handoff(.transportAbsent(target.transport, "gone while the device was chosen"))
+        }
         let url: String
         if webpageOnly || target.takesWebpageOnly {
             guard let webpage = details.webpageURL else {
@@ -98,10 +61,7 @@ extension HandoffService {
             }
             url = webpage
         } else {
-            let selfName = (try? await connection.call(
-                destination: kdeConnect, path: Self.daemonPath, interface: "org.kde.kdeconnect.daemon", member: "announcedName",
-                timeout: .seconds(5)
-            ).decode(String.self)) ?? "another device"
+            let selfName = await transport.announcedName() ?? "another device"
             let payload = HandoffPayload(
                 activityType: current.activityType, title: details.title, targetContentIdentifier: details.targetContentIdentifier,
                 webpageURL: details.webpageURL, userInfo: details.userInfo.mapValues(UserInfoValue.init), sendingDevice: selfName,
@@ -110,13 +70,14 @@ extension HandoffService {
                 throw .userInfoTooLarge(activityType: current.activityType, reason: error.description)
             }
         }
-        try await share(url, to: target, through: kdeConnect)
-        logger.info("handoff: \(current.activityType) sent to \(OutsideText.shown(target.name, limit: 64)) (\(target.id))")
+        try await transport.share(url, to: target)
+        logger.info("handoff: \(current.activityType) sent to \(OutsideText.shown(target.name, limit: 64)) (\(OutsideText.shown(target.id, limit: 64)), \(target.transport.rawValue))")
         return (target.name, url)
     }
 
     /// The device `given` names among the reachable ones (by id or name), or the only one; when it
-    /// names none, whether it is paired at all (`paired` asks KDE Connect).
+    /// names none, whether it is paired at all (`paired` asks the transports). Ids match with "_" and
+    /// "-" alike (`DeviceID`).
     static func choose(
         _ given: String, reachable: [PairedDevice], paired: () async throws(HandoffFailure) -> [PairedDevice]
     ) async throws(HandoffFailure) -> PairedDevice {
@@ -125,30 +86,11 @@ extension HandoffService {
             guard reachable.count == 1, let only = reachable.first else { throw .chooseDevice(reachable: names) }
             return only
         }
-        if let found = reachable.first(where: { $0.id == given || $0.name == given }) { return found }
-        if let known = try await paired().first(where: { $0.id == given || $0.name == given }) {
+        let id = DeviceID.canonical(given)
+        if let found = reachable.first(where: { $0.canonicalID == id || $0.name == given }) { return found }
+        if let known = try await paired().first(where: { $0.canonicalID == id || $0.name == given }) {
             throw .unreachable(device: known.name, reachable: names)
         }
         throw .noSuchDevice(given, reachable: names)
-    }
-
-    /// `shareUrl`. A re-announcement briefly removes the share object (`UnknownObject`), and KDE
-    /// Connect signals nothing when it is back: asked again every 100 ms, for two seconds at most.
-    private func share(_ url: String, to device: PairedDevice, through kdeConnect: BusName) async throws(DispatchError) {
-        guard let path = try? ObjectPath(Self.daemonPath.rawValue + "/devices/" + device.id + "/share") else {
-            throw .invalidArgument(device.id, reason: "not a KDE Connect device id")
-        }
-        for attempt in 0..<20 {
-            do {
-                _ = try await connection.call(
-                    destination: kdeConnect, path: path, interface: "org.kde.kdeconnect.device.share", member: "shareUrl", url,
-                    timeout: .seconds(10))
-                return
-            } catch let error as BusError where error.name.rawValue == "org.freedesktop.DBus.Error.UnknownObject" && attempt < 19 {
-                try? await Task.sleep(for: .milliseconds(100))
-            } catch {
-                throw .deliveryFailed(OutsideText.shown(device.name, limit: 64), attempts: ["KDE Connect's shareUrl: \(error)"])
-            }
-        }
     }
 }

@@ -1,6 +1,7 @@
 // One file over 300 lines: the service's receiving, accepting and its table of io.waypost.Handoff1
-// members share the offer book, its expiry and what shows it; sending and its devices are apart
-// (HandoffSending.swift), as is who may speak for KDE Connect (HandoffSenders.swift).
+// members share the offer book, its expiry and what shows it; sending is apart (HandoffSending.swift),
+// as are the transports and their devices (HandoffTransports.swift) and who may speak for KDE Connect
+// (HandoffSenders.swift).
 import DBus
 import Desktop
 import ExternalEvents
@@ -10,8 +11,9 @@ import Synchronization
 import Planning
 import WaypostContract
 
-/// Activities other devices hand over through KDE Connect: a `waypost-handoff:` URL that the
-/// desktop opened (through `xdg-open`, as KDE Connect opens every shared URL) becomes an OFFER, never
+/// Activities other devices hand over through KDE Connect's protocol (kdeconnectd or GSConnect): a
+/// `waypost-handoff:` URL that the desktop opened (both open every shared URL with the default
+/// handler) becomes an OFFER, never
 /// a continuation by itself; the user accepts it (`Accept`), or the device is trusted
 /// (`TrustDevice`) and its offers continue at once. Only an offer kdeconnectd (its program checked)
 /// said it received from a paired device is that device's: any local process can open such a URL,
@@ -22,7 +24,7 @@ public final class HandoffService: Sendable {
     let service: DispatcherService
     let book: Mutex<OfferBook>
     let trusted: Mutex<Set<String>>
-    /// `$XDG_CONFIG_HOME/waypost/handoff-trusted-devices`: one KDE Connect device id a line.
+    /// `$XDG_CONFIG_HOME/waypost/handoff-trusted-devices`: one device id a line, "-" for "_" (`DeviceID`).
     let trustFile: String?
     let presenter: any OfferPresenter
     /// Unix seconds: the clock stays out of `OfferBook`.
@@ -43,7 +45,7 @@ public final class HandoffService: Sendable {
         self.trustFile = trustFile
         self.presenter = presenter
         self.now = now
-        trusted = Mutex(Set(trustFile.flatMap(HandoffFiles.lines(of:)) ?? []))
+        trusted = Mutex(Set((trustFile.flatMap(HandoffFiles.lines(of:)) ?? []).map(DeviceID.canonical)))
     }
 
     /// Exports `io.waypost.Handoff1`, takes the dispatcher's `waypost-handoff:` links, and listens for
@@ -67,11 +69,12 @@ public final class HandoffService: Sendable {
 
     // MARK: Receiving
 
-    /// A `waypost-handoff:` link `caller` opened here: recorded as an offer, shown, continued at once
-    /// only for a trusted device that kdeconnectd named.
+    /// A `waypost-handoff:` link `caller` opened here (through the connection `sender`): recorded as an
+    /// offer, shown, continued at once only for a trusted device that kdeconnectd named. Opened by the
+    /// owner of GSConnect's name, it says so (`throughGSConnect`), and waits all the same.
     /// - Throws: `invalidURI` for a payload that does not read (logged, nothing recorded);
     ///   `budgetExceeded` when the caller has its most unverified offers open.
-    func receive(_ uri: String, platformData: LaunchPlatformData, caller: String) async throws(DispatchError) -> Outcome {
+    func receive(_ uri: String, platformData: LaunchPlatformData, caller: String, sender: BusName? = nil) async throws(DispatchError) -> Outcome {
         if book.withLock({ $0.refuses(uri, from: caller, now: now()) }) {
             throw .budgetExceeded(
                 what: "the unverified handoff offers", app: caller, amount: OfferBook.unverifiedPerCaller + 1, limit: OfferBook.unverifiedPerCaller)
@@ -81,8 +84,10 @@ public final class HandoffService: Sendable {
             logger.warning("handoff refused: \(error)")
             throw .invalidURI(OutsideText.shown(uri, limit: 64), reason: error.description)
         }
+        var opened = OfferOrigin.local
+        if let sender, (try? await GSConnectTransport.owner(on: connection)) == sender { opened = .throughGSConnect }
         let made = update { book in
-            let made = Result { () throws(OfferError) in try book.offer(payload, url: uri, caller: caller, now: now()) }
+            let made = Result { () throws(OfferError) in try book.offer(payload, url: uri, caller: caller, opened: opened, now: now()) }
             return (made, show: (try? made.get()).flatMap { continuesAtOnce($0) ? nil : $0 })
         }
         let offer: HandoffOffer
@@ -99,7 +104,7 @@ public final class HandoffService: Sendable {
     /// A trusted device's offer, that kdeconnectd named, continues without asking.
     private func continuesAtOnce(_ offer: HandoffOffer) -> Bool {
         guard case .device(let id, _) = offer.origin else { return false }
-        return trusted.withLock { $0.contains(id) }
+        return trusted.withLock { $0.contains(DeviceID.canonical(id)) }
     }
 
     /// After `update` showed the offer (or did not, for a trusted device's): continued, or waiting.
@@ -254,12 +259,22 @@ public final class HandoffService: Sendable {
     /// A device kdeconnectd named for a handoff runs Waypost: `waypost handoff devices` says so
     /// (`handoff-devices-with-waypost` beside the trusted devices' file).
     private func rememberRunsWaypost(_ device: String) {
-        guard let trustFile, let slash = trustFile.lastIndex(of: "/") else { return }
-        let file = trustFile[..<slash] + "/handoff-devices-with-waypost"
-        var known = HandoffFiles.lines(of: String(file)) ?? []
+        guard let file = devicesWithWaypostFile else { return }
+        var known = HandoffFiles.lines(of: file) ?? []
+        let device = DeviceID.canonical(device)
         guard !known.contains(device), known.count < 256 else { return }
         known.append(device)
-        try? HandoffFiles.write(lines: known, to: String(file))
+        try? HandoffFiles.write(lines: known, to: file)
+    }
+
+    private var devicesWithWaypostFile: String? {
+        guard let trustFile, let slash = trustFile.lastIndex(of: "/") else { return nil }
+        return trustFile[..<slash] + "/handoff-devices-with-waypost"
+    }
+
+    /// The devices (`DeviceID.canonical`) that handed something over here: they run Waypost.
+    func devicesWithWaypost() -> Set<String> {
+        Set((devicesWithWaypostFile.flatMap(HandoffFiles.lines(of:)) ?? []).map(DeviceID.canonical))
     }
 
     func setTrusted(_ device: String, _ trust: Bool) throws(DispatchError) {
@@ -269,6 +284,7 @@ public final class HandoffService: Sendable {
         else {
             throw .invalidArgument(OutsideText.shown(device, limit: 64), reason: "not a KDE Connect device id")
         }
+        let device = DeviceID.canonical(device)
         let devices = trusted.withLock { set in
             if trust { set.insert(device) } else { set.remove(device) }
             return set.sorted()
@@ -296,6 +312,20 @@ public final class HandoffService: Sendable {
                         try await self.accept(id, platformData: LaunchPlatformData(platform))
                     }
                     return try call.reply(outcome.contractOutcome(reason: false).properties)
+                },
+                service.serving.method(Members.listDevices) { call in
+                    let reachable = try call.arguments(Bool.self)
+                    let devices: [PairedDevice]
+                    do throws(HandoffFailure) {
+                        devices = try await Self.devices(reachable: reachable, of: try await self.transports())
+                    } catch { throw DispatchError.handoff(error).busError }
+                    let handedOver = self.devicesWithWaypost()
+                    return try call.reply(devices.map { device in
+                        Contract.HandoffDevice(
+                            id: device.id, name: device.name, type: device.type, transport: device.transport.rawValue,
+                            handedOver: handedOver.contains(device.canonicalID)
+                        ).variants
+                    })
                 },
                 service.serving.method(Members.send) { call in
                     let (device, app, webpageOnly) = try call.arguments(String.self, String.self, Bool.self)
@@ -325,8 +355,8 @@ public final class HandoffService: Sendable {
 
 /// The dispatcher's plan holds a `waypost-handoff:` link as an offer (`Destination.offer`) through this.
 extension HandoffService: OfferTaking {
-    func take(_ uri: String, platformData: LaunchPlatformData, caller: String) async throws(DispatchError) -> Outcome {
-        try await receive(uri, platformData: platformData, caller: caller)
+    func take(_ uri: String, platformData: LaunchPlatformData, caller: String, sender: BusName?) async throws(DispatchError) -> Outcome {
+        try await receive(uri, platformData: platformData, caller: caller, sender: sender)
     }
 }
 

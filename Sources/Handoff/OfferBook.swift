@@ -54,14 +54,18 @@ public struct OfferBook: Sendable {
         return offers.count(where: { !$0.origin.isVerified && $0.caller == caller }) >= Self.unverifiedPerCaller
     }
 
-    /// Records an offer for `url`, opened by `caller`: the device's when KDE Connect reported sharing it.
+    /// Records an offer for `url`, opened by `caller`: the device's when KDE Connect reported sharing it,
+    /// else `opened` (`.local`, or `.throughGSConnect` when GSConnect was the caller).
     /// - Throws: `tooManyUnverified` when it would be unverified and `caller` has
     ///   `unverifiedPerCaller` unverified offers open; nothing is recorded then.
-    public mutating func offer(_ payload: HandoffPayload, url: String, caller: String, now: Int64) throws(OfferError) -> HandoffOffer {
+    public mutating func offer(
+        _ payload: HandoffPayload, url: String, caller: String, opened: OfferOrigin = .local, now: Int64
+    ) throws(OfferError) -> HandoffOffer {
         expire(now: now)
         let key = Self.key(url)
         let share = shares.firstIndex { $0.url == key }
-        let origin = share.map { shares[$0].origin } ?? .local
+        // An unknown sender's word does not make GSConnect's opening any less GSConnect's.
+        let origin = share.map { shares[$0].origin }.flatMap { $0.isVerified || opened == .local ? $0 : nil } ?? opened
         if !origin.isVerified {
             let open = offers.count(where: { !$0.origin.isVerified && $0.caller == caller })
             if open >= Self.unverifiedPerCaller { throw .tooManyUnverified(caller: caller, limit: Self.unverifiedPerCaller) }

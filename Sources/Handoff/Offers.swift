@@ -8,6 +8,10 @@ public enum OfferOrigin: Sendable, Hashable {
     case unknownSender
     /// Opened on this desktop with no share seen: any local process can open a URL of the scheme.
     case local
+    /// Opened by the owner of GSConnect's bus name (the connection that asked was its): a device
+    /// paired with GSConnect shared it, as far as that owner goes. GSConnect opens shared URLs with
+    /// the default handler and says nothing of them, so which device is not known.
+    case throughGSConnect
 
     /// For people, on one line: the device's name as `OutsideText` shows it, or what an unverified offer is.
     public var label: String {
@@ -15,6 +19,7 @@ public enum OfferOrigin: Sendable, Hashable {
         case .device(_, let name): OutsideText.shown(name, limit: 64)
         case .unknownSender: "an unknown sender (not KDE Connect's kdeconnectd: unverified)"
         case .local: "this computer (not through KDE Connect: unverified)"
+        case .throughGSConnect: "a device through GSConnect (which one, GSConnect does not say: unverified)"
         }
     }
 

@@ -47,6 +47,7 @@ public struct Doctor: Sendable {
         }
         findings += routingFindings(record: record)
         findings += searchFindings()
+        findings += handoffFindings()
         for case .unreadable(_, let file, let reason) in catalog.unreadableEntries() {
             var summary = "\(file) is ignored by the desktop: \(reason)"
             if let bytes = (try? Files.read(file)) ?? nil {

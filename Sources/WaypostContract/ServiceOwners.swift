@@ -63,3 +63,17 @@ public enum OwnerCheck: Sendable, Hashable {
 
     public var isTrusted: Bool { if case .trusted = self { true } else { false } }
 }
+
+extension Contract.TrustedDispatcher {
+    /// Trusts the interpreter a service's script runs under (GSConnect's `daemon.js` starts with
+    /// `#!/usr/bin/env gjs`): `/proc/<pid>/exe` shows the interpreter, never the script, so a check
+    /// with this tells only that the owner runs that interpreter, not which script. `path` may be a
+    /// symbolic link (Debian's `/usr/bin/gjs` → `gjs-console`): its target is what the process shows.
+    public static func interpreter(_ path: String, of service: String) -> Contract.TrustedDispatcher {
+        var program = path
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+            program = target.hasPrefix("/") ? target : String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) + "/" + target
+        }
+        return Contract.TrustedDispatcher(program: program, namedBy: "\(service), a script run by \(path)")
+    }
+}

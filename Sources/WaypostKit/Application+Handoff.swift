@@ -2,12 +2,14 @@ import DBus
 import Synchronization
 import WaypostContract
 
-// Handoff (NSUserActivity's, over KDE Connect): this app's current activity continued on another device.
+// Handoff (NSUserActivity's, over KDE Connect's protocol: kdeconnectd or GSConnect): this app's current
+// activity continued on another device.
 extension Application {
     /// Sends the current activity of this app's most recently active scene (one published with
-    /// `isEligibleForHandoff`, the default) to a paired device through KDE Connect: a device running
+    /// `isEligibleForHandoff`, the default) to a paired device through kdeconnectd or GSConnect,
+    /// whichever it is on: a device running
     /// Waypost offers it to its user; a phone gets its webpage URL. A share has no acknowledgement.
-    /// - Parameter device: the device's KDE Connect id or name; nil for the only reachable one.
+    /// - Parameter device: the device's id (`_` and `-` alike) or name; nil for the only reachable one.
     /// - Returns: the name of the device it went to.
     /// - Throws: `notStarted`; `dispatcherRefused` (`UnknownActivity` with no eligible activity,
     ///   `NoHandler` for no such reachable device, `UserInfoTooLarge` over the handoff's 3 KiB).

@@ -1,6 +1,5 @@
 import ArgumentParser
 import DBus
-import Desktop
 import ExternalEvents
 import Glibc
 import Handoff
@@ -10,12 +9,13 @@ import WaypostContract
 struct HandoffCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "handoff",
-        abstract: "Hand the current activity to another device over KDE Connect, and take offers from them.",
+        abstract: "Hand the current activity to another device over KDE Connect or GSConnect, and take offers from them.",
         discussion: """
             A device running Waypost receives a waypost-handoff: URL and OFFERS the activity: nothing \
             continues until the user accepts (waypost handoff accept ID, its notification, a desktop \
             search for its words) or trusts that device (waypost handoff trust). An offer is a device's \
-            only when kdeconnectd itself said so; any other says it is unverified, and always waits. \
+            only when kdeconnectd itself said so; any other (GSConnect's among them: it says nothing of \
+            what it opens) says it is unverified, and always waits. \
             Offers last 5 minutes; at most 32 are kept (a new one replaces the oldest unverified one), \
             and at most 8 unverified ones of one caller. A device without Waypost (a phone) receives \
             the activity's webpage URL. See docs/handoff.md.
@@ -23,95 +23,49 @@ struct HandoffCommand: AsyncParsableCommand {
         subcommands: [Devices.self, Send.self, List.self, Accept.self, Trust.self])
 }
 
-/// KDE Connect's daemon on the session bus (kdeconnectd 22.12's names).
-enum KDEConnect {
-    static let name: BusName = "org.kde.kdeconnect"
-    static let daemonPath: ObjectPath = "/modules/kdeconnect"
-
-    struct Device {
-        var id: String
-        var name: String
-        var type: String
-        /// Phones and tablets run no Waypost: they get the webpage URL (Android's App Links take it there).
-        var takesWebpageOnly: Bool { type == "phone" || type == "tablet" }
+/// The paired devices as the daemon lists them (`ListDevices`), from kdeconnectd or GSConnect.
+enum HandoffDevices {
+    static func list(_ connection: Connection, reachable: Bool) async throws -> [Contract.HandoffDevice] {
+        let reply = try await HandoffCommand.call(connection, Contract.Handoff1.listDevices, reachable, failing: "cannot list devices")
+        let list = try reply.decode([[String: Variant]].self)
+        return try BusClient.decode("devices") { () throws(Contract.KeyError) in
+            var devices: [Contract.HandoffDevice] = []
+            for fields in list { devices.append(try Contract.HandoffDevice(fields)) }
+            return devices
+        }
     }
 
-    /// The paired devices, reachable ones only when `reachable`, asked of kdeconnectd: the owner of its
-    /// name must run the program a service file for it starts (another process could name any device).
-    static func devices(_ connection: Connection, reachable: Bool) async throws -> [Device] {
-        let owner: BusName
-        let ids: [String]
-        do {
-            guard let found = try await connection.nameOwner(of: name) else { throw BusError(.nameHasNoOwner, "\(name) has no owner") }
-            owner = found
-            ids = try await connection.call(
-                destination: owner, path: daemonPath, interface: "org.kde.kdeconnect.daemon", member: "devices", reachable, true,
-                timeout: .seconds(10)
-            ).decode([String].self)
-        } catch {
-            printError("waypost: KDE Connect does not answer on the session bus (is kdeconnectd running?): \(BusClient.message(error))")
-            throw ExitCode(69)
-        }
-        let trusted = Contract.TrustedDispatcher.installed(service: name)
-        if case .untrusted(_, let pid, let program) = await trusted.check(owner: owner, on: connection) {
-            printError("waypost: \(name) is owned by pid \(pid) running \(OutsideText.shown(program, limit: 200)), not kdeconnectd (\(trusted.programs.map(\.path).joined(separator: ", ")))")
-            throw ExitCode(1)
-        }
-        var devices: [Device] = []
-        for id in ids {
-            devices.append(Device(
-                id: id, name: await property(connection, owner, id, "name") ?? id, type: await property(connection, owner, id, "type") ?? "unknown"))
-        }
-        return devices
+    /// The device `given` names (id, "_" and "-" alike, or name).
+    static func device(_ given: String, among devices: [Contract.HandoffDevice]) throws -> Contract.HandoffDevice {
+        let id = spelled(given)
+        if let device = devices.first(where: { spelled($0.id) == id || $0.name == given }) { return device }
+        printError("waypost: no paired device \(OutsideText.shown(given, limit: 64)): "
+            + (devices.isEmpty ? "none is paired" : devices.map { "\(OutsideText.shown($0.name, limit: 64)) (\(OutsideText.shown($0.id, limit: 64)))" }.joined(separator: ", ")))
+        throw ExitCode(1)
     }
 
-    static func property(_ connection: Connection, _ owner: BusName, _ id: String, _ property: String) async -> String? {
-        guard let path = try? ObjectPath(daemonPath.rawValue + "/devices/" + id),
-            let value = try? await connection.call(
-                destination: owner, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
-                "org.kde.kdeconnect.device", property, timeout: .seconds(5)
-            ).decode(Variant.self),
-            case .string(let text) = value
-        else { return nil }
-        return text
-    }
-
-    /// The device `given` names (id or name), or the only reachable one.
-    static func device(_ given: String?, among devices: [Device]) throws -> Device {
-        if let given {
-            if let device = devices.first(where: { $0.id == given || $0.name == given }) { return device }
-            printError("waypost: no paired, reachable device \(OutsideText.shown(given, limit: 64)): \(list(devices))")
-            throw ExitCode(1)
-        }
-        guard devices.count == 1, let only = devices.first else {
-            printError(devices.isEmpty
-                ? "waypost: no paired device is reachable through KDE Connect"
-                : "waypost: several devices are reachable; choose one with --device: \(list(devices))")
-            throw ExitCode(1)
-        }
-        return only
-    }
-
-    static func list(_ devices: [Device]) -> String {
-        devices.isEmpty ? "none is reachable" : devices.map { "\(OutsideText.shown($0.name, limit: 64)) (\($0.id))" }.joined(separator: ", ")
-    }
+    /// One spelling of an id: kdeconnectd shows a GSConnect device's "-" as "_".
+    static func spelled(_ id: String) -> String { String(id.map { $0 == "_" ? "-" : $0 }) }
 }
 
 extension HandoffCommand {
     struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the paired, reachable devices, and whether each runs Waypost as far as known.")
+            abstract: "List the paired, reachable devices, whether each runs Waypost as far as known, and its transport.",
+            discussion: """
+                One line a device: id, name, type, Waypost, transport (kdeconnectd or gsconnect). \
+                Devices come from kdeconnectd (KDE Connect) and GSConnect, whichever runs; a device \
+                both know is listed once, on kdeconnectd.
+                """)
 
         func run() async throws {
             let connection = try await BusClient.connect()
-            // Devices that handed something over here run Waypost (the daemon notes them).
-            let known = (try? XDGDirectories()).flatMap { xdg in
-                try? Files.read(xdg.configHome + "/waypost/handoff-devices-with-waypost")
-            }.map { String(decoding: $0, as: UTF8.self).split(separator: "\n").map(String.init) } ?? []
-            for device in try await KDEConnect.devices(connection, reachable: true) {
-                let waypost = device.takesWebpageOnly ? "no: gets webpage URLs"
-                    : known.contains(device.id) ? "yes: handed over here before" : "unknown: gets Waypost handoffs"
-                print("\(device.id)\t\(OutsideText.shown(device.name, limit: 64))\t\(OutsideText.shown(device.type, limit: 16))\t\(waypost)")
+            for device in try await HandoffDevices.list(connection, reachable: true) {
+                // Devices that handed something over here run Waypost (the daemon notes them).
+                let waypost = device.type == "phone" || device.type == "tablet" ? "no: gets webpage URLs"
+                    : device.handedOver ? "yes: handed over here before" : "unknown: gets Waypost handoffs"
+                print("\(OutsideText.shown(device.id, limit: 64))\t\(OutsideText.shown(device.name, limit: 64))\t"
+                    + "\(OutsideText.shown(device.type, limit: 16))\t\(waypost)\t\(OutsideText.shown(device.transport, limit: 16))")
             }
         }
     }
@@ -120,12 +74,13 @@ extension HandoffCommand {
         static let configuration = CommandConfiguration(
             abstract: "Send the current activity (of the most recently active eligible scene) to a device.",
             discussion: """
-                To a phone or tablet, only the activity's webpage URL goes. Over KDE Connect a share has \
-                no acknowledgement: the device is checked reachable first (a paired one that is not is \
-                named so), and that is all that can be known. Sent only to kdeconnectd itself.
+                To a phone or tablet, only the activity's webpage URL goes. Through the device's \
+                transport (kdeconnectd or GSConnect); a share has no acknowledgement: the device is \
+                checked reachable first (a paired one that is not is named so), and that is all that \
+                can be known. Over KDE Connect, sent only to kdeconnectd itself.
                 """)
 
-        @Option(help: "The device's KDE Connect id or name (default: the only reachable one).")
+        @Option(help: "The device's id or name (default: the only reachable one).")
         var device: String?
 
         @Option(help: "The current activity of this app's most recently active scene instead.")
@@ -186,9 +141,12 @@ extension HandoffCommand {
     struct Trust: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Let a paired device's handoffs continue without asking (--revoke: ask again).",
-            discussion: "Only offers KDE Connect delivered from that device; a local one always asks.")
+            discussion: """
+                Only offers kdeconnectd said it received from that device; a local one always asks, and \
+                so does one through GSConnect, which says nothing of what it opens (docs/handoff.md).
+                """)
 
-        @ArgumentParser.Argument(help: "The device's KDE Connect id or name.")
+        @ArgumentParser.Argument(help: "The device's id or name (waypost handoff devices).")
         var device: String
 
         @Flag(help: "Ask again for this device's handoffs.")
@@ -196,10 +154,11 @@ extension HandoffCommand {
 
         func run() async throws {
             let connection = try await BusClient.connect()
-            let target = try KDEConnect.device(device, among: try await KDEConnect.devices(connection, reachable: false))
+            let target = try HandoffDevices.device(device, among: try await HandoffDevices.list(connection, reachable: false))
             _ = try await HandoffCommand.call(
-                connection, Contract.Handoff1.trustDevice, target.id, !revoke, failing: "cannot change trust in \(target.name)")
-            print(revoke ? "\(target.name)'s handoffs will be offered" : "\(target.name)'s handoffs continue without asking")
+                connection, Contract.Handoff1.trustDevice, target.id, !revoke, failing: "cannot change trust in \(OutsideText.shown(target.name, limit: 64))")
+            let name = OutsideText.shown(target.name, limit: 64)
+            print(revoke ? "\(name)'s handoffs will be offered" : "\(name)'s handoffs continue without asking")
         }
     }
 

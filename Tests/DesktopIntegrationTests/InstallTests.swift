@@ -147,6 +147,25 @@ import Testing
         #expect(doctor.output.contains("ok   x-scheme-handler/http: web links go through Waypost"))
     }
 
+    @Test("doctor: a GSConnect whose schema has launch-urls is named, with how to turn it on; offers through it always ask")
+    func doctorNamesGSConnectsLaunchURLs() async throws {
+        let desktop = try await ThrowawayDesktop()
+        defer { desktop.close() }
+        try #require(await desktop.waypost("install", "--user").status == 0)
+        let schemas = desktop.root.appendingPathComponent("data/glib-2.0/schemas")
+        try FileManager.default.createDirectory(at: schemas, withIntermediateDirectories: true)
+        try """
+            <schemalist><schema id="org.gnome.Shell.Extensions.GSConnect.Plugin.Share">
+            <key name="receive-files" type="b"><default>true</default></key>
+            <key name="launch-urls" type="b"><default>false</default></key>
+            </schema></schemalist>
+            """.write(to: schemas.appendingPathComponent("org.gnome.Shell.Extensions.GSConnect.gschema.xml"), atomically: true, encoding: .utf8)
+        let doctor = try await desktop.waypost("doctor")
+        #expect(doctor.output.contains("note GSConnect is installed: a handoff it receives is offered as from \"a device through GSConnect\" and always asks"), "\(doctor.output)")
+        #expect(doctor.output.contains("opens a shared link only with the device's launch-urls setting on"), "\(doctor.output)")
+        #expect(doctor.output.contains("launch-urls true`"), "\(doctor.output)")
+    }
+
     @Test func anAppDeclaringHTTPSDoesNotTakeAllWebLinks() async throws {
         let desktop = try await ThrowawayDesktop()
         defer { desktop.close() }

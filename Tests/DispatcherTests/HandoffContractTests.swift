@@ -9,7 +9,7 @@ import WaypostContract
         let contract = try ContractTests.contract("io.waypost.Handoff1.xml")
         #expect(contract.interfaces == [Contract.Handoff1.interface.rawValue])
         #expect(ContractTests.lines(Contract.Handoff1.all) == contract.membersWithKeys(of: "io.waypost.Handoff1"))
-        #expect(contract.membersWithKeys(of: "io.waypost.Handoff1").count == 5)
+        #expect(contract.membersWithKeys(of: "io.waypost.Handoff1").count == 6)
         #expect(contract.nodePath == Contract.handoffObjectPath.rawValue)
 
         let session = try await PeerDesktop()

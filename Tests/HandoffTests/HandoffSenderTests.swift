@@ -53,4 +53,27 @@ struct HandoffSenderTests {
         #expect(accepted.status == 0, "\(accepted)")
         #expect(device.received("org.example.Notes").map { $0["scene"] as? String } == ["note-42"])
     }
+
+    @Test("a process that is not gjs owning GSConnect's name: its devices are not listed, nothing is sent to it, and the error names it")
+    func fakeGSConnect() async throws {
+        let device = try await Device(name: "fake-gsconnect")
+        defer { device.close() }
+        try await device.installApp(
+            "org.example.Notes", activityTypes: [Self.edit], scenes: [(id: "note-42", modifiers: [(["note/42"], [])])],
+            publish: (scene: "note-42", type: Self.edit, activity: ["title": "Bank details", "target-content-identifier": "note/42"]))
+        try #require(await device.waypost("install", "--user").status == 0)
+        try await device.start("org.example.Notes")
+        let fake = try await ChildProcess.start(
+            Device.python, [Device.fixtures.appendingPathComponent("fake_gsconnect.py").path, "7f3c-11", "Phone"],
+            environment: device.environment, errors: device.root.appendingPathComponent("logs/fake-gsconnect.stderr"))
+        device.spawnedDunst(fake)
+        try #require(try await fake.nextLine("the fake GSConnect is ready") == "ready")
+
+        let devices = try await device.waypost("handoff", "devices")
+        #expect(devices.status != 0, "\(devices)")
+        #expect(devices.errors.contains("org.gnome.Shell.Extensions.GSConnect is owned by") && devices.errors.contains("not GSConnect's gjs"), "\(devices)")
+        #expect(!devices.output.contains("Phone"))
+        let sent = try await device.waypost("handoff", "send", "--device", "Phone")
+        #expect(sent.status != 0 && sent.errors.contains("not GSConnect's gjs"), "\(sent)")
+    }
 }

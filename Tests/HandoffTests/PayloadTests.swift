@@ -94,6 +94,20 @@ import Testing
         #expect(book.current(now: 101).first?.origin == Self.device)
     }
 
+    @Test("opened by GSConnect: unverified, an unknown sender's word before or after leaves it so, kdeconnectd's makes it the device's")
+    func openedByGSConnect() throws {
+        let url = try Self.payload.url()
+        var before = OfferBook()
+        _ = before.shareReceived(url, from: .unknownSender, now: 100)
+        #expect(try before.offer(Self.payload, url: url, caller: "gjs", opened: .throughGSConnect, now: 100).origin == .throughGSConnect)
+        var after = OfferBook()
+        let offer = try after.offer(Self.payload, url: url, caller: "gjs", opened: .throughGSConnect, now: 100)
+        #expect(!offer.origin.isVerified)
+        #expect(offer.summary == "From a device through GSConnect (which one, GSConnect does not say: unverified): continue ‘Shopping ‘list’ & more’")
+        #expect(after.shareReceived(url, from: .unknownSender, now: 101) == nil)
+        #expect(after.shareReceived(url, from: Self.device, now: 101)?.origin == Self.device)
+    }
+
     @Test func aURLNobodySharedStaysLocal() throws {
         var book = OfferBook()
         let url = try Self.payload.url()

@@ -139,8 +139,14 @@ final class Device: Sendable {
 
 /// Two devices paired over KDE Connect: two kdeconnectd in two network namespaces joined by a veth
 /// pair (Fixtures/kdeconnect_pair.py makes them, pairs them over D-Bus alone, and removes the
-/// namespaces when it ends).
+/// namespaces when it ends), or A on GSConnect instead (Fixtures/gsconnect_pair.py, the same way).
 final class TwoDevices: Sendable {
+    /// What A's side runs; B always runs kdeconnectd.
+    enum ATransport: String, Sendable {
+        case kdeconnectd = "kdeconnect_pair.py"
+        case gsconnect = "gsconnect_pair.py"
+    }
+
     let a: Device
     let b: Device
     let aID: String
@@ -158,8 +164,17 @@ final class TwoDevices: Sendable {
     }
     static let skipReason: Comment = "needs root (network namespaces and a veth pair) and Debian's kdeconnect (kdeconnectd)"
 
+    /// As `runsHere`, and Debian's GSConnect with gjs to run its service standalone.
+    static let gsconnect = "/usr/share/gnome-shell/extensions/gsconnect@andyholmes.github.io/service/daemon.js"
+    static var gsconnectRunsHere: Bool {
+        ProcessInfo.processInfo.environment["CI"] == "true"
+            || (runsHere && FileManager.default.fileExists(atPath: gsconnect) && FileManager.default.isExecutableFile(atPath: "/usr/bin/gjs"))
+    }
+    static let gsconnectSkipReason: Comment =
+        "needs root (network namespaces and a veth pair), Debian's kdeconnect, gnome-shell-extension-gsconnect and gjs"
+
     /// - Parameter aName: A's name on KDE Connect (as its config file holds it: QSettings' escapes apply).
-    init(aName: String = "Alpha") async throws {
+    init(aName: String = "Alpha", aRuns: ATransport = .kdeconnectd) async throws {
         a = try await Device(name: "alpha")
         do { b = try await Device(name: "beta") } catch {
             a.close()
@@ -175,13 +190,13 @@ final class TwoDevices: Sendable {
                 configs.append(file.path)
             }
             pairing = try await ChildProcess.start(
-                Device.python, [Device.fixtures.appendingPathComponent("kdeconnect_pair.py").path] + configs,
+                Device.python, [Device.fixtures.appendingPathComponent(aRuns.rawValue).path] + configs,
                 environment: ["PATH": "/usr/sbin:/usr/bin:/bin"], errors: a.root.appendingPathComponent("logs/pairing.log"))
-            guard let line = try await pairing.nextLine("the two kdeconnectd pair"),
-                let paired = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: [String: String]],
+            let line = try await pairing.nextLine("the two devices pair")
+            guard let line, let paired = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: [String: String]],
                 let aID = paired["a"]?["id"], let bID = paired["b"]?["id"], let bNamespace = paired["b"]?["netns"]
             else {
-                throw TestFailure("the two kdeconnectd did not pair: \((try? String(contentsOf: a.root.appendingPathComponent("logs/pairing.log"), encoding: .utf8)) ?? "")")
+                throw TestFailure("the two devices did not pair: \(line ?? "(no line)") \((try? String(contentsOf: a.root.appendingPathComponent("logs/pairing.log"), encoding: .utf8)) ?? "")")
             }
             (self.aID, self.bID, self.bNamespace) = (aID, bID, bNamespace)
         } catch {
@@ -198,8 +213,8 @@ final class TwoDevices: Sendable {
     }
 
     /// Runs `body` with two paired devices, and tears them down whatever it throws.
-    static func with(aName: String = "Alpha", _ body: (TwoDevices) async throws -> Void) async throws {
-        let two = try await TwoDevices(aName: aName)
+    static func with(aName: String = "Alpha", aRuns: ATransport = .kdeconnectd, _ body: (TwoDevices) async throws -> Void) async throws {
+        let two = try await TwoDevices(aName: aName, aRuns: aRuns)
         do { try await body(two) } catch {
             await two.close()
             throw error

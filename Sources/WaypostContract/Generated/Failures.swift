@@ -25,7 +25,7 @@ extension Contract {
         /// Dispatcher1: another live process of the app declared different scenes; its declarations stand
         case declarationMismatch = "DeclarationMismatch"
         /// Dispatcher1: every destination the rules allowed failed or refused the event
-        /// Handoff1: Send: KDE Connect's shareUrl failed
+        /// Handoff1: Send: kdeconnectd's shareUrl or GSConnect's shareUri action failed
         case deliveryFailed = "DeliveryFailed"
         /// Application1: the event breaks the contract (neither uri nor activity-type, a value of the wrong
         /// type)
@@ -43,8 +43,9 @@ extension Contract {
         /// Dispatcher1: no installed application handles the scheme or activity type
         /// Handoff1: Accept: no app continues the activity type and the offer has no webpage URL; Send: the
         /// device is paired but not reachable, no device has that id or name, none was named and not exactly
-        /// one is reachable, no webpage URL for a device that takes only those, or no kdeconnectd answers (or
-        /// the owner of org.kde.kdeconnect is not kdeconnectd)
+        /// one is reachable, no webpage URL for a device that takes only those, or neither kdeconnectd nor
+        /// GSConnect answers (or the owner of org.kde.kdeconnect is not kdeconnectd, or that of
+        /// org.gnome.Shell.Extensions.GSConnect does not run gjs); ListDevices: the same
         case noHandler = "NoHandler"
         /// Dispatcher1: the scene belongs to another connection
         case notOwner = "NotOwner"

@@ -5,6 +5,81 @@
 public import DBus
 
 extension Contract {
+    /// `HandoffDevice` (`io.waypost.Dictionary`), as Handoff1.ListDevices(devices) carry it. Its codec is the
+    /// XML's: each key read and written as its `io.waypost.Key` says.
+    public struct HandoffDevice: Sendable, Hashable {
+        /// `id`, `s`: required.
+        public var id: String
+        /// `name`, `s`: required.
+        public var name: String
+        /// `type`, `s`: required.
+        public var type: String
+        /// `transport`, `s`: required.
+        public var transport: String
+        /// `handed-over`, `b`: required.
+        public var handedOver: Bool
+
+        public init(id: String, name: String, type: String, transport: String, handedOver: Bool) {
+            self.id = id
+            self.name = name
+            self.type = type
+            self.transport = transport
+            self.handedOver = handedOver
+        }
+
+        /// Read as it travels.
+        /// - Throws: `KeyError`: `missing` without a required key, `wrongType` for a value of another type,
+        /// `unexpectedValue` for one outside its set.
+        public init(_ variants: [String: Variant]) throws(Contract.KeyError) {
+            id = try variants.required(Keys.id)
+            name = try variants.required(Keys.name)
+            type = try variants.required(Keys.type)
+            transport = try variants.required(Keys.transport)
+            handedOver = try variants.required(Keys.handedOver)
+        }
+
+        /// As it travels.
+        public var variants: [String: Variant] { properties.dictionary }
+
+        /// As it travels, its keys in the XML's order, with no dictionary built.
+        public var properties: PropertyList {
+            var properties = PropertyList(capacity: 5)
+            properties.insert(Keys.id, id)
+            properties.insert(Keys.name, name)
+            properties.insert(Keys.type, type)
+            properties.insert(Keys.transport, transport)
+            properties.insert(Keys.handedOver, handedOver)
+            return properties
+        }
+    }
+}
+
+extension Contract.HandoffDevice {
+    /// The keys of `HandoffDevice` dictionaries (`io.waypost.Dictionary`), each typed by its value: every key
+    /// an argument holding one lists (Handoff1.ListDevices(devices)).
+    public enum Keys {
+        /// `id`, `s`, required.
+        public static let id = Contract.Key<String>("id")
+        /// `name`, `s`, required.
+        public static let name = Contract.Key<String>("name")
+        /// `type`, `s`, required.
+        public static let type = Contract.Key<String>("type")
+        /// `transport`, `s`, required.
+        public static let transport = Contract.Key<String>("transport")
+        /// `handed-over`, `b`, required.
+        public static let handedOver = Contract.Key<Bool>("handed-over")
+        /// Every key, in the order the XML lists them.
+        public static let all: [Contract.KeyDeclaration] = [
+            id.declaration,
+            name.declaration,
+            type.declaration,
+            transport.declaration,
+            handedOver.declaration,
+        ]
+    }
+}
+
+extension Contract {
     /// `HandoffOffer` (`io.waypost.Dictionary`), as Handoff1.ListOffers(offers) carry it. Its codec is the
     /// XML's: each key read and written as its `io.waypost.Key` says.
     public struct HandoffOffer: Sendable, Hashable {

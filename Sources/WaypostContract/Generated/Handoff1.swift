@@ -6,7 +6,8 @@ public import DBus
 
 extension Contract {
     /// `io.waypost.Handoff1`, from dbus/io.waypost.Handoff1.xml: activities other devices hand over through
-    /// KDE Connect (docs/handoff.md).
+    /// KDE Connect (docs/handoff.md): kdeconnectd (KDE) or GSConnect (GNOME), whichever runs; both at once
+    /// are one list of devices.
     public enum Handoff1 {
         /// Its name on the bus.
         public static let interface: InterfaceName = "io.waypost.Handoff1"
@@ -57,10 +58,28 @@ extension Contract {
             ],
             policy: Member.Policy(serving: .delivers, callsInFlight: .few))
 
+        /// The paired devices (reachable ones only when reachable), from kdeconnectd and GSConnect, whichever
+        /// run; a device both know is listed once, on kdeconnectd.
+        ///
+        /// Served as `takes-turns`, `few` calls in flight.
+        public static let listDevices = Member.method(
+            "ListDevices",
+            in: [Parameter("reachable", "b")],
+            out: [
+                Parameter("devices", "aa{sv}", keys: [
+                    HandoffDevice.Keys.id.declaration,
+                    HandoffDevice.Keys.name.declaration,
+                    HandoffDevice.Keys.type.declaration,
+                    HandoffDevice.Keys.transport.declaration,
+                    HandoffDevice.Keys.handedOver.declaration,
+                ]),
+            ],
+            policy: Member.Policy(serving: .takesTurns, callsInFlight: .few))
+
         /// Sends the current activity of app_id's most recently active scene (any app's when empty) to a
-        /// paired, reachable device (its KDE Connect id or name; the only one when empty) through KDE
-        /// Connect's share plugin: a waypost-handoff: URL, or to a phone or tablet (or with webpage_only) its
-        /// webpage URL.
+        /// paired, reachable device (its id or name; the only one when empty) through its transport
+        /// (kdeconnectd's share plugin, or GSConnect's shareUri action): a waypost-handoff: URL, or to a
+        /// phone or tablet (or with webpage_only) its webpage URL.
         ///
         /// Served as `delivers`, `few` calls in flight.
         public static let send = Member.method(
@@ -73,7 +92,8 @@ extension Contract {
             out: [Parameter("device_name", "s"), Parameter("url", "s")],
             policy: Member.Policy(serving: .delivers, callsInFlight: .few))
 
-        /// Stored in $XDG_CONFIG_HOME/waypost/handoff-trusted-devices.
+        /// Stored in $XDG_CONFIG_HOME/waypost/handoff-trusted-devices, with "-" for "_" (one spelling of an
+        /// id whichever transport names it).
         ///
         /// Served as `takes-turns`, `few` calls in flight.
         public static let trustDevice = Member.method(
@@ -86,9 +106,16 @@ extension Contract {
             "OffersChanged", [])
 
         /// Every method and signal, in the XML's order.
-        public static let members: [Member] = [listOffers, accept, send, trustDevice, offersChanged]
+        public static let members: [Member] = [
+            listOffers,
+            accept,
+            listDevices,
+            send,
+            trustDevice,
+            offersChanged,
+        ]
         /// Its methods.
-        public static let methods: [Member] = [listOffers, accept, send, trustDevice]
+        public static let methods: [Member] = [listOffers, accept, listDevices, send, trustDevice]
         /// Its signals.
         public static let signals: [Member] = [offersChanged]
         /// Its properties.
@@ -96,9 +123,9 @@ extension Contract {
         /// The errors it replies with, each with when (`io.waypost.Error.<Name>`).
         public static let errorTable: [ErrorDeclaration] = [
             ErrorDeclaration(.unknownActivity, "Accept: no offer with that id is open; the message says what became of it (expired, accepted already, replaced by newer offers, or never made); Send: no scene has a current activity eligible for Handoff"),
-            ErrorDeclaration(.noHandler, "Accept: no app continues the activity type and the offer has no webpage URL; Send: the device is paired but not reachable, no device has that id or name, none was named and not exactly one is reachable, no webpage URL for a device that takes only those, or no kdeconnectd answers (or the owner of org.kde.kdeconnect is not kdeconnectd)"),
+            ErrorDeclaration(.noHandler, "Accept: no app continues the activity type and the offer has no webpage URL; Send: the device is paired but not reachable, no device has that id or name, none was named and not exactly one is reachable, no webpage URL for a device that takes only those, or neither kdeconnectd nor GSConnect answers (or the owner of org.kde.kdeconnect is not kdeconnectd, or that of org.gnome.Shell.Extensions.GSConnect does not run gjs); ListDevices: the same"),
             ErrorDeclaration(.invalidArgument, "TrustDevice: not a KDE Connect device id"),
-            ErrorDeclaration(.deliveryFailed, "Send: KDE Connect's shareUrl failed"),
+            ErrorDeclaration(.deliveryFailed, "Send: kdeconnectd's shareUrl or GSConnect's shareUri action failed"),
             ErrorDeclaration(.userInfoTooLarge, "Send: the activity is over a handoff's limits (docs/handoff.md)"),
         ]
         /// The error names alone.
