@@ -62,6 +62,8 @@ enum CarryingOut {
                 throw failure ?? Dispatcher.error(nowhere, for: event)
             case .offer:
                 return try await destinations.takeOffer()
+            case .choose(let request):
+                throw Dispatcher.error(.appNotChosen(activityType: request.scope.spoken, candidates: request.candidates.map(\.description), publisher: nil), for: event)
             case .launch(let app):
                 guard !launched.contains(app) else {
                     attempts.append("every process of \(app) went away")
@@ -101,7 +103,7 @@ enum CarryingOut {
                     refused.apps.insert(app)
                 case .failure(.mayHaveIt(let error)): throw error
                 }
-            case .entry(let app), .browser(let app):
+            case .entry(let app), .browser(let app, _):
                 do throws(DispatchError) {
                     var outcome = Outcome(step, launched: false)
                     outcome.preface = try await destinations.handOver(to: app)

@@ -203,15 +203,15 @@ extension Dispatcher {
             case .nothing(.noScene) where steps.isEmpty:
                 // The app the link is for, which has no scene for it: planned to go nowhere.
                 return [Outcome(step, launched: false)]
-            case .offer:
-                // Held, never refused into another destination (a payload that does not read is an error).
+            case .offer, .choose:
+                // Held, or asked: what follows is the user's to say.
                 return steps + [Outcome(step, launched: false)]
             case .nothing(let nowhere):
                 if steps.isEmpty { throw Self.error(nowhere, for: event) }
                 return steps
             case .openScene(let app, let scene): refused.scenes[app, default: []].insert(scene)
             case .newScene(let app, _), .launch(let app): refused.apps.insert(app)
-            case .entry(let app), .browser(let app): refused.apps.insert(app.id)
+            case .entry(let app), .browser(let app, _): refused.apps.insert(app.id)
             }
             steps.append(Outcome(step, launched: false))
         }
@@ -270,7 +270,7 @@ extension Destination {
     var participatingApp: String? {
         switch self {
         case .openScene(let app, _), .newScene(let app, _), .launch(let app): app
-        case .entry, .browser, .offer, .nothing: nil
+        case .entry, .browser, .offer, .choose, .nothing: nil
         }
     }
 }

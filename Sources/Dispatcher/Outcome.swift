@@ -40,7 +40,8 @@ public struct Outcome: Sendable, Equatable {
         case .newScene(let app, let declaration):
             self.init(action: launched ? .launch : .create, appID: app, declarationID: declaration, rule: rule, step: step)
         case .launch(let app): self.init(action: .launch, appID: app, rule: rule, step: step)
-        case .entry(let app), .browser(let app): self.init(action: .fallback, appID: app.id, rule: rule, step: step)
+        case .entry(let app), .browser(let app, _): self.init(action: .fallback, appID: app.id, rule: rule, step: step)
+        case .choose: self.init(action: .choose, appID: "", rule: rule, step: step)
         case .offer: self.init(action: .offer, appID: Self.handoffAppID, rule: rule, step: step)
         case .nothing: self.init(action: .nowhere, appID: step.destination.appID ?? "", rule: rule, step: step)
         }

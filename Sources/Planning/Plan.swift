@@ -38,8 +38,11 @@ public enum Destination: Sendable, Equatable {
     case launch(app: String)
     /// A non-participating entry, given the link by `Open` when it runs as a D-Bus app, else started with it.
     case entry(InstalledApp)
-    /// The user's browser (a web link nobody owns, or whose owner could not take it).
-    case browser(InstalledApp)
+    /// The user's browser (a web link nobody owns, or whose owner could not take it), or a browser a
+    /// rule or choice names, in the window it names (a profile, a private window).
+    case browser(InstalledApp, BrowserWindow = .usual)
+    /// Ask the user: a chooser shows the candidates; the pick is planned again as the user's choice.
+    indirect case choose(ChoiceRequest)
     /// The daemon itself, which holds the link as a Handoff offer from another device
     /// (`Snapshot.offerScheme`): shown to the user, continued when accepted.
     case offer
@@ -52,8 +55,8 @@ public enum Destination: Sendable, Equatable {
     public var appID: String? {
         switch self {
         case .openScene(let app, _), .newScene(let app, _), .launch(let app): app
-        case .entry(let app), .browser(let app): app.id
-        case .offer: nil
+        case .entry(let app), .browser(let app, _): app.id
+        case .offer, .choose: nil
         case .nothing(let why): if case .noScene(let app, _) = why { app } else { nil }
         }
     }
@@ -69,6 +72,22 @@ public enum Nowhere: Error, Sendable, Equatable {
     case shownByCaller(OwnershipDecision)
     /// Several apps continue the activity type and the user chose none of them.
     case appNotChosen(activityType: String, candidates: [String], publisher: String?)
+}
+
+/// What a chooser asks: which of these candidates gets the event, and what "always" would cover.
+public struct ChoiceRequest: Sendable, Equatable {
+    /// In the order shown: the first is the one the plan would otherwise prefer.
+    public var candidates: [NamedDestination]
+    /// What "always" remembers the pick for.
+    public var scope: ChoiceScope
+    /// The app that opened the event, when known: the pick may be remembered for it alone.
+    public var opener: String?
+    /// What is being opened, for the window: the link, or the activity's title or type.
+    public var subject: String
+
+    public init(candidates: [NamedDestination], scope: ChoiceScope, opener: String?, subject: String) {
+        (self.candidates, self.scope, self.opener, self.subject) = (candidates, scope, opener, subject)
+    }
 }
 
 /// The rule a step is taken by: routing's rules, or the dispatcher's own (`OutcomeRule`, which
@@ -109,6 +128,16 @@ public enum Fact: Sendable, Equatable {
     case browser(app: String)
     /// A link of the scheme the daemon takes as Handoff offers.
     case handoffOffer(scheme: String)
+    /// The user's remembered choice decides.
+    indirect case remembered(RememberedChoice)
+    /// The user picked it just now, in the chooser.
+    case picked(NamedDestination)
+    /// Several candidates and no choice: the user is asked.
+    indirect case ask(ChoiceScope, candidates: [String], because: AskReason)
+    /// A choice names a destination that no longer takes the event: it is passed over.
+    indirect case staleChoice(RememberedChoice)
+    /// The app's web links are off (the user unset "open supported links").
+    case linksOff(app: String)
     indirect case nowhere(Nowhere)
 }
 
@@ -138,6 +167,35 @@ extension Fact: CustomStringConvertible {
         case .handoffOffer(let scheme):
             "a \(scheme): link is an activity another device handed over: Waypost offers it to the user, who may continue it"
         case .nowhere(let why): why.description
+        case .remembered(let choice):
+            "your choice for \(choice.scope.spoken)\(choice.opener.map { " opened from \($0)" } ?? ""), made \(choice.made): \(choice.destination.spoken)"
+        case .picked(let destination): "you picked \(destination.spoken)"
+        case .ask(let scope, let candidates, let reason):
+            "\(reason) (\(candidates.joined(separator: ", "))) and no choice is remembered for \(scope.spoken): you are asked"
+        case .staleChoice(let choice):
+            "your choice for \(choice.scope.spoken) names \(choice.destination.spoken), which no longer takes it"
+        case .linksOff(let app): "\(app)'s links are off (waypost links on \(app) turns them on)"
+        }
+    }
+}
+
+/// Why the user is asked.
+public enum AskReason: Sendable, Equatable, CustomStringConvertible {
+    /// Several participating apps declare the scheme.
+    case schemeHandlers
+    /// Several apps own the web link (the association names each, and each claims the domain).
+    case owners
+    /// Several apps continue the activity type.
+    case continuers
+    /// A user rule says to ask.
+    case userRule(String)
+
+    public var description: String {
+        switch self {
+        case .schemeHandlers: "several participating apps declare the scheme"
+        case .owners: "several apps own the link"
+        case .continuers: "several apps continue the activity type"
+        case .userRule(let source): "the user rule \(source) says to ask"
         }
     }
 }

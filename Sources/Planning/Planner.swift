@@ -193,7 +193,7 @@ private struct Planning {
                 lastFacts = browserFacts.appending(.refused(app: browser.id))
                 return
             }
-            steps.append(Step(.browser(browser), rule: .browser, facts: browserFacts.appending(.browser(app: browser.id))))
+            steps.append(Step(.browser(browser, .usual), rule: .browser, facts: browserFacts.appending(.browser(app: browser.id))))
         } catch {
             throw .catalog(error)
         }

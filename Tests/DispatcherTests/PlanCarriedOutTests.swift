@@ -88,10 +88,10 @@ struct PlanCarriedOutTests {
             let step = try Planner.plan(event, opener: .known(nil), snapshot, refused: refused).first
             switch step.destination {
             case .nothing: return steps
-            case .offer: return steps + [step.destination]
+            case .offer, .choose: return steps + [step.destination]
             case .openScene(let app, let scene): refused.scenes[app, default: []].insert(scene)
             case .newScene(let app, _), .launch(let app): refused.apps.insert(app)
-            case .entry(let app), .browser(let app): refused.apps.insert(app.id)
+            case .entry(let app), .browser(let app, _): refused.apps.insert(app.id)
             }
             steps.append(step.destination)
         }
@@ -103,8 +103,9 @@ struct PlanCarriedOutTests {
         case .openScene(let app, let scene): ["action": "deliver", "app-id": app, "scene-id": scene]
         case .newScene(let app, let declaration): ["action": "create", "app-id": app, "declaration-id": declaration]
         case .launch(let app): ["action": "launch", "app-id": app]
-        case .entry(let app), .browser(let app): ["action": "fallback", "app-id": app.id]
+        case .entry(let app), .browser(let app, _): ["action": "fallback", "app-id": app.id]
         case .offer: ["action": "offer", "app-id": "io.waypost.Handoff"]
+        case .choose: ["action": "choose", "app-id": ""]
         case .nothing: [:]
         }
     }

@@ -590,6 +590,7 @@ extension Contract.RoutingOutcome {
         case fallback
         case nowhere
         case offer
+        case choose
     }
 
     /// The values of `rule` (`io.waypost.Values`): those of `ExternalEvents.OutcomeRule`

@@ -735,7 +735,8 @@ extension Contract {
             ErrorDeclaration(.declarationMismatch, "another live process of the app declared different scenes; its declarations stand"),
             ErrorDeclaration(.invalidReply, "the app answered the event with a reply of the wrong signature; it may have received it, and it was sent nowhere else"),
             ErrorDeclaration(.unknownShortcut, "the app's installed desktop entry does not list that action, the action has no X-Waypost-Shortcut-Type, or its X-Waypost-User-Info is not a JSON object; nothing was delivered"),
-            ErrorDeclaration(.appNotChosen, "several installed apps list the activity type, none of them published it, and the user has chosen none of them (a mimeapps.list default for x-waypost-activity/TYPE, waypost activities choose); it was sent nowhere"),
+            ErrorDeclaration(.appNotChosen, "several apps could take the event, the user has chosen none of them (waypost choices), and no chooser could be shown (the message says why and names the candidates); it was sent nowhere"),
+            ErrorDeclaration(.choiceCancelled, "the user closed the chooser without picking an app; the event was sent nowhere"),
         ]
         /// The error names alone.
         public static let errors: [Failure] = errorTable.map(\.failure)

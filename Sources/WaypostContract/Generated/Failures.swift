@@ -10,9 +10,9 @@ extension Contract {
     /// (what the dispatcher replies with, and the few an app refuses an event with). Each interface's
     /// `errorTable` says when.
     public enum Failure: String, CaseIterable, Sendable {
-        /// Dispatcher1: several installed apps list the activity type, none of them published it, and the
-        /// user has chosen none of them (a mimeapps.list default for x-waypost-activity/TYPE, waypost
-        /// activities choose); it was sent nowhere
+        /// Dispatcher1: several apps could take the event, the user has chosen none of them (waypost
+        /// choices), and no chooser could be shown (the message says why and names the candidates); it was
+        /// sent nowhere
         case appNotChosen = "AppNotChosen"
         /// Dispatcher1: a call would take the app over a documented budget (condition, matching or activity
         /// bytes, declarations); nothing changed (docs/delivery.md)
@@ -22,6 +22,8 @@ extension Contract {
         /// the app has 1,024 events waiting for it, or its change of condition sets would wait over 1 s for
         /// the change rate; nothing was delivered or changed (docs/delivery.md)
         case busy = "Busy"
+        /// Dispatcher1: the user closed the chooser without picking an app; the event was sent nowhere
+        case choiceCancelled = "ChoiceCancelled"
         /// Dispatcher1: another live process of the app declared different scenes; its declarations stand
         case declarationMismatch = "DeclarationMismatch"
         /// Dispatcher1: every destination the rules allowed failed or refused the event
