@@ -22,7 +22,7 @@ protocol PlanDestinations {
     /// Asks `app`'s processes that declare `declaration` for a new scene; its id, or why none made one.
     nonisolated(nonsending) func createScene(_ declaration: String, of app: String) async -> (Result<String, Dispatcher.HandOverFailure>, attempts: [String])
     /// Gives the event to an app that does not take part, or the browser; says what was done.
-    nonisolated(nonsending) func handOver(to app: InstalledApp) async throws(DispatchError) -> String
+    nonisolated(nonsending) func handOver(to app: InstalledApp, window: BrowserWindow) async throws(DispatchError) -> String
     /// Holds the link as a Handoff offer.
     nonisolated(nonsending) func takeOffer() async throws(DispatchError) -> Outcome
     /// `app` could not take the event; the next destination is tried.
@@ -106,7 +106,9 @@ enum CarryingOut {
             case .entry(let app), .browser(let app, _):
                 do throws(DispatchError) {
                     var outcome = Outcome(step, launched: false)
-                    outcome.preface = try await destinations.handOver(to: app)
+                    var window = BrowserWindow.usual
+                    if case .browser(_, let named) = step.destination { window = named }
+                    outcome.preface = try await destinations.handOver(to: app, window: window)
                     return outcome
                 } catch {
                     if case .timeout = error { throw error }

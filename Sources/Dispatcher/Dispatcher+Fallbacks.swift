@@ -11,7 +11,7 @@ extension Dispatcher {
     /// is a running DBusActivatable app, else a launch from its desktop entry with the URI.
     /// - Returns: how it got the URI, for the reason.
     func handOverToNonParticipant(
-        _ uri: String, _ entry: InstalledApp, _ platformData: LaunchPlatformData
+        _ uri: String, _ entry: InstalledApp, window: BrowserWindow = .usual, _ platformData: LaunchPlatformData
     ) async throws(DispatchError) -> String {
         // A running DBusActivatable app gets Open; not running (the bus knows no owner, and is told not
         // to start one), it is launched below, which passes the activation token GIO's way.

@@ -131,8 +131,8 @@ extension Dispatcher {
             await dispatcher.createScene(declaration, of: app, for: pending)
         }
 
-        nonisolated(nonsending) func handOver(to app: InstalledApp) async throws(DispatchError) -> String {
-            try await dispatcher.handOverToNonParticipant(pending.label, app, pending.platformData)
+        nonisolated(nonsending) func handOver(to app: InstalledApp, window: BrowserWindow) async throws(DispatchError) -> String {
+            try await dispatcher.handOverToNonParticipant(pending.label, app, window: window, pending.platformData)
         }
 
         nonisolated(nonsending) func takeOffer() async throws(DispatchError) -> Outcome {

@@ -77,7 +77,7 @@ struct CarryingOutTests {
             guard let creation else { return (.success("new"), []) }
             return (.failure(creation), ["creating \"\(declaration)\" in \(app): refused"])
         }
-        func handOver(to app: InstalledApp) async throws(DispatchError) -> String {
+        func handOver(to app: InstalledApp, window: BrowserWindow) async throws(DispatchError) -> String {
             tried.append("hand over \(app.id)")
             if let handOverFailure { throw handOverFailure }
             return "given to \(app.id)"
