@@ -173,7 +173,9 @@ public struct LinkOwnership: Sendable {
             } else if match.excluded {
                 reason = reason ?? .excluded(source, match)
             } else if let app = match.apps.first(where: apps.contains) {
-                return .app(id: app, because: Ownership(source: source, match: match))
+                // Every app the file names that claims the domain owns it: the user may be asked.
+                let others = match.apps.filter { $0 != app && apps.contains($0) }
+                return .app(id: app, because: Ownership(source: source, match: match, others: others))
             } else if match.apps.isEmpty {
                 reason = reason ?? .namesNoApp(source, match)
             } else {
@@ -313,8 +315,19 @@ public enum OwnershipDecision: Sendable, Equatable, CustomStringConvertible {
 public struct Ownership: Sendable, Equatable, CustomStringConvertible {
     public let source: RuleSource
     public let match: AssociationMatch
+    /// The other apps that own the link as much (named by the same entry, each claiming the
+    /// domain), in the file's order; empty for a user rule.
+    public let others: [String]
+
+    init(source: RuleSource, match: AssociationMatch, others: [String] = []) {
+        (self.source, self.match, self.others) = (source, match, others)
+    }
 
     public var description: String { "\(source): \(match.reason)" }
+
+    /// Whether an association (not a user rule) gave the link: only then may the user have turned
+    /// the app's links off.
+    public var isAssociation: Bool { if case .association = source { true } else { false } }
 }
 
 /// A user rule (by its source) or the association of a domain.

@@ -36,6 +36,19 @@ struct DesktopApps: InstalledApps {
         }
     }
 
+    /// The browser `browser(forScheme:)` gives, then every other installed handler of the scheme
+    /// that is no participating app and would not hand links back.
+    func browsers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] {
+        var browsers = try browser(forScheme: scheme).map { [$0] } ?? []
+        do {
+            for entry in try directory.entries(forScheme: scheme)
+            where !entry.participates && !handsLinksBack(entry) && !browsers.contains(where: { $0.id == entry.id }) {
+                browsers.append(InstalledApp(entry))
+            }
+        } catch { throw CatalogFailure(error.description) }
+        return browsers
+    }
+
     func contentType(ofFile uri: String) -> String? { contentTypes?.contentType(ofFileURL: uri) }
 
     /// The app that opened the type before Waypost took it over (recorded by `waypost install`), else GIO's choice.

@@ -43,12 +43,15 @@ public enum Planner {
     ///   - callerShowsPages: the caller is the browser: a web link goes to no browser (it shows the page).
     /// - Throws: `needsOpener` when the decision depends on an opener still `.pending`; `catalog`
     ///   when the desktop cannot be read.
+    ///   - picked: what the user picked in the chooser a plan of this event asked for.
     public static func plan(
         _ event: PlannedEvent, opener: OpenerFact, _ snapshot: Snapshot, refused: Refusals = Refusals(),
-        callerShowsPages: Bool = false
+        callerShowsPages: Bool = false, picked: NamedDestination? = nil
     ) throws(PlanningError) -> Plan {
         var planning = Planning(event: event, snapshot: snapshot, refused: refused)
         planning.callerShowsPages = callerShowsPages
+        planning.opener = opener
+        planning.picked = picked
         switch event {
         case .link(_, let scheme) where scheme == snapshot.offerScheme:
             planning.steps.append(Step(.offer, rule: .none, facts: [.handoffOffer(scheme: scheme)]))
@@ -56,12 +59,18 @@ public enum Planner {
         case .link(let uri, let scheme) where scheme == "https" || scheme == "http":
             try planning.webLink(uri, scheme: scheme, opener: opener)
         case .link(let uri, let scheme): try planning.schemeLink(uri, scheme: scheme, opener: opener)
-        case .activity(let activity, let publisher): planning.activity(activity.type, publishedBy: publisher)
+        case .activity(let activity, let publisher): try planning.activity(activity, publishedBy: publisher)
         case .notificationResponse(let app, _): planning.ownEvent(of: app, because: .poster(app: app))
         case .shortcut(let activity, let app): planning.ownEvent(of: app, because: .shortcut(app: app, type: activity.type))
         }
         return planning.finished
     }
+
+    /// The app id a user rule names to mean "ask me" (`"appIDs": ["ask", …]`).
+    public static let askRule = "ask"
+
+    /// A web link's host, lower case, as choices are kept by it ("" when it has none).
+    static func host(of uri: String) -> String { (try? WebLink(uri))?.host ?? "" }
 
     /// What a notification response is routed as: an activity of this type (routing reads only its target).
     public static let notificationResponseType = "io.waypost.notification-response"
@@ -96,6 +105,8 @@ private struct Planning {
     var nowhere: Nowhere?
     var lastFacts: [Fact] = []
     var callerShowsPages = false
+    var opener: OpenerFact = .known(nil)
+    var picked: NamedDestination?
 
     init(event: PlannedEvent, snapshot: Snapshot, refused: Refusals) {
         (self.event, self.snapshot, self.refused) = (event, snapshot, refused)
@@ -141,6 +152,64 @@ private struct Planning {
         }
     }
 
+    /// The steps that bring the event to a destination a person named: the entry as `reach` does, or
+    /// a browser in the window named (a profile, a private window).
+    mutating func reach(_ named: NamedDestination, facts: [Fact]) {
+        guard let app = snapshot.installed.entry(id: named.app) else {
+            lastFacts = facts.appending(.notInstalled(app: named.app))
+            return
+        }
+        guard named.window != .usual else { return reach(app, facts: facts) }
+        guard !refused.apps.contains(app.id) else {
+            lastFacts = facts.appending(.refused(app: app.id))
+            return
+        }
+        steps.append(Step(.browser(app, named.window), rule: .browser, facts: facts.appending(.browser(app: app.id))))
+    }
+
+    /// The opener's id for a choice of `scope`; `needsOpener` while it is pending and a choice
+    /// limited to openers covers the scope, or (`asking`) the chooser would offer to limit it.
+    func choiceOpener(for scope: ChoiceScope, asking: Bool) throws(PlanningError) -> String? {
+        switch opener {
+        case .known(let id): return id
+        case .pending:
+            if asking || snapshot.choices.namesOpeners(for: scope) { throw .needsOpener }
+            return nil
+        }
+    }
+
+    /// Among several candidates (the plan's own preference first): the one the user just picked,
+    /// else the one remembered for `scope`, else the user is asked. A pick or a choice naming an
+    /// app that is no candidate any more is passed over: a choice never takes an event to an app
+    /// that no longer declares it.
+    mutating func choose(
+        among candidates: [NamedDestination], scope: ChoiceScope, because reason: AskReason, facts: [Fact], subject: String
+    ) throws(PlanningError) {
+        var facts = facts
+        if let picked {
+            guard candidates.contains(where: { $0.app == picked.app }) else {
+                nowhere = .noHandler("\(picked.app), which you picked, no longer takes it")
+                return
+            }
+            return reach(picked, facts: facts.appending(.picked(picked)))
+        }
+        let opener = try choiceOpener(for: scope, asking: false)
+        if let choice = snapshot.choices.choice(for: scope, opener: opener) {
+            if candidates.contains(where: { $0.app == choice.destination.app }) {
+                return reach(choice.destination, facts: facts.appending(.remembered(choice)))
+            }
+            facts.append(.staleChoice(choice))
+        }
+        let left = candidates.filter { !refused.apps.contains($0.app) }
+        guard left.count > 1 else {
+            if let only = left.first { reach(only, facts: facts) } else { lastFacts = facts }
+            return
+        }
+        let asker = try choiceOpener(for: scope, asking: true)
+        let request = ChoiceRequest(candidates: left, scope: scope, opener: asker, subject: subject)
+        steps.append(Step(.choose(request), rule: .none, facts: facts.appending(.ask(scope, candidates: left.map(\.description), because: reason))))
+    }
+
     /// A `file://` URI: the app that opens its type.
     mutating func document(_ uri: String) {
         guard let type = snapshot.installed.contentType(ofFile: uri) else {
@@ -166,13 +235,26 @@ private struct Planning {
         }
         ownership = decided
         var browserFacts: [Fact] = [.ownership(decided)]
-        if case .app(let id, _) = decided {
+        if case .app(let id, let because) = decided {
             if case .pending = opener { throw .needsOpener }
-            if case .known(id) = opener {
+            let owners = ([id] + because.others).filter { !(because.isAssociation && snapshot.choices.linksOff.contains($0)) }
+            if owners.isEmpty {
+                browserFacts.append(.linksOff(app: id))
+            } else if id == Planner.askRule {
+                try choose(
+                    among: try askCandidates(because.match.apps, scheme: scheme), scope: .site(Planner.host(of: uri)),
+                    because: .userRule(because.source.description), facts: [.ownership(decided)], subject: uri)
+                return
+            } else if case .known(id) = opener {
                 browserFacts.append(.selfLoop(app: id))
-            } else if let app = snapshot.installed.entry(id: id) {
-                reach(app, facts: [.ownership(decided)])
-                browserFacts = lastFacts
+            } else if owners.count > 1, !callerShowsPages {
+                var candidates = owners.map { NamedDestination(app: $0) }
+                if let browser = try? snapshot.installed.browser(forScheme: scheme) { candidates.append(NamedDestination(app: browser.id)) }
+                try choose(among: candidates, scope: .site(Planner.host(of: uri)), because: .owners, facts: [.ownership(decided)], subject: uri)
+                return
+            } else if let named = NamedDestination(owners[0]) {
+                reach(named, facts: [.ownership(decided)])
+                browserFacts = steps.isEmpty ? lastFacts : [.ownership(decided)]
             } else {
                 browserFacts.append(.notInstalled(app: id))
             }
@@ -181,22 +263,47 @@ private struct Planning {
             if steps.isEmpty { nowhere = .shownByCaller(decided) }
             return
         }
-        do {
-            guard let browser = try snapshot.installed.browser(forScheme: scheme) else {
-                if steps.isEmpty {
-                    nowhere = .noHandler(
-                        "no browser is installed for x-scheme-handler/\(scheme) (Waypost never hands a link to itself)")
-                }
-                return
+        guard let browser = try read({ () throws(CatalogFailure) in try snapshot.installed.browser(forScheme: scheme) }) else {
+            if steps.isEmpty {
+                nowhere = .noHandler(
+                    "no browser is installed for x-scheme-handler/\(scheme) (Waypost never hands a link to itself)")
             }
-            guard !refused.apps.contains(browser.id) else {
-                lastFacts = browserFacts.appending(.refused(app: browser.id))
-                return
-            }
-            steps.append(Step(.browser(browser, .usual), rule: .browser, facts: browserFacts.appending(.browser(app: browser.id))))
-        } catch {
-            throw .catalog(error)
+            return
         }
+        if let choice = try rememberedBrowser(for: uri, scheme: scheme), !refused.apps.contains(choice.destination.app) {
+            return reach(choice.destination, facts: browserFacts.appending(.remembered(choice)))
+        }
+        guard !refused.apps.contains(browser.id) else {
+            lastFacts = browserFacts.appending(.refused(app: browser.id))
+            return
+        }
+        steps.append(Step(.browser(browser, .usual), rule: .browser, facts: browserFacts.appending(.browser(app: browser.id))))
+    }
+
+    /// What the desktop says, or `catalog` when it cannot be read.
+    func read<T>(_ body: () throws(CatalogFailure) -> T) throws(PlanningError) -> T {
+        do { return try body() } catch { throw .catalog(error) }
+    }
+
+    /// The user's choice of browser for a web link that goes to one: for its site, else for every
+    /// link no app takes; only a choice naming an installed browser of the scheme counts.
+    func rememberedBrowser(for uri: String, scheme: String) throws(PlanningError) -> RememberedChoice? {
+        let book = snapshot.choices
+        guard !book.isEmpty else { return nil }
+        let browsers = try read { () throws(CatalogFailure) in try snapshot.installed.browsers(forScheme: scheme) }
+        for scope in [ChoiceScope.site(Planner.host(of: uri)), .browser] {
+            guard let choice = snapshot.choices.choice(for: scope, opener: try choiceOpener(for: scope, asking: false)) else { continue }
+            if browsers.contains(where: { $0.id == choice.destination.app }) { return choice }
+        }
+        return nil
+    }
+
+    /// Who a user rule saying "ask" offers: the destinations it names after `ask`, else every
+    /// installed browser of the scheme.
+    func askCandidates(_ named: [String], scheme: String) throws(PlanningError) -> [NamedDestination] {
+        let listed = named.filter { $0 != Planner.askRule }.compactMap(NamedDestination.init)
+        guard listed.isEmpty else { return listed }
+        return try read { () throws(CatalogFailure) in try snapshot.installed.browsers(forScheme: scheme) }.map { NamedDestination(app: $0.id) }
     }
 
     /// A custom-scheme link: the entry a user rule names, then the scheme's preferred participating
@@ -210,37 +317,43 @@ private struct Planning {
         case .needsOpener: throw .needsOpener
         case .noRule: break
         case .handlers(let reason): handlerFacts = [.leftToHandlers(reason)]
+        case .app(let id, let because) where id == Planner.askRule:
+            let candidates = because.match.apps.filter { $0 != Planner.askRule }.compactMap(NamedDestination.init)
+            return try choose(
+                among: candidates, scope: .scheme(scheme), because: .userRule(because.source.description),
+                facts: [.userRule(app: id, because)], subject: uri)
         case .app(let id, let because):
-            if let app = snapshot.installed.entry(id: id) {
-                reach(app, facts: [.userRule(app: id, because)])
+            if let named = NamedDestination(id), snapshot.installed.entry(id: named.app) != nil {
+                reach(named, facts: [.userRule(app: id, because)])
                 handlerFacts = steps.isEmpty ? lastFacts : []
             } else {
                 handlerFacts = [.userRule(app: id, because), .notInstalled(app: id)]
             }
         }
-        do {
-            let handlers = try snapshot.installed.handlers(forScheme: scheme)
-            if let app = handlers.first {
-                let others = handlers.dropFirst().map(\.id)
-                reach(app, facts: handlerFacts.appending(.preferredHandler(app: app.id, scheme: scheme, others: others)))
-                return
-            }
-            guard let fallback = try snapshot.installed.fallbackHandler(forScheme: scheme) else {
-                if steps.isEmpty { nowhere = .noHandler("no installed application declares x-scheme-handler/\(scheme)") }
-                return
-            }
-            guard !refused.apps.contains(fallback.id) else {
-                lastFacts = handlerFacts.appending(.refused(app: fallback.id))
-                return
-            }
-            steps.append(Step(.entry(fallback), rule: .fallback, facts: handlerFacts.appending(.fallbackHandler(app: fallback.id, scheme: scheme))))
-        } catch {
-            throw .catalog(error)
+        let handlers = try read { () throws(CatalogFailure) in try snapshot.installed.handlers(forScheme: scheme) }
+        if handlers.count > 1 {
+            return try choose(
+                among: handlers.map { NamedDestination(app: $0.id) }, scope: .scheme(scheme), because: .schemeHandlers,
+                facts: handlerFacts, subject: uri)
         }
+        if let app = handlers.first {
+            return reach(app, facts: handlerFacts.appending(.preferredHandler(app: app.id, scheme: scheme, others: [])))
+        }
+        guard let fallback = try read({ () throws(CatalogFailure) in try snapshot.installed.fallbackHandler(forScheme: scheme) }) else {
+            if steps.isEmpty { nowhere = .noHandler("no installed application declares x-scheme-handler/\(scheme)") }
+            return
+        }
+        guard !refused.apps.contains(fallback.id) else {
+            lastFacts = handlerFacts.appending(.refused(app: fallback.id))
+            return
+        }
+        steps.append(Step(.entry(fallback), rule: .fallback, facts: handlerFacts.appending(.fallbackHandler(app: fallback.id, scheme: scheme))))
     }
 
-    /// A user activity: the app that continues its type (`Planner.continuer`).
-    mutating func activity(_ type: String, publishedBy publisher: String?) {
+    /// A user activity: the app that continues its type (`Planner.continuer`); with several and no
+    /// choice, the user is asked.
+    mutating func activity(_ activity: UserActivity, publishedBy publisher: String?) throws(PlanningError) {
+        let type = activity.type
         let installed = snapshot.installed
         let candidates = installed.applications(forActivityType: type)
         switch Planner.continuer(
@@ -248,6 +361,10 @@ private struct Planning {
             chosen: { installed.chosenApplicationID(forActivityType: type) })
         {
         case .success(let app): reach(app, facts: [.continuer(app: app.id, activityType: type)])
+        case .failure(.appNotChosen(_, let ids, _)):
+            try choose(
+                among: ids.map { NamedDestination(app: $0) }, scope: .activityType(type), because: .continuers, facts: [],
+                subject: activity.title.flatMap { $0.isEmpty ? nil : $0 } ?? type)
         case .failure(let why): nowhere = why
         }
     }

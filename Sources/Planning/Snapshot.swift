@@ -36,6 +36,14 @@ public protocol InstalledApps: Sendable {
     func applications(forActivityType type: String) -> [InstalledApp]
     /// The desktop-file id the user chose for an activity type, if any.
     func chosenApplicationID(forActivityType type: String) -> String?
+    /// Every installed browser of a web scheme, the one `browser(forScheme:)` gives first.
+    func browsers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp]
+}
+
+extension InstalledApps {
+    public func browsers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] {
+        try browser(forScheme: scheme).map { [$0] } ?? []
+    }
 }
 
 /// Why the desktop could not be read (a scheme it rejects, a catalog that failed).
@@ -59,9 +67,15 @@ public struct Snapshot: Sendable {
     /// The scheme whose links the dispatcher holds as Handoff offers (`waypost-handoff`); nil while
     /// it holds none (Handoff not started), when such a link is planned as any other.
     public var offerScheme: String?
+    /// The user's remembered choices, and the apps whose links are off.
+    public var choices: ChoiceBook
 
-    public init(installed: any InstalledApps, running: any RunningApps, ownership: LinkOwnership, offerScheme: String? = nil) {
+    public init(
+        installed: any InstalledApps, running: any RunningApps, ownership: LinkOwnership, offerScheme: String? = nil,
+        choices: ChoiceBook = ChoiceBook()
+    ) {
         (self.installed, self.running, self.ownership, self.offerScheme) = (installed, running, ownership, offerScheme)
+        self.choices = choices
     }
 }
 

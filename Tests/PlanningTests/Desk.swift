@@ -12,6 +12,8 @@ struct Desk: InstalledApps {
     var entries: [String: InstalledApp] = [:]
     var activityApps: [String: [InstalledApp]] = [:]
     var chosen: [String: String] = [:]
+    /// Browsers besides `browsers`' one, by scheme.
+    var otherBrowsers: [String: [InstalledApp]] = [:]
 
     func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { schemeHandlers[scheme] ?? [] }
     func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { fallbacks[scheme] }
@@ -21,6 +23,9 @@ struct Desk: InstalledApps {
     func entry(id: String) -> InstalledApp? { entries[id] }
     func applications(forActivityType type: String) -> [InstalledApp] { activityApps[type] ?? [] }
     func chosenApplicationID(forActivityType type: String) -> String? { chosen[type] }
+    func browsers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] {
+        (browsers[scheme].map { [$0] } ?? []) + (otherBrowsers[scheme] ?? [])
+    }
 
     /// Installs `app` as an entry (and as a handler of `schemes`, in order).
     mutating func install(_ app: InstalledApp, schemes: [String] = []) {

@@ -26,17 +26,16 @@ struct PlannerTests {
         Snapshot(installed: desk, running: running, ownership: try owned ?? ownership())
     }
 
-    @Test("a custom-scheme link goes to the preferred handler's preferring scene; after refusals, the allowing one, then a new scene")
+    @Test("a custom-scheme link goes to its handler's preferring scene; after refusals, the allowing one, then a new scene")
     func schemeLink() throws {
         var desk = Desk()
         desk.install(Self.contacts, schemes: ["contacts"])
-        desk.install(Self.notes, schemes: ["contacts"])
         let running = Running(routers: [Self.contacts.id: try Self.contactsRouter()])
         let event = PlannedEvent.link("contacts://show?id=judy", scheme: "contacts")
         let plan = try Planner.plan(event, opener: .known(nil), snapshot(desk, running))
         #expect(plan.first.destination == .openScene(app: Self.contacts.id, scene: "judy"))
         #expect(plan.first.rule == .preferring)
-        #expect(plan.first.reason.contains("also declared by org.example.Notes"))
+        #expect(plan.first.reason.contains("preferred participating handler"))
         var refused = Refusals()
         refused.scenes[Self.contacts.id] = ["judy"]
         let after = try Planner.plan(event, opener: .known(nil), snapshot(desk, running), refused: refused)
@@ -177,8 +176,9 @@ struct PlannerTests {
         let published = try Planner.plan(.activity(activity, publishedBy: Self.notes.id), opener: .known(nil), snapshot(desk))
         #expect(published.first.destination == .launch(app: Self.notes.id))
         let unchosen = try Planner.plan(.activity(activity, publishedBy: nil), opener: .known(nil), snapshot(desk))
-        #expect(unchosen.first.destination == .nothing(.appNotChosen(
-            activityType: "org.example.show", candidates: [Self.contacts.id, Self.notes.id], publisher: nil)))
+        #expect(unchosen.first.destination == .choose(ChoiceRequest(
+            candidates: [NamedDestination(app: Self.contacts.id), NamedDestination(app: Self.notes.id)],
+            scope: .activityType("org.example.show"), opener: nil, subject: "org.example.show")))
         desk.chosen["org.example.show"] = Self.contacts.id
         let chosen = try Planner.plan(.activity(activity, publishedBy: "org.example.Gone"), opener: .known(nil), snapshot(desk))
         #expect(chosen.first.destination == .launch(app: Self.contacts.id))
