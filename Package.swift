@@ -107,7 +107,7 @@ let package = Package(
 
         // Where association files come from: installed and user files, and the live domain's file
         // fetched through libcurl (opened on the first fetch), verified and cached.
-        .target(name: "AssociationSources", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(name: "AssociationSources", dependencies: ["CCurl", "Planning"], swiftSettings: strict),
 
         // The browsers' native-messaging protocol as the browser extension's host speaks it: framing,
         // the messages' schema, the calling extension. Pure: bytes in, bytes out.
@@ -122,7 +122,7 @@ let package = Package(
             name: "waypost",
             dependencies: [
                 "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
-                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging", "Handoff",
+                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging", "Handoff", "Planning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -174,7 +174,7 @@ let package = Package(
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "Planning", "Associations", "TestSupport", "WaypostContract", "waypost"],
+            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "Planning", "Associations", "AssociationSources", "TestSupport", "WaypostContract", "waypost"],
             swiftSettings: strict),
         .testTarget(
             name: "WaypostKitTests",

@@ -9,6 +9,11 @@ import WaypostContract
 /// docs/delivery.md lists these numbers; a call over one gets `BudgetExceeded` (or, for one value
 /// that is malformed rather than large, `InvalidArgument`) naming the value, and changes nothing.
 enum Budgets {
+    /// Events waiting for the chooser while it shows another (one chooser on the screen at a time).
+    static let waitingChoosers = 8
+    /// How long `Open` waits for the user's pick before it answers "choose" (the pick is carried
+    /// out when it comes): under `gio open`'s 25 s D-Bus timeout.
+    static let chooserAnswerWait: Duration = .seconds(20)
     /// One condition, as given (UTF-8 bytes).
     static let conditionBytes = 4096
     /// Conditions of one scene, all its modifiers' preferring and allowing sets together.

@@ -9,7 +9,7 @@ import Planning
 /// no hop per step.
 protocol PlanDestinations {
     /// The plan now, given what was refused; nil while it waits for the opener, who is then found.
-    nonisolated(nonsending) mutating func plan(refused: Refusals, opener: OpenerFact) async throws(DispatchError) -> Plan?
+    nonisolated(nonsending) mutating func plan(refused: Refusals, opener: OpenerFact, picked: NamedDestination?) async throws(DispatchError) -> Plan?
     /// Who opened the event, awaited (what a plan waiting for the opener asks).
     nonisolated(nonsending) func opener() async -> OpenerFact
     /// Ends the registrations of `app`'s processes that exited without leaving the bus.
@@ -23,6 +23,11 @@ protocol PlanDestinations {
     nonisolated(nonsending) func createScene(_ declaration: String, of app: String) async -> (Result<String, Dispatcher.HandOverFailure>, attempts: [String])
     /// Gives the event to an app that does not take part, or the browser; says what was done.
     nonisolated(nonsending) func handOver(to app: InstalledApp, window: BrowserWindow) async throws(DispatchError) -> String
+    /// Asks the user to pick one of `request`'s candidates (remembering the pick when they say
+    /// "always"); nil when the answer did not come within the caller's wait, and the pick is
+    /// carried out on its own when it comes.
+    /// - Throws: `choiceCancelled`; `notChosen` when no chooser could be shown.
+    nonisolated(nonsending) mutating func choose(_ request: ChoiceRequest) async throws(DispatchError) -> NamedDestination?
     /// Holds the link as a Handoff offer.
     nonisolated(nonsending) func takeOffer() async throws(DispatchError) -> Outcome
     /// `app` could not take the event; the next destination is tried.
@@ -40,8 +45,10 @@ enum CarryingOut {
     /// - Throws: the last destination's failure when none is left, the plan's refusal when it goes
     ///   nowhere at once; `timeout` and `mayHaveIt`'s errors at once.
     nonisolated(nonsending) static func carryOut(
-        _ event: PlannedEvent, label: String, waitsForOpener: Bool, through destinations: inout some PlanDestinations
+        _ event: PlannedEvent, label: String, waitsForOpener: Bool, picked: NamedDestination? = nil,
+        through destinations: inout some PlanDestinations
     ) async throws(DispatchError) -> Outcome {
+        var picked = picked
         var opener: OpenerFact = waitsForOpener ? .pending : .known(nil)
         var refused = Refusals()
         var launched: Set<String> = []
@@ -49,7 +56,7 @@ enum CarryingOut {
         // The last destination's failure, thrown when no destination is left.
         var failure: DispatchError?
         while true {
-            guard let plan = try await destinations.plan(refused: refused, opener: opener) else {
+            guard let plan = try await destinations.plan(refused: refused, opener: opener, picked: picked) else {
                 opener = await destinations.opener()
                 continue
             }
@@ -63,7 +70,9 @@ enum CarryingOut {
             case .offer:
                 return try await destinations.takeOffer()
             case .choose(let request):
-                throw Dispatcher.error(.appNotChosen(activityType: request.scope.spoken, candidates: request.candidates.map(\.description), publisher: nil), for: event)
+                // Asked at most once: the pick is planned, and a refusal of it goes nowhere else.
+                guard picked == nil, let pick = try await destinations.choose(request) else { return Outcome(step, launched: false) }
+                picked = pick
             case .launch(let app):
                 guard !launched.contains(app) else {
                     attempts.append("every process of \(app) went away")

@@ -46,6 +46,10 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Several installed apps list the activity type, its publisher (if any) is not one of them,
     /// and the user chose none of them: it was sent nowhere.
     case appNotChosen(activityType: String, candidates: [String], publisher: String?)
+    /// Several apps could take the event, none is chosen and no chooser could be shown (`why`).
+    case notChosen(String, candidates: [String], scope: String, why: String)
+    /// The user closed the chooser without picking: the event was sent nowhere.
+    case choiceCancelled(String)
     /// The app's installed entry has no such shortcut (or it cannot be read, or its user info is not a JSON object).
     case unknownShortcut(app: String, action: String, reason: String)
     /// A handoff's offer or device, named as what happened (HandoffFailure.swift).
@@ -77,7 +81,8 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .budgetExceeded: .budgetExceeded
         case .declarationMismatch: .declarationMismatch
         case .invalidReply: .invalidReply
-        case .appNotChosen: .appNotChosen
+        case .appNotChosen, .notChosen: .appNotChosen
+        case .choiceCancelled: .choiceCancelled
         case .unknownShortcut: .unknownShortcut
         case .handoff(let failure): failure.failure
         }
@@ -133,6 +138,11 @@ public enum DispatchError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(candidates.joined(separator: ", ")) can all continue \(Self.abbreviated(type))"
                 + (publisher.map { ", \($0), which published it, cannot" } ?? "")
                 + "; it was sent to none of them: choose one with `waypost activities choose \(type) APP`"
+        case .notChosen(let subject, let candidates, let scope, let why):
+            "\(candidates.joined(separator: ", ")) could all take \(Self.abbreviated(subject)) and none is chosen, "
+                + "and \(why); it was sent nowhere: choose one with `waypost choices set \(scope) APP`"
+        case .choiceCancelled(let subject):
+            "the chooser for \(Self.abbreviated(subject)) was closed without a pick; it was sent nowhere"
         case .unknownShortcut(let app, let action, let reason):
             "no shortcut \(Self.abbreviated(action)) of \(app): \(reason)"
         case .handoff(let failure): failure.description

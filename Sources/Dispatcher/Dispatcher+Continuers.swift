@@ -10,12 +10,15 @@ extension Dispatcher {
     /// The participating app in `directory` that continues an activity of `type`.
     /// - Parameter publisher: the app that published it (a saved activity's), nil when unknown.
     /// - Throws: `noHandler` when no app lists the type; `appNotChosen` when the user must choose.
+    /// - Parameter choices: the user's remembered choices, read before a mimeapps.list default.
     static func continuer(
-        ofActivityType type: String, publishedBy publisher: String?, in directory: any ApplicationDirectory
+        ofActivityType type: String, publishedBy publisher: String?, in directory: any ApplicationDirectory,
+        choices: ChoiceBook = ChoiceBook()
     ) throws(DispatchError) -> ApplicationEntry {
         try continuer(
             ofActivityType: type, publishedBy: publisher, candidates: directory.applications(forActivityType: type),
-            chosen: directory.chosenApplicationID(forActivityType: type))
+            chosen: choices.choice(for: .activityType(type), opener: nil)?.destination.app
+                ?? directory.chosenApplicationID(forActivityType: type))
     }
 
     /// `Planner.continuer` over desktop entries.

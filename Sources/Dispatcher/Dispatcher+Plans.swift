@@ -17,7 +17,7 @@ extension Dispatcher {
     var snapshot: Snapshot {
         Snapshot(
             installed: installedApps, running: registry, ownership: webLinks.ownership,
-            offerScheme: offers == nil ? nil : HandoffPayload.scheme)
+            offerScheme: offers == nil ? nil : HandoffPayload.scheme, choices: choices.book)
     }
 
     /// Waits, for a web link only, until the web-link table holds every claim and association file
@@ -33,10 +33,10 @@ extension Dispatcher {
     /// that does not suspend still costs a change of executor.)
     /// - Throws: `invalidURI` when the desktop cannot be read for it.
     func plan(
-        _ event: PlannedEvent, opener: OpenerFact, refused: Refusals, callerShowsPages: Bool
+        _ event: PlannedEvent, opener: OpenerFact, refused: Refusals, callerShowsPages: Bool, picked: NamedDestination? = nil
     ) throws(DispatchError) -> Plan? {
         do {
-            return try Planner.plan(event, opener: opener, snapshot, refused: refused, callerShowsPages: callerShowsPages)
+            return try Planner.plan(event, opener: opener, snapshot, refused: refused, callerShowsPages: callerShowsPages, picked: picked)
         } catch {
             switch error {
             case .needsOpener: return nil
@@ -86,20 +86,23 @@ extension Dispatcher {
         await readWholeTableIfNeeded(for: pending.planned)
         var destinations = Destinations(dispatcher: self, pending: pending)
         return try await CarryingOut.carryOut(
-            pending.planned, label: pending.label, waitsForOpener: pending.opener != nil, through: &destinations)
+            pending.planned, label: pending.label, waitsForOpener: pending.opener != nil, picked: pending.picked, through: &destinations)
     }
 
     /// The world as carrying out one event's plan meets it (`PlanDestinations`): this dispatcher's
     /// registry, deliveries, launches and hand-overs, for `pending`.
     struct Destinations: PlanDestinations {
         let dispatcher: Dispatcher
-        let pending: Event
+        var pending: Event
         private var first = true
 
         init(dispatcher: Dispatcher, pending: Event) { (self.dispatcher, self.pending) = (dispatcher, pending) }
 
-        nonisolated(nonsending) mutating func plan(refused: Refusals, opener: OpenerFact) async throws(DispatchError) -> Plan? {
-            let plan = try await dispatcher.plan(pending.planned, opener: opener, refused: refused, callerShowsPages: pending.callerShowsPages)
+        nonisolated(nonsending) mutating func plan(
+            refused: Refusals, opener: OpenerFact, picked: NamedDestination?
+        ) async throws(DispatchError) -> Plan? {
+            let plan = try await dispatcher.plan(
+                pending.planned, opener: opener, refused: refused, callerShowsPages: pending.callerShowsPages, picked: picked)
             if first, let plan {
                 first = false
                 await dispatcher.warnIfOverBudget(plan)
@@ -133,6 +136,21 @@ extension Dispatcher {
 
         nonisolated(nonsending) func handOver(to app: InstalledApp, window: BrowserWindow) async throws(DispatchError) -> String {
             try await dispatcher.handOverToNonParticipant(pending.label, app, window: window, pending.platformData)
+        }
+
+        nonisolated(nonsending) mutating func choose(_ request: ChoiceRequest) async throws(DispatchError) -> NamedDestination? {
+            let event = pending
+            let dispatcher = dispatcher
+            let answer = await dispatcher.choosers.ask(
+                request, platformData: pending.platformData, within: dispatcher.configuration.chooserAnswerWait
+            ) { late in
+                // The caller was answered "choose": the pick is carried as an event of its own.
+                Task { await dispatcher.carryLate(late, of: request, for: event) }
+            }
+            guard let answer else { return nil }
+            let pick = try await dispatcher.settle(answer, of: request, for: pending.label)
+            if let token = pick.token { pending.platformData = LaunchPlatformData(activationToken: token, desktopStartupID: token) }
+            return pick.destination
         }
 
         nonisolated(nonsending) func takeOffer() async throws(DispatchError) -> Outcome {

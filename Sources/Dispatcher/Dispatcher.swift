@@ -3,7 +3,8 @@ public import DBus
 public import Desktop
 public import ExternalEvents
 public import Logging
-import Planning
+public import Planning
+public import AssociationSources
 import Synchronization
 import WaypostContract
 
@@ -30,6 +31,13 @@ public actor Dispatcher {
         public var ownExecutable: String?
         /// Tokens for the user's actions on the desktop's own surfaces, which report none.
         public var shellActionTokens = ShellActionTokens.none
+        /// The chooser window shown when several apps could take an event; nil: none can be shown,
+        /// and such an event is refused `AppNotChosen`.
+        public var chooser: (any ChooserWindows)?
+        /// Where remembered choices are kept; nil: in memory only.
+        public var choiceFile: ChoiceFile?
+        /// How long `Open` waits for the user's pick before answering "choose".
+        public var chooserAnswerWait = Budgets.chooserAnswerWait
         public init() {}
     }
 
@@ -74,6 +82,10 @@ public actor Dispatcher {
     public nonisolated let saved: SavedActivities?
     /// What holds `waypost-handoff:` links as offers, once Handoff started (`attach(offers:)`).
     var offers: (any OfferTaking)?
+    /// The user's remembered choices (Choices/ChoiceStore.swift).
+    nonisolated let choices: ChoiceStore
+    /// The chooser window, one at a time (Choices/Choosing.swift).
+    nonisolated let choosers: Choosers
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         connection.executor.serial.asUnownedSerialExecutor()
@@ -95,11 +107,14 @@ public actor Dispatcher {
         self.contentTypes = contentTypes
         self.webLinks = webLinks
         registry = Registry(contentTypes: contentTypes)
+        let choices = ChoiceStore(file: configuration.choiceFile)
+        self.choices = choices
+        choosers = Choosers(configuration.chooser)
         let callers = CallerConnections(bus: connection)
         self.callers = callers
         reports = RoutedReports(callers: callers, logger: logger)
         let changes = appChanges
-        saved = store.map { SavedActivities(store: $0, directory: directory, changes: changes, logger: logger) }
+        saved = store.map { SavedActivities(store: $0, directory: directory, choices: choices, changes: changes, logger: logger) }
         let (ownID, ownProgram) = (configuration.ownEntryID, configuration.ownExecutable)
         installedApps = DesktopApps(directory: directory, contentTypes: contentTypes, ownID: ownID, ownProgram: ownProgram)
         openers = OpenerLookup(callers: callers, directory: directory, processes: processes) { id in

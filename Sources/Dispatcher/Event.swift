@@ -20,6 +20,8 @@ struct Event: Sendable {
     var sender: BusName? = nil
     /// The caller is the browser, which shows a web link no app takes itself: no browser gets it.
     var callerShowsPages = false
+    /// What the user picked in a chooser this event showed, answered after its caller was.
+    var picked: NamedDestination? = nil
     /// Told the outcome while an open scene's app handles the event (see `Dispatcher.open`).
     var prepare: (@Sendable (Outcome) -> Void)? = nil
 

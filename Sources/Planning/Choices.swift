@@ -22,8 +22,9 @@ public struct NamedDestination: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads `APP`, `APP#profile=NAME` or `APP#private`; nil for anything else (an empty app or
-    /// profile, another suffix).
+    /// profile, another suffix, control characters, over 255 bytes).
     public init?(_ text: String) {
+        guard text.utf8.count <= 255, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         guard let hash = text.firstIndex(of: "#") else {
             guard !text.isEmpty else { return nil }
             self.init(app: text)
@@ -117,6 +118,21 @@ public struct RememberedChoice: Sendable, Hashable {
     public init(scope: ChoiceScope, opener: String? = nil, destination: NamedDestination, made: String) {
         (self.scope, self.opener, self.destination, self.made) = (scope, opener, destination, made)
     }
+
+    /// The UTC day `seconds` after the epoch, `YYYY-MM-DD` (proleptic Gregorian, civil from days).
+    public static func day(since seconds: Int) -> String {
+        let days = (seconds >= 0 ? seconds : seconds - 86_399) / 86_400 + 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let dayOfEra = days - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day))"
+    }
 }
 
 /// The remembered choices a plan reads. An opener's own choice comes before one for every opener.
@@ -124,6 +140,8 @@ public struct ChoiceBook: Sendable {
     private var byKey: [Key: RememberedChoice] = [:]
     /// Apps whose web links are off ("open supported links" unset): their claims count for nothing.
     public var linksOff: Set<String> = []
+    /// Lines of the file this was read from that could not be used.
+    public var problems: [Problem] = []
 
     private struct Key: Hashable {
         var scope: ChoiceScope

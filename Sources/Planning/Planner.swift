@@ -356,6 +356,13 @@ private struct Planning {
         let type = activity.type
         let installed = snapshot.installed
         let candidates = installed.applications(forActivityType: type)
+        // The user's remembered choice comes before a mimeapps.list default, when the publisher cannot.
+        if candidates.count > 1, !candidates.contains(where: { $0.id == publisher }),
+           let choice = snapshot.choices.choice(for: .activityType(type), opener: try choiceOpener(for: .activityType(type), asking: false)),
+           candidates.contains(where: { $0.id == choice.destination.app })
+        {
+            return reach(choice.destination, facts: [.remembered(choice)])
+        }
         switch Planner.continuer(
             ofActivityType: type, publishedBy: publisher, candidates: candidates, id: { $0.id },
             chosen: { installed.chosenApplicationID(forActivityType: type) })

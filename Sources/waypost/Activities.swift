@@ -1,9 +1,11 @@
 import ArgumentParser
+import AssociationSources
 import DBus
 import Desktop
 import ExternalEvents
 import FoundationEssentials
 import Glibc
+import Planning
 import WaypostContract
 
 /// `waypost activities`: what apps saved for search, found, continued and deleted from the terminal.
@@ -125,10 +127,11 @@ struct Activities: AsyncParsableCommand {
                 A saved activity continues in the app that published it, as long as that app's desktop \
                 entry lists its type. Otherwise, and for an activity from elsewhere, the one installed app \
                 that lists the type continues it; when several do, the app chosen here. Without a choice \
-                it goes nowhere: the dispatcher answers io.waypost.Error.AppNotChosen, and a search result \
-                shows a notification saying so. The choice is a [Default Applications] line for \
-                x-waypost-activity/TYPE in $XDG_CONFIG_HOME/mimeapps.list (`gio mime x-waypost-activity/TYPE \
-                APP.desktop` writes the same). Without APP, lists the apps that list TYPE.
+                the user is asked in a chooser, or, where none can be shown, it goes nowhere: the dispatcher \
+                answers io.waypost.Error.AppNotChosen, and a search result shows a notification saying so. \
+                The choice is remembered with the chooser's ("waypost choices set activity-type:TYPE APP" \
+                writes the same; a [Default Applications] line for x-waypost-activity/TYPE in mimeapps.list \
+                is still honoured after it). Without APP, lists the apps that list TYPE.
                 """)
 
         @ArgumentParser.Argument(help: "The activity type (org.example.contact.show).")
@@ -138,7 +141,7 @@ struct Activities: AsyncParsableCommand {
         var app: String?
 
         func run() throws {
-            guard let contentType = ActivityChoice.contentType(forActivityType: type) else {
+            guard ActivityChoice.contentType(forActivityType: type) != nil else {
                 printError("waypost activities choose: \"\(type)\" cannot carry a choice (letters, digits and .+-_ only, at most 255 bytes)")
                 throw ExitCode(64)
             }
@@ -151,7 +154,9 @@ struct Activities: AsyncParsableCommand {
             let candidates = catalog.applications(forActivityType: type).map(\.id)
             guard let app = app.map({ $0.hasSuffix(".desktop") ? String($0.dropLast(8)) : $0 }) else {
                 guard !candidates.isEmpty else { return Swift.print("no installed app lists \(type) in X-Waypost-Activity-Types") }
-                let chosen = catalog.chosenApplicationID(forActivityType: type)
+                let remembered = try? ChoiceFile(configHome: directories.configHome).read().book
+                    .choice(for: .activityType(type), opener: nil)?.destination.app
+                let chosen = remembered ?? catalog.chosenApplicationID(forActivityType: type)
                 for candidate in candidates { Swift.print(candidate == chosen ? "\(candidate) (chosen)" : candidate) }
                 return
             }
@@ -161,9 +166,8 @@ struct Activities: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             do {
-                var list = try MimeAppsList(path: directories.configHome + "/mimeapps.list")
-                _ = try list.setDefault(contentType, to: app + ".desktop")
-                try list.save()
+                let choice = RememberedChoice(scope: .activityType(type), destination: NamedDestination(app: app), made: Today.date)
+                _ = try ChoiceFile(configHome: directories.configHome).change { $0.remember(choice) }
             } catch {
                 printError("waypost activities choose: \(error)")
                 throw ExitCode(1)

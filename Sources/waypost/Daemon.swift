@@ -72,6 +72,9 @@ struct Daemon: AsyncParsableCommand {
         }
         timeline.mark("connected to the bus")
         configuration.ownExecutable = try? RunningProgram.executable(ofProcess: getpid())
+        // The chooser is this program's `choose`, a process of its own that loads GTK itself.
+        configuration.chooser = configuration.ownExecutable.map { ChooserProcess(program: $0) }
+        configuration.choiceFile = ChoiceFile(configHome: xdg.configHome)
         configuration.shellActionTokens = .compositor(
             waylandDisplay: getenv("WAYLAND_DISPLAY").map { String(cString: $0) }, logger: logger)
         let directory = CachedDirectory(catalog)

@@ -8,7 +8,7 @@ struct Waypost: AsyncParsableCommand {
         subcommands: [
             Open.self, Continue.self, Shortcut.self, Activities.self, Notify.self, Explain.self, Status.self, Monitor.self, Daemon.self,
             Install.self, Uninstall.self, Refresh.self, Doctor.self, HandlerFile.self, Links.self, BrowserHost.self,
-            HandoffCommand.self,
+            HandoffCommand.self, Choices.self,
         ])
 }
 

@@ -57,11 +57,10 @@ struct ActivityChoiceTests {
         let activated = try await Self.shellCall(session, Contract.SearchProvider2.objectPath, "\(Self.gnome).ActivateResult", [saved, "['transfer']", "8"])
         #expect(activated.status != 0)
         #expect(activated.output.contains("io.waypost.Error.AppNotChosen"), "\(activated.output)")
-        #expect(activated.output.contains("waypost activities choose"), "\(activated.output)")
-        // An opener's activity of the type, with no publisher, alike; and ExplainActivity says so first.
-        #expect(await ActivitiesOverTheBusTests.errorName {
-            _ = try await session.plan(activity: Self.transfer, Self.transferActivity(3), with: opener)
-        } == "io.waypost.Error.AppNotChosen")
+        #expect(activated.output.contains("waypost choices set activity-type:\(Self.transfer) APP"), "\(activated.output)")
+        // An opener's activity of the type, with no publisher, alike; ExplainActivity says the user is asked.
+        let asked = try await session.plan(activity: Self.transfer, Self.transferActivity(3), with: opener)
+        #expect(asked.map { $0["action"] } == ["choose"], "\(asked)")
         #expect(await ActivitiesOverTheBusTests.errorName {
             _ = try await session.dispatcher(opener, Contract.Dispatcher1.continueActivity, Self.transfer, Self.transferActivity(3), [String: Variant]())
         } == "io.waypost.Error.AppNotChosen")
@@ -74,8 +73,8 @@ struct ActivityChoiceTests {
         #expect(refused.stderr.contains("these do: aaa.evil.App, org.other.App"), "\(refused.stderr)")
         let chose = try await session.waypost(["activities", "choose", Self.transfer, "org.other.App.desktop"])
         #expect(chose.status == 0, "\(chose.stderr)")
-        let mimeapps = try String(contentsOf: session.root.appendingPathComponent("config/mimeapps.list"), encoding: .utf8)
-        #expect(mimeapps.contains("x-waypost-activity/org.bank.transfer=org.other.App.desktop;"), "\(mimeapps)")
+        let choices = try String(contentsOf: session.root.appendingPathComponent("config/waypost/choices"), encoding: .utf8)
+        #expect(choices.contains("choice\tactivity-type:org.bank.transfer\t*\torg.other.App\t"), "\(choices)")
         #expect(try await session.waypost(["activities", "choose", Self.transfer]).stdout == "aaa.evil.App\norg.other.App (chosen)\n")
 
         var outcome: [String: Variant] = [:]

@@ -13,22 +13,34 @@ struct CarryingOutTests {
     static let contacts = InstalledApp(id: "org.example.Contacts", participates: true)
     static let legacy = InstalledApp(id: "org.example.Legacy", participates: false)
     static let link = PlannedEvent.link("contacts://show?id=judy", scheme: "contacts")
+    static let notes = InstalledApp(id: "org.example.Notes", participates: true)
+    /// A link both Contacts and Notes declare.
+    static let shared = PlannedEvent.link("people://judy", scheme: "people")
 
-    /// Contacts handles `contacts:`; Legacy, which does not take part, `legacy:`.
+    /// Contacts handles `contacts:`; Legacy, which does not take part, `legacy:`; both Contacts and
+    /// Notes `people:`.
     struct Desk: InstalledApps {
-        func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] { scheme == "contacts" ? [contacts] : [] }
+        func handlers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] {
+            switch scheme {
+            case "contacts": [contacts]
+            case "people": [contacts, notes]
+            default: []
+            }
+        }
         func fallbackHandler(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { scheme == "legacy" ? legacy : nil }
         func browser(forScheme scheme: String) throws(CatalogFailure) -> InstalledApp? { nil }
         func contentType(ofFile uri: String) -> String? { nil }
         func documentHandler(forType contentType: String) -> InstalledApp? { nil }
-        func entry(id: String) -> InstalledApp? { [contacts, legacy].first { $0.id == id } }
+        func entry(id: String) -> InstalledApp? { [contacts, legacy, notes].first { $0.id == id } }
         func applications(forActivityType type: String) -> [InstalledApp] { [] }
         func chosenApplicationID(forActivityType type: String) -> String? { nil }
     }
 
     struct Running: RunningApps {
         var router: SceneRouter?
-        func readyRouter(of appID: String) -> SceneRouter? { appID == contacts.id ? router : nil }
+        /// The one app whose scenes `router` is.
+        var app = contacts.id
+        func readyRouter(of appID: String) -> SceneRouter? { appID == app ? router : nil }
     }
 
     /// Judy's window prefers her, Ivan's allows anything; both of Contacts' one declaration.
@@ -53,11 +65,13 @@ struct CarryingOutTests {
         var launchFailure: DispatchError?
         var afterLaunch: SceneRouter?
         var handOverFailure: DispatchError?
+        /// What the user answers the chooser; nil: not within the caller's wait.
+        var answer: ChooserAnswer? = .cancelled
         private(set) var tried: [String] = []
 
-        func plan(refused: Refusals, opener: OpenerFact) async throws(DispatchError) -> Plan? {
+        func plan(refused: Refusals, opener: OpenerFact, picked: NamedDestination?) async throws(DispatchError) -> Plan? {
             let snapshot = Snapshot(installed: Desk(), running: running, ownership: LinkOwnership(userRules: [], associations: [:], claims: [:]))
-            do { return try Planner.plan(event, opener: opener, snapshot, refused: refused) } catch {
+            do { return try Planner.plan(event, opener: opener, snapshot, refused: refused, picked: picked) } catch {
                 throw .invalidURI("\(event)", reason: "\(error)")
             }
         }
@@ -81,6 +95,15 @@ struct CarryingOutTests {
             tried.append("hand over \(app.id)")
             if let handOverFailure { throw handOverFailure }
             return "given to \(app.id)"
+        }
+        func choose(_ request: ChoiceRequest) async throws(DispatchError) -> NamedDestination? {
+            tried.append("ask " + request.candidates.map(\.description).joined(separator: " "))
+            switch answer {
+            case .picked(let pick)?: return pick.destination
+            case .cancelled?: throw .choiceCancelled("the link")
+            case .unavailable(let why)?: throw .notChosen("the link", candidates: [], scope: "\(request.scope)", why: why)
+            case nil: return nil
+            }
         }
         func takeOffer() async throws(DispatchError) -> Outcome { throw .noHandler("offer", reason: "no offers here") }
         func couldNotTake(_ app: String, _ error: DispatchError) {}
@@ -148,5 +171,57 @@ struct CarryingOutTests {
         let outcome = try await Self.carryOut(script)
         #expect(script.tried == ["launch \(Self.contacts.id)", "deliver judy"])
         #expect(outcome.action == .launch && outcome.sceneID == "judy")
+    }
+}
+
+@Suite("carrying out a choice, as values")
+struct CarryingOutChoiceTests {
+    typealias Script = CarryingOutTests.Script
+
+    static func carryOut(_ script: Script) async throws(DispatchError) -> Outcome {
+        var destinations = script
+        return try await CarryingOut.carryOut(script.event, label: "the link", waitsForOpener: false, through: &destinations)
+    }
+
+    @Test("the user picks the second app: asked once, then that app is started for the link, once")
+    func pick() async throws {
+        let script = Script()
+        script.event = CarryingOutTests.shared
+        script.answer = .picked(ChooserPick(destination: NamedDestination(app: CarryingOutTests.notes.id)))
+        script.running.app = CarryingOutTests.notes.id
+        script.afterLaunch = try SceneRouter(declarations: [.windowGroup("notes")])
+        let outcome = try await CarryingOutChoiceTests.carryOut(script)
+        #expect(script.tried == ["ask org.example.Contacts org.example.Notes", "launch org.example.Notes", "create notes"])
+        #expect(outcome.appID == CarryingOutTests.notes.id)
+        #expect(outcome.reason.contains("you picked org.example.Notes"))
+    }
+
+    @Test("cancel: nothing is tried and the opener is told ChoiceCancelled")
+    func cancel() async throws {
+        let script = Script()
+        script.event = CarryingOutTests.shared
+        script.answer = .cancelled
+        await #expect(throws: DispatchError.choiceCancelled("the link")) { try await CarryingOutChoiceTests.carryOut(script) }
+        #expect(script.tried == ["ask org.example.Contacts org.example.Notes"])
+    }
+
+    @Test("no answer within the caller's wait: the caller is answered \"choose\" and nothing is tried yet")
+    func late() async throws {
+        let script = Script()
+        script.event = CarryingOutTests.shared
+        script.answer = nil
+        let outcome = try await CarryingOutChoiceTests.carryOut(script)
+        #expect(outcome.action == .choose)
+        #expect(script.tried == ["ask org.example.Contacts org.example.Notes"])
+    }
+
+    @Test("the picked app fails to start: nobody else gets it and nobody is asked again")
+    func pickedRefuses() async throws {
+        let script = Script()
+        script.event = CarryingOutTests.shared
+        script.answer = .picked(ChooserPick(destination: NamedDestination(app: CarryingOutTests.notes.id)))
+        script.launchFailure = .launchFailed(app: CarryingOutTests.notes.id, reason: "gone")
+        await #expect(throws: DispatchError.self) { try await CarryingOutChoiceTests.carryOut(script) }
+        #expect(script.tried == ["ask org.example.Contacts org.example.Notes", "launch org.example.Notes"])
     }
 }

@@ -39,7 +39,7 @@ struct ContractTests {
         let application = try Self.contract("io.waypost.Application1.xml")
         #expect(dispatcher.errors(of: "io.waypost.Dispatcher1") == Contract.Dispatcher1.errors.map(\.errorName.rawValue).sorted())
         #expect(application.errors(of: "io.waypost.Application1") == Contract.Application1.errors.map(\.errorName.rawValue).sorted())
-        #expect(dispatcher.errors(of: "io.waypost.Dispatcher1").count == 23)
+        #expect(dispatcher.errors(of: "io.waypost.Dispatcher1").count == 24)
         for failure in Contract.Failure.allCases { #expect(Contract.Failure(failure.errorName) == failure) }
         #expect(Contract.Failure("org.freedesktop.DBus.Error.Failed") == nil)
     }
@@ -250,7 +250,7 @@ struct ContractTests {
         #expect(throws: Contract.KeyError.missing(keys: ["uri", "activity-type"])) {
             try Contract.SceneEvent(["title": "no event here"])
         }
-        #expect(throws: Contract.KeyError.unexpectedValue(key: "action", value: "teleport", allowed: ["deliver", "create", "launch", "fallback", "nowhere", "offer"])) {
+        #expect(throws: Contract.KeyError.unexpectedValue(key: "action", value: "teleport", allowed: ["deliver", "create", "launch", "fallback", "nowhere", "offer", "choose"])) {
             try Contract.RoutingOutcome(["action": "teleport"])
         }
         // Platform data is advisory: a token of the wrong type is dropped, not a refusal.

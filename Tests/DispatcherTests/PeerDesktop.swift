@@ -1,4 +1,5 @@
 import ActivityStore
+import AssociationSources
 import DBus
 import Desktop
 @testable import Dispatcher
@@ -87,7 +88,11 @@ final class PeerDesktop: TestDesktop {
     /// - Parameters: as `DesktopSession`'s: seconds the dispatcher waits for a launched app to
     ///   register, and for an app to acknowledge an event.
     /// - Parameter before: runs with the desktop's directory before the daemon starts.
-    init(launchTimeout: Double = 5, deliveryTimeout: Double = 5, before: (URL) throws -> Void = { _ in }) async throws {
+    /// - Parameter chooser: the chooser window (a person's answers); nil: none can be shown.
+    init(
+        launchTimeout: Double = 5, deliveryTimeout: Double = 5, chooser: (any ChooserWindows)? = nil,
+        chooserAnswerWait: Duration = .seconds(20), before: (URL) throws -> Void = { _ in }
+    ) async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-peers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("applications"), withIntermediateDirectories: true)
         try before(root)
@@ -99,6 +104,9 @@ final class PeerDesktop: TestDesktop {
         var configuration = Dispatcher.Configuration()
         configuration.launchTimeout = .milliseconds(Int(launchTimeout * 1000))
         configuration.deliveryTimeout = .milliseconds(Int(deliveryTimeout * 1000))
+        configuration.chooser = chooser
+        configuration.chooserAnswerWait = chooserAnswerWait
+        configuration.choiceFile = ChoiceFile(configHome: root.appendingPathComponent("config").path)
         let launches = PeerLaunches()
         let store = try ActivityStore(path: root.appendingPathComponent("activities.sqlite").path) { log.append("error: \($0)") }
         dispatcher = Dispatcher(

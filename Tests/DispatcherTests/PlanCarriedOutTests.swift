@@ -230,7 +230,7 @@ struct PlanCarriedOutTests {
             openScenes: [OpenScene(id: "s1", declaration: "main", modifiers: [EventPreference(allowing: ["*"])])])
         let snapshot = Snapshot(installed: TwoContinuers(), running: Running(routers: [contacts.id: router]), ownership: Self.nobodyOwns)
         let anyone = try Planner.plan(.activity(UserActivity(type: type), publishedBy: nil), opener: .known(nil), snapshot)
-        guard case .nothing(.appNotChosen) = anyone.first.destination else { Issue.record("\(anyone.first)"); return }
+        guard case .choose = anyone.first.destination else { Issue.record("\(anyone.first)"); return }
         let unchosen = await ActivitiesOverTheBusTests.errorName {
             _ = try await session.dispatcher(bus, Contract.Dispatcher1.continueActivity, type, published, [String: Variant]())
         }

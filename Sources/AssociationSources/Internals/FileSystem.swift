@@ -110,6 +110,30 @@ enum FileSystem {
         }
     }
 
+    /// The stamp of the file at `path` now; nil when there is none. `stat`.
+    static func stamp(of path: String) -> Stamp? {
+        var status = stat()
+        return stat(path, &status) == 0 ? Stamp(status) : nil
+    }
+
+    /// The directory `path` is in.
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Runs `body` holding an exclusive lock on `lockPath` (made if missing), so that two processes
+    /// changing one file never lose each other's change. `open`, `flock`.
+    static func locked<T, E: Error>(_ lockPath: String, _ body: () throws(E) -> T) throws -> T {
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw SystemCallError(function: "open", path: lockPath) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw SystemCallError(function: "flock", path: lockPath) }
+        }
+        return try body()
+    }
+
     /// Removes a file; nothing when it does not exist. `unlink`.
     static func remove(_ path: String) throws(SystemCallError) {
         guard unlink(path) == 0 || errno == ENOENT else { throw SystemCallError(function: "unlink", path: path) }

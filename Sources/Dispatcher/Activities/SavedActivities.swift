@@ -19,9 +19,12 @@ public final class SavedActivities: Sendable {
     let directory: any ApplicationDirectory
     private let logger: Logger
     private let changes: AppChanges
+    /// The user's choices, for who continues a result whose publisher cannot.
+    let choices: ChoiceStore
 
-    init(store: ActivityStore, directory: any ApplicationDirectory, changes: AppChanges, logger: Logger) {
+    init(store: ActivityStore, directory: any ApplicationDirectory, choices: ChoiceStore, changes: AppChanges, logger: Logger) {
         (self.store, self.directory, self.changes, self.logger) = (store, directory, changes, logger)
+        self.choices = choices
     }
 
     /// Saved activities matching every word of `terms`, best first, within the store's bounds

@@ -35,8 +35,9 @@ extension SavedActivities {
     func resultMetas(_ identifiers: [String]) async -> [ResultMeta] {
         guard let summaries = try? await store.summaries(ids: identifiers.compactMap { Int64($0) }) else { return [] }
         let directory = directory
+        let choices = choices.book
         return summaries.map { summary in
-            let entry = (try? Dispatcher.continuer(ofActivityType: summary.activityType, publishedBy: summary.appID, in: directory))
+            let entry = (try? Dispatcher.continuer(ofActivityType: summary.activityType, publishedBy: summary.appID, in: directory, choices: choices))
                 ?? (try? directory.entry(id: summary.appID))
             return ResultMeta(
                 id: String(summary.id), name: summary.title.isEmpty ? summary.activityType : summary.title,
