@@ -118,9 +118,10 @@ extension Contract {
             policy: Member.Policy(serving: .delivers, callsInFlight: .many))
 
         /// Route a user activity (Handoff, search, shortcuts) to the app whose desktop entry lists
-        /// activity_type in X-Waypost-Activity-Types; when several do, the one the user chose (a
-        /// mimeapps.list default for x-waypost-activity/TYPE, waypost activities choose), and with no choice
-        /// none: AppNotChosen (docs/activities.md).
+        /// activity_type in X-Waypost-Activity-Types; when several do, the one the user chose (waypost
+        /// choices, waypost activities choose; a mimeapps.list default for x-waypost-activity/TYPE after
+        /// those), and with no choice the user is asked in the chooser as Open says, or, where none can be
+        /// shown, AppNotChosen (docs/choices.md).
         ///
         /// Served as `delivers`, `many` calls in flight.
         public static let continueActivity = Member.method(
