@@ -129,7 +129,7 @@ let package = Package(
             name: "waypost",
             dependencies: [
                 "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
-                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging", "Handoff",
+                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging", "Handoff", "Chooser", "Planning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
