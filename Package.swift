@@ -194,7 +194,7 @@ let package = Package(
             swiftSettings: strict),
         // The GTK samples' windows under Xvfb and openbox.
         .testTarget(
-            name: "WindowTests", dependencies: ["TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
+            name: "WindowTests", dependencies: ["TestSupport", "waypost", "Chooser", "waypost-contacts-gtk", "waypost-icecream-gtk"],
             exclude: ["Fixtures"], swiftSettings: strict),
         // The GTK samples on real Wayland compositors: GNOME Shell (mutter) and KWin, headless.
         .testTarget(
