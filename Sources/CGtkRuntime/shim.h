@@ -1,6 +1,8 @@
 // GTK 4 for `waypost choose`, opened with dlopen at run time (Chooser/Internals/GtkLibrary.swift):
 // the binary must not link GTK, nor need GTK's headers to build, so the few functions the chooser
 // calls are declared here by hand, as GTK 4, GDK, GIO, GObject and GLib declare them (stable ABIs).
+// SwiftPM does not rebuild Chooser when only this header changes: touch its sources after an edit,
+// or the table's offsets in the old objects no longer match.
 #include <dlfcn.h>
 #include <stddef.h>
 
