@@ -234,6 +234,8 @@ public final class DispatcherService: Sendable {
                 serving.method(Members.open) { call in
                     var (uris, platform) = try call.arguments([String].self, [String: Variant].self)
                     var failures: [(full: String, redacted: String)] = []
+                    // The user closed the chooser: they know where the link went, and need no notification.
+                    var cancelled = 0
                     let opener: PendingOpener
                     // The portal passes on one app's link: that app is its opener, and its token (which
                     // portal 1.16 drops) goes with it.
@@ -253,6 +255,7 @@ public final class DispatcherService: Sendable {
                             }
                         } catch let error as BusError {
                             failures.append((error.message, error.message.replacing(uri, with: Contract.redacted(uri))))
+                            if error.name == Contract.Failure.choiceCancelled.errorName { cancelled += 1 }
                         }
                     }
                     guard failures.isEmpty else {
@@ -260,7 +263,7 @@ public final class DispatcherService: Sendable {
                         // log and a notification are where their users learn the link went nowhere.
                         let redacted = failures.map(\.redacted)
                         self.logger.error("org.freedesktop.Application.Open from \(call.sender) failed: \(redacted.joined(separator: "; "))")
-                        await self.notifyUser("A link could not be opened", redacted.joined(separator: "\n"))
+                        if cancelled < failures.count { await self.notifyUser("A link could not be opened", redacted.joined(separator: "\n")) }
                         throw BusError(.failed, failures.map(\.full).joined(separator: "\n"))
                     }
                     return try call.reply()

@@ -23,11 +23,14 @@ final class ThrowawayDesktop: Sendable {
     var mimeAppsList: URL { root.appendingPathComponent("config/mimeapps.list") }
     var record: URL { root.appendingPathComponent("data/waypost/previous-defaults") }
 
-    init() async throws {
+    /// - Parameters:
+    ///   - desktop: the lab desktop, or the portal's (the real portal on the bus).
+    ///   - extraEnvironment: for the bus and all it starts (a `DISPLAY`, say).
+    init(desktop: ModelledDesktop = .lab, extraEnvironment: [String: String] = [:]) async throws {
         // GIO's D-Bus launches need no GVfs; keep it from looking for one.
         session = try await PrivateSession(
-            name: "waypost-desktop", directories: ["files"],
-            extraEnvironment: ["GIO_USE_VFS": "local"])
+            name: "waypost-desktop", directories: ["files"], desktop: desktop,
+            extraEnvironment: ["GIO_USE_VFS": "local"].merging(extraEnvironment) { _, new in new })
     }
 
     func close() {

@@ -11,9 +11,10 @@ public struct ChooserProcess: ChooserWindows {
     public init(program: String) { self.program = program }
 
     public func ask(_ request: ChoiceRequest, platformData: LaunchPlatformData) async -> ChooserAnswer {
-        let environment: [String: String?] = [
-            "XDG_ACTIVATION_TOKEN": platformData.activationToken, "DESKTOP_STARTUP_ID": platformData.desktopStartupID,
-        ]
+        // One token under both names, as GIO's launches pass it: GDK reads the one of its backend.
+        let token = [platformData.activationToken, platformData.desktopStartupID].lazy.compactMap { $0 }
+            .first { !$0.isEmpty && !$0.contains("\0") }
+        let environment: [String: String?] = ["XDG_ACTIVATION_TOKEN": token, "DESKTOP_STARTUP_ID": token]
         guard let ran = await Files.runAside(program, Self.arguments(for: request), environment: environment) else {
             return .unavailable("\(program) choose could not be started")
         }
