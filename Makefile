@@ -155,6 +155,9 @@ release: check-build-deps $(HEADERS_ONLY)/gio-unix-2.0.pc
 	@if nm -D --undefined-only $(RELEASE_BIN) | grep -E ' wl_[a-z_]+$$'; then \
 	  echo "error: the symbols above are libwayland-client's, used directly; use them through Desktop's wayland table." >&2; exit 1; \
 	fi
+	@if nm -D --undefined-only $(RELEASE_BIN) | grep -E ' gtk_[a-z_]+$$|gdk_[a-z_]+$$' || readelf -d $(RELEASE_BIN) | grep -E 'lib(gtk|gdk)-'; then \
+	  echo "error: GTK is linked into $(RELEASE_BIN); only \`waypost choose\` loads it, at run time, through Chooser's table." >&2; exit 1; \
+	fi
 	@if [ "$(STATIC_LIBDBUS)" = 1 ] && nm -D --undefined-only $(RELEASE_BIN) | grep -E ' _?dbus_'; then \
 	  echo "error: with STATIC_LIBDBUS=1 the symbols above still come from the shared libdbus." >&2; exit 1; \
 	fi
