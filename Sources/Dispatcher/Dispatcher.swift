@@ -1,4 +1,5 @@
 public import ActivityStore
+public import Browsers
 public import DBus
 public import Desktop
 public import ExternalEvents
@@ -30,6 +31,8 @@ public actor Dispatcher {
         public var ownExecutable: String?
         /// Tokens for the user's actions on the desktop's own surfaces, which report none.
         public var shellActionTokens = ShellActionTokens.none
+        /// Where browsers keep their profiles; nil: `$HOME` and `$XDG_CONFIG_HOME` of this process.
+        public var browserHomes: BrowserHomes?
         public init() {}
     }
 

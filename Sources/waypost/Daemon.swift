@@ -1,6 +1,7 @@
 import ActivityStore
 import ArgumentParser
 import AssociationSources
+import Browsers
 internal import CMalloc
 import DBus
 import Desktop
@@ -72,6 +73,7 @@ struct Daemon: AsyncParsableCommand {
         }
         timeline.mark("connected to the bus")
         configuration.ownExecutable = try? RunningProgram.executable(ofProcess: getpid())
+        configuration.browserHomes = BrowserHomes(home: getenv("HOME").map { String(cString: $0) } ?? "", configHome: xdg.configHome)
         configuration.shellActionTokens = .compositor(
             waylandDisplay: getenv("WAYLAND_DISPLAY").map { String(cString: $0) }, logger: logger)
         let directory = CachedDirectory(catalog)
