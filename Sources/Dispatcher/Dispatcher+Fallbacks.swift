@@ -1,7 +1,7 @@
 import Browsers
 import DBus
 import Dispatch
-import Glibc
+import FoundationEssentials
 import Desktop
 import ExternalEvents
 import Planning
@@ -133,8 +133,10 @@ extension Dispatcher {
 extension BrowserHomes {
     /// `$HOME` and `$XDG_CONFIG_HOME` (else `~/.config`) of this process.
     static var ofThisProcess: BrowserHomes {
-        let home = getenv("HOME").map { String(cString: $0) } ?? ""
-        let config = getenv("XDG_CONFIG_HOME").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"] ?? ""
+        // The XDG spec: a relative value is invalid and ignored.
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
         return BrowserHomes(home: home, configHome: config ?? home + "/.config")
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Browsers
 import Desktop
 import Dispatcher
-import Glibc
+import FoundationEssentials
 import Handoff
 import Planning
 
@@ -28,7 +28,7 @@ extension Links {
                 printError("waypost links browsers: \(error)")
                 throw ExitCode(69)
             }
-            let homes = BrowserHomes(home: getenv("HOME").map { String(cString: $0) } ?? "", configHome: xdg.configHome)
+            let homes = BrowserHomes(home: ProcessInfo.processInfo.environment["HOME"] ?? "", configHome: xdg.configHome)
             let entries: [ApplicationEntry]
             do { entries = try Dispatcher.installedBrowsers(in: catalog) } catch {
                 printError("waypost links browsers: \(error)")
