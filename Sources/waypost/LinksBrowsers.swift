@@ -15,10 +15,11 @@ extension Links {
             abstract: "List the installed browsers, their profiles and the destinations that name them.",
             discussion: """
                 One block per entry that opens https links, in the order the dispatcher picks a browser: \
-                "ID: NAME", then one line per destination, a tab, and what it is. A profile's line reads \
-                "ID#profile=NAME\tdirectory DIR" with "\tdefault" on the one the browser opens when told \
-                none; "ID#private" opens a private window. Profiles are read from the browser's own files \
-                (Chromium's Local State, Firefox's profiles.ini). Exits 69 when GIO cannot be opened.
+                "ID: NAME", then one indented line per destination: the destination, a tab, and what it \
+                is. A profile's reads "ID#profile=NAME", "directory DIR" and, on the one the browser opens \
+                when told none, "default"; "ID#private" opens a private window. Profiles are read from \
+                the browser's own files (Chromium's Local State, Firefox's profiles.ini). Exits 69 when \
+                GIO cannot be opened.
                 """)
 
         func run() throws {
@@ -50,7 +51,8 @@ extension Links {
                 }
                 return "\(id): \(shown(entry.name))\n  \(id)\tits usual window\n  (profiles unknown: \(shown(error.description)))"
             }
-            lines.append("\(id): \(shown(entry.name)) (\(shown(found.browser.program)), profiles from \(shown(found.source)))")
+            let listed = found.profiles.isEmpty ? "no profile listed yet in" : "profiles from"
+            lines.append("\(id): \(shown(entry.name)) (\(shown(found.browser.program)), \(listed) \(shown(found.source)))")
             lines.append("  \(id)\tits usual window")
             for profile in found.profiles {
                 let destination = NamedDestination(app: entry.id, window: .profile(profile.name)).description
