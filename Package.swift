@@ -85,6 +85,7 @@ let package = Package(
             name: "Dispatcher",
             dependencies: [
                 "ExternalEvents", "DBus", "Desktop", "WaypostContract", "Associations", "AssociationSources", "ActivityStore", "Planning", "Handoff",
+                "Browsers",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -92,6 +93,10 @@ let package = Package(
         // Saved user activities: SQLite through its C API (C only in ActivityStore/Internals), searched
         // with FTS5. Only the daemon uses it.
         .target(name: "ActivityStore", dependencies: ["CSQLite"], swiftSettings: strict),
+
+        // The browsers' own files: which installed entry is which browser, its profiles (Chromium's
+        // Local State, Firefox's profiles.ini) and the arguments that open a profile or a private window.
+        .target(name: "Browsers", dependencies: ["Desktop", "Planning"], swiftSettings: strict),
 
         // The client library participating apps use: declarations, scenes, handlers, kept in step
         // with the dispatcher. It speaks the contract in dbus/ and never imports the daemon.
@@ -129,7 +134,7 @@ let package = Package(
             name: "waypost",
             dependencies: [
                 "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
-                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging", "Handoff", "Chooser", "Planning",
+                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging", "Handoff", "Chooser", "Browsers", "Planning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -178,6 +183,10 @@ let package = Package(
             name: "WaypostContractTests", dependencies: ["WaypostContract", "DBus", "ExternalEvents", "TestSupport", "contract-generator"],
             swiftSettings: strict),
         .testTarget(name: "ActivityStoreTests", dependencies: ["ActivityStore", "TestSupport"], swiftSettings: strict),
+        // Browser profiles: the parsers, and real Chromium and Firefox under Xvfb taking a link in a profile.
+        .testTarget(
+            name: "BrowsersTests", dependencies: ["Browsers", "Desktop", "Planning", "Dispatcher", "TestSupport"],
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(

@@ -30,6 +30,7 @@
     F(g_desktop_app_info_launch_uris_as_manager) \
     F(g_desktop_app_info_new) \
     F(g_desktop_app_info_new_from_filename) \
+    F(g_desktop_app_info_new_from_keyfile) \
     F(g_dir_close) \
     F(g_dir_open) \
     F(g_dir_read_name) \
@@ -50,6 +51,8 @@
     F(g_key_file_has_group) \
     F(g_key_file_load_from_file) \
     F(g_key_file_new) \
+    F(g_key_file_remove_key) \
+    F(g_key_file_set_string) \
     F(g_key_file_unref) \
     F(g_list_append) \
     F(g_list_free) \

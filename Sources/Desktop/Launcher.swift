@@ -17,6 +17,10 @@ public struct LaunchError: Error, Sendable, Hashable, CustomStringConvertible {
     public let uris: [String]
     public let message: String
 
+    public init(applicationID: String, uris: [String], message: String) {
+        (self.applicationID, self.uris, self.message) = (applicationID, uris, message)
+    }
+
     public var description: String {
         "launching '\(applicationID)'" + (uris.isEmpty ? "" : " with \(uris)") + " failed: \(message)"
     }
@@ -42,9 +46,59 @@ public struct Launcher: Sendable {
     public func launch(
         _ entry: ApplicationEntry, uris: [String] = [], platformData: LaunchPlatformData = .init()
     ) throws(LaunchError) -> [Int32] {
-        func failure(_ message: String) -> LaunchError {
-            LaunchError(applicationID: entry.id, uris: uris, message: message)
+        let failure = Self.failure(entry, uris)
+        try Self.check(uris, platformData, failure)
+        // Reload by id: the value may be older than the file, and GIO launches what is installed now.
+        guard let reference = AppInfoReference.load(desktopFileID: entry.desktopFileID) else {
+            throw failure("no desktop entry '\(entry.desktopFileID)' is loadable any more")
         }
+        do {
+            return try launchEntry(reference, uris: uris, context: Self.context(platformData))
+        } catch {
+            throw failure(error.message)
+        }
+    }
+
+    /// Launches `entry` with `added` arguments on its command line (before its field code, see
+    /// `ExecLine.inserting`): a browser's profile or private window.
+    ///
+    /// Policy: always a spawn from `Exec`, never D-Bus activation (`Open` over the bus can carry no
+    /// arguments): GIO gets the entry's file with only `Exec` changed and `DBusActivatable` removed, so
+    /// `StartupNotify`, `Path` and `Terminal` hold, and the tokens travel as `launch` passes them.
+    /// - Returns: the pids GIO spawned, in order.
+    /// - Throws: `LaunchError` with GLib's message, or when the entry is gone or has no `Exec`.
+    public func launch(
+        _ entry: ApplicationEntry, adding added: [String], uris: [String], platformData: LaunchPlatformData = .init()
+    ) throws(LaunchError) -> [Int32] {
+        let failure = Self.failure(entry, uris)
+        try Self.check(uris, platformData, failure)
+        if let bad = added.first(where: { $0.contains("\0") }) { throw failure("argument \(bad.debugDescription) holds a NUL byte") }
+        // The file installed now, as `launch` reloads by id; the entry's own file when the id no
+        // longer resolves (a test's entry outside the data directories).
+        let file = AppInfoReference.load(desktopFileID: entry.desktopFileID)?.filename ?? entry.filePath
+        let reference: AppInfoReference
+        do {
+            reference = try AppInfoReference.load(file: file, changingExec: { exec throws(GLibFailure) in
+                ExecLine.inserting(added, into: try execArguments(exec))
+            })
+        } catch {
+            throw failure("\(file): \(error.message)")
+        }
+        do {
+            return try launchEntry(reference, uris: uris, context: Self.context(platformData))
+        } catch {
+            throw failure(error.message)
+        }
+    }
+
+    private static func failure(_ entry: ApplicationEntry, _ uris: [String]) -> (String) -> LaunchError {
+        { message in LaunchError(applicationID: entry.id, uris: uris, message: message) }
+    }
+
+    /// Refuses empty or NUL-holding URIs and tokens: GLib would cut them at the NUL.
+    private static func check(
+        _ uris: [String], _ platformData: LaunchPlatformData, _ failure: (String) -> LaunchError
+    ) throws(LaunchError) {
         if let bad = uris.first(where: { $0.isEmpty || $0.contains("\0") }) {
             throw failure("URI \(bad.debugDescription) is empty or holds a NUL byte")
         }
@@ -53,20 +107,14 @@ public struct Launcher: Sendable {
                 throw failure("token \(token.debugDescription) is empty or holds a NUL byte")
             }
         }
-        // Reload by id: the value may be older than the file, and GIO launches what is installed now.
-        guard let reference = AppInfoReference.load(desktopFileID: entry.desktopFileID) else {
-            throw failure("no desktop entry '\(entry.desktopFileID)' is loadable any more")
-        }
-        let context = LaunchContextReference(
+    }
+
+    private static func context(_ platformData: LaunchPlatformData) -> LaunchContextReference {
+        LaunchContextReference(
             environment: [
                 ("XDG_ACTIVATION_TOKEN", platformData.activationToken),
                 ("DESKTOP_STARTUP_ID", platformData.desktopStartupID),
             ],
             startupID: platformData.activationToken ?? platformData.desktopStartupID)
-        do {
-            return try launchEntry(reference, uris: uris, context: context)
-        } catch {
-            throw failure(error.message)
-        }
     }
 }

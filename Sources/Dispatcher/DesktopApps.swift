@@ -1,4 +1,4 @@
-import Desktop
+public import Desktop
 import ExternalEvents
 import Planning
 
@@ -85,6 +85,25 @@ struct DesktopApps: InstalledApps {
 
     /// Programs that only ask the desktop's default handler, which for http and https is Waypost.
     static let genericOpeners: Set<String> = ["xdg-open", "gio", "gvfs-open", "kde-open", "kde-open5", "exo-open", "waypost"]
+}
+
+extension Dispatcher {
+    /// The installed browsers in the order the dispatcher picks one for web links: the default
+    /// `install --web` recorded, then every entry that opens https links; never one that would hand
+    /// a link back to Waypost.
+    public static func installedBrowsers(
+        in directory: any ApplicationDirectory, configuration: Configuration = .init()
+    ) throws(CatalogError) -> [ApplicationEntry] {
+        let apps = DesktopApps(directory: directory, contentTypes: nil, ownID: configuration.ownEntryID, ownProgram: configuration.ownExecutable)
+        var browsers: [ApplicationEntry] = []
+        if let recorded = directory.previousDefault(forType: "x-scheme-handler/https", excluding: configuration.ownEntryID) {
+            browsers.append(recorded)
+        }
+        for entry in try directory.entries(forScheme: "https") where !browsers.contains(where: { $0.id == entry.id }) {
+            browsers.append(entry)
+        }
+        return browsers.filter { !apps.handsLinksBack($0) }
+    }
 }
 
 extension InstalledApp {

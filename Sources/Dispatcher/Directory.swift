@@ -33,6 +33,19 @@ public protocol ApplicationDirectory: Sendable {
 public protocol ApplicationLauncher: Sendable {
     /// - Returns: the pids spawned; empty after D-Bus activation.
     func launch(_ entry: ApplicationEntry, uris: [String], platformData: LaunchPlatformData) throws(LaunchError) -> [Int32]
+    /// A launch from `Exec` with `added` before its field code (a browser's profile or private window).
+    func launch(_ entry: ApplicationEntry, adding added: [String], uris: [String], platformData: LaunchPlatformData) throws(LaunchError) -> [Int32]
+}
+
+extension ApplicationLauncher {
+    /// A launch with arguments added before the entry's field code (a browser's profile); a
+    /// launcher that cannot do it refuses, so a window is never silently dropped.
+    public func launch(
+        _ entry: ApplicationEntry, adding added: [String], uris: [String], platformData: LaunchPlatformData
+    ) throws(LaunchError) -> [Int32] {
+        guard !added.isEmpty else { return try launch(entry, uris: uris, platformData: platformData) }
+        throw LaunchError(applicationID: entry.id, uris: uris, message: "this launcher cannot add the arguments \(added)")
+    }
 }
 
 extension ApplicationCatalog: ApplicationDirectory {}

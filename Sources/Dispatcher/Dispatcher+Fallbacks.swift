@@ -1,4 +1,7 @@
+import Browsers
 import DBus
+import Dispatch
+import FoundationEssentials
 import Desktop
 import ExternalEvents
 import Planning
@@ -9,10 +12,17 @@ import WaypostContract
 extension Dispatcher {
     /// Hands the URI to an entry that does not take part: `org.freedesktop.Application.Open` when it
     /// is a running DBusActivatable app, else a launch from its desktop entry with the URI.
+    /// A browser's profile or private window is always a launch with the browser's own arguments:
+    /// `Open` over the bus cannot say which window.
     /// - Returns: how it got the URI, for the reason.
     func handOverToNonParticipant(
         _ uri: String, _ entry: InstalledApp, window: BrowserWindow = .usual, _ platformData: LaunchPlatformData
     ) async throws(DispatchError) -> String {
+        if window != .usual {
+            return try await Self.start(
+                entry.id, with: uri, window: window, platformData, directory: directory, launcher: launcher,
+                homes: configuration.browserHomes ?? .ofThisProcess)
+        }
         // A running DBusActivatable app gets Open; not running (the bus knows no owner, and is told not
         // to start one), it is launched below, which passes the activation token GIO's way.
         if entry.isDBusActivatable, let name = try? BusName(entry.id) {
@@ -70,5 +80,63 @@ extension Dispatcher {
             throw .launchFailed(app: id, reason: error.description)
         }
         return "it was started with the link"
+    }
+
+    /// Starts the browser entry `id` with the URI in `window`: its profiles read from its own files,
+    /// its arguments for that window added to its `Exec` (`BrowserProfiles.arguments(for:)`). A
+    /// browser already running takes the link into that window itself (docs/browser-profiles.md).
+    /// - Returns: how it got the URI, for the reason.
+    /// - Throws: `launchFailed` naming the app: not a browser known here, a profile it does not list
+    ///   (with the ones it does), its files unreadable, or the launch failed.
+    static func start(
+        _ id: String, with uri: String, window: BrowserWindow, _ platformData: LaunchPlatformData,
+        directory: any ApplicationDirectory, launcher: any ApplicationLauncher, homes: BrowserHomes
+    ) async throws(DispatchError) -> String {
+        let installed: ApplicationEntry
+        do { installed = try directory.entry(id: id) } catch { throw .launchFailed(app: id, reason: error.description) }
+        return try await start(installed, with: uri, window: window, platformData, launcher: launcher, homes: homes)
+    }
+
+    /// `start(_:with:window:…)` for an entry already read.
+    static func start(
+        _ installed: ApplicationEntry, with uri: String, window: BrowserWindow, _ platformData: LaunchPlatformData,
+        launcher: any ApplicationLauncher, homes: BrowserHomes
+    ) async throws(DispatchError) -> String {
+        let id = installed.id
+        // Files and GIO's spawn are synchronous: off the cooperative pool, as `launch` does.
+        let result: Result<Void, DispatchError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(DispatchError) in
+                    let arguments: [String]
+                    do throws(BrowserProfileError) {
+                        arguments = try BrowserProfiles.read(of: installed, homes: homes).arguments(for: window)
+                    } catch {
+                        throw .launchFailed(app: id, reason: error.description)
+                    }
+                    do throws(LaunchError) {
+                        _ = try launcher.launch(installed, adding: arguments, uris: [uri], platformData: platformData)
+                    } catch {
+                        throw .launchFailed(app: id, reason: error.description)
+                    }
+                })
+            }
+        }
+        try result.get()
+        return switch window {
+        case .usual: "it was started with the link"
+        case .profile(let name): "it was started with the link for its profile \(name)"
+        case .privateWindow: "it was started with the link for a private window"
+        }
+    }
+}
+
+extension BrowserHomes {
+    /// `$HOME` and `$XDG_CONFIG_HOME` (else `~/.config`) of this process.
+    static var ofThisProcess: BrowserHomes {
+        let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"] ?? ""
+        // The XDG spec: a relative value is invalid and ignored.
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        return BrowserHomes(home: home, configHome: config ?? home + "/.config")
     }
 }

@@ -1,4 +1,5 @@
 public import ActivityStore
+public import Browsers
 public import DBus
 public import Desktop
 public import ExternalEvents
@@ -38,6 +39,8 @@ public actor Dispatcher {
         public var choiceFile: ChoiceFile?
         /// How long `Open` waits for the user's pick before answering "choose".
         public var chooserAnswerWait = Budgets.chooserAnswerWait
+        /// Where browsers keep their profiles; nil: `$HOME` and `$XDG_CONFIG_HOME` of this process.
+        public var browserHomes: BrowserHomes?
         public init() {}
     }
 

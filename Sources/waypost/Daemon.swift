@@ -1,6 +1,7 @@
 import ActivityStore
 import ArgumentParser
 import AssociationSources
+import Browsers
 internal import CMalloc
 import DBus
 import Desktop
@@ -75,6 +76,7 @@ struct Daemon: AsyncParsableCommand {
         // The chooser is this program's `choose`, a process of its own that loads GTK itself.
         configuration.chooser = configuration.ownExecutable.map { ChooserProcess(program: $0) }
         configuration.choiceFile = ChoiceFile(configHome: xdg.configHome)
+        configuration.browserHomes = BrowserHomes(home: getenv("HOME").map { String(cString: $0) } ?? "", configHome: xdg.configHome)
         configuration.shellActionTokens = .compositor(
             waylandDisplay: getenv("WAYLAND_DISPLAY").map { String(cString: $0) }, logger: logger)
         let directory = CachedDirectory(catalog)

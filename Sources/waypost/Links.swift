@@ -8,7 +8,7 @@ import FoundationEssentials
 struct Links: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Universal links: https links that open in the app their domain names.",
-        subcommands: [Match.self, List.self, Verify.self, KeepInBrowser.self, UndoKeep.self, Off.self, On.self])
+        subcommands: [Match.self, List.self, Verify.self, KeepInBrowser.self, UndoKeep.self, BrowserList.self, Off.self, On.self])
 }
 
 extension Links {

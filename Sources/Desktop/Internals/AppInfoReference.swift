@@ -57,6 +57,27 @@ final class AppInfoReference {
         gio.g_desktop_app_info_new_from_filename(path).map { AppInfoReference(taking: $0, desktopFileID: desktopFileID) }
     }
 
+    /// The entry in `path` with its `Exec` replaced by `changingExec(Exec)` and `DBusActivatable`
+    /// removed, so GIO spawns it. `g_key_file_load_from_file`, `g_key_file_set_string`,
+    /// `g_desktop_app_info_new_from_keyfile` (transfer full).
+    /// - Throws: GLib's failure reading the file, or one naming what is missing.
+    static func load(file path: String, changingExec: (String) throws(GLibFailure) -> String) throws(GLibFailure) -> AppInfoReference {
+        guard isRegularFile(path) else { throw GLibFailure(domain: "waypost", code: 0, message: "not a regular file") }
+        let keyFile = gio.g_key_file_new()
+        defer { gio.g_key_file_unref(keyFile) }
+        _ = try withGLibError { error in gio.g_key_file_load_from_file(keyFile, path, G_KEY_FILE_NONE, error) }
+        let group = "Desktop Entry"
+        guard let exec = takeGLibString(gio.g_key_file_get_string(keyFile, group, "Exec", nil)), !exec.isEmpty else {
+            throw GLibFailure(domain: "waypost", code: 0, message: "the entry has no Exec line")
+        }
+        gio.g_key_file_set_string(keyFile, group, "Exec", try changingExec(exec))
+        gio.g_key_file_remove_key(keyFile, group, "DBusActivatable", nil)
+        guard let info = gio.g_desktop_app_info_new_from_keyfile(keyFile) else {
+            throw GLibFailure(domain: "waypost", code: 0, message: "GIO refuses the entry with the changed Exec line")
+        }
+        return AppInfoReference(taking: info)
+    }
+
     /// `Hidden=true`: the entry is deleted (`g_desktop_app_info_new` returns none). `g_desktop_app_info_get_is_hidden`.
     var isHidden: Bool { gio.g_desktop_app_info_get_is_hidden(pointer) != 0 }
 

@@ -7,8 +7,9 @@ internal import Glibc
 public enum Files {
     /// The file's bytes, or nil when it does not exist. Opened without waiting and read only when it
     /// is a regular file: `open` on a FIFO put in its place would wait for a writer.
+    /// A file longer than `limit` bytes is refused (another program's file, read whole).
     /// `open` (`O_NONBLOCK`), `fstat`, `read`.
-    public static func read(_ path: String) throws(KeyFileError) -> [UInt8]? {
+    public static func read(_ path: String, limit: Int = .max) throws(KeyFileError) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
@@ -28,6 +29,7 @@ public enum Files {
             }
             if count == 0 { return bytes }
             bytes += chunk[0..<count]
+            if bytes.count > limit { throw .inaccessible(file: path, reason: "longer than \(limit) bytes") }
         }
     }
 

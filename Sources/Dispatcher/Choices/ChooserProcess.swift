@@ -1,46 +1,98 @@
 public import Desktop
-public import Planning
 import Handoff
+public import Planning
 
-/// The chooser window as a process of its own: `waypost choose …` (GTK 4, loaded by that process
-/// at run time, never by the daemon), raised with the opener's token, answering one line.
-public struct ChooserProcess: ChooserWindows {
+/// The chooser window as a process of its own: `waypost choose --serve` (GTK 4, loaded by that
+/// process at run time, never by the daemon), started at the first request and kept between
+/// requests, so that a window appears without a process start and GTK's load each time; it ends
+/// once no request came for `idle`. Each request is a line; each answer is a line.
+public actor ChooserProcess: ChooserWindows {
     /// The `waypost` program.
     public let program: String
+    /// How long the process is kept without a request (it holds GTK: some 100 MiB).
+    public let idle: Duration
+    private var process: LineProcess?
+    /// Counts requests, so that an idle timer started before the last one does nothing.
+    private var requests = 0
 
-    public init(program: String) { self.program = program }
+    public init(program: String, idle: Duration = .seconds(300)) {
+        (self.program, self.idle) = (program, idle)
+    }
 
     public func ask(_ request: ChoiceRequest, platformData: LaunchPlatformData) async -> ChooserAnswer {
-        // One token under both names, as GIO's launches pass it: GDK reads the one of its backend.
-        let token = [platformData.activationToken, platformData.desktopStartupID].lazy.compactMap { $0 }
-            .first { !$0.isEmpty && !$0.contains("\0") }
-        let environment: [String: String?] = ["XDG_ACTIVATION_TOKEN": token, "DESKTOP_STARTUP_ID": token]
-        guard let ran = await Files.runAside(program, Self.arguments(for: request), environment: environment) else {
-            return .unavailable("\(program) choose could not be started")
+        requests += 1
+        defer { endWhenIdle() }
+        let running: LineProcess
+        switch await started() {
+        case .success(let process): running = process
+        case .failure(let why): return .unavailable(why)
         }
-        return Self.answer(status: ran.status, output: ran.output, errors: ran.errors)
+        guard running.send(Self.line(for: request, token: platformData.activationToken ?? platformData.desktopStartupID)) else {
+            process = nil
+            return .unavailable("the chooser window's process ended")
+        }
+        while let line = await running.nextLine() {
+            if let answer = Self.answer(line) { return answer }
+        }
+        process = nil
+        return .unavailable("the chooser window's process ended")
     }
 
-    /// The command line that shows `request`.
-    static func arguments(for request: ChoiceRequest) -> [String] {
-        var arguments = ["choose", "--subject", request.subject, "--scope", request.scope.description]
-        if let opener = request.opener { arguments += ["--opener", opener] }
-        for candidate in request.candidates { arguments += ["--candidate", candidate.description] }
-        return arguments
+    /// The running process, started (and its `ready` awaited) when there is none.
+    private func started() async -> Result<LineProcess, String> {
+        if let process, !process.hasEnded { return .success(process) }
+        let started: LineProcess
+        do { started = try LineProcess(program, ["choose", "--serve"]) } catch { return .failure(error.description) }
+        // Until `ready`, anything it prints is why it cannot show a window (no display, no GTK 4).
+        var said: [String] = []
+        while let line = await started.nextLine() {
+            if line == "ready" {
+                process = started
+                return .success(started)
+            }
+            said.append(line)
+        }
+        let why = said.last.map { OutsideText.shown($0, limit: 300) } ?? "it ended without a word"
+        return .failure("the chooser window could not be shown: \(why)")
     }
 
-    /// Reads the chooser's answer: `pick\tDEST\tonce|always\tany|opener\tTOKEN` or `cancel` on
-    /// standard output with status 0; anything else means no chooser could be shown.
-    static func answer(status: Int32, output: String, errors: String) -> ChooserAnswer {
-        let line = output.split(separator: "\n").first.map(String.init) ?? ""
-        guard status == 0 else {
-            let why = errors.split(separator: "\n").first.map { OutsideText.shown(String($0), limit: 300) } ?? "no reason given"
-            return .unavailable("the chooser window could not be shown (status \(status)): \(why)")
+    private func endWhenIdle() {
+        let asked = requests
+        let idle = idle
+        Task {
+            try? await Task.sleep(for: idle)
+            self.end(ifStill: asked)
         }
+    }
+
+    private func end(ifStill asked: Int) {
+        guard asked == requests, let process else { return }
+        process.close()
+        self.process = nil
+    }
+
+    /// A request as the chooser reads it: `TOKEN\tSUBJECT\tSCOPE\tOPENER\tDEST…`, no field holding a
+    /// tab or a line break (an activity's title may: they become spaces).
+    static func line(for request: ChoiceRequest, token: String?) -> String {
+        func field(_ text: String) -> String {
+            var scalars = String.UnicodeScalarView()
+            for scalar in text.unicodeScalars { scalars.append(scalar.value < 0x20 || scalar.value == 0x7F ? " " : scalar) }
+            return String(scalars)
+        }
+        return ([token ?? "", request.subject, request.scope.description, request.opener ?? ""]
+            + request.candidates.map(\.description)).map(field).joined(separator: "\t")
+    }
+
+    /// Reads an answer: `pick\tDEST\tonce|always\tany|opener\tTOKEN`, `cancel`, or `error\tWHY`;
+    /// nil for any other line (GTK's warnings share the stream).
+    static func answer(_ line: String) -> ChooserAnswer? {
         if line == "cancel" { return .cancelled }
         let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        guard fields.count == 5, fields[0] == "pick", let destination = NamedDestination(fields[1]),
-              ["once", "always"].contains(fields[2]), ["any", "opener"].contains(fields[3])
+        if fields.first == "error" {
+            return .unavailable("the chooser refused the request: \(OutsideText.shown(fields.dropFirst().joined(separator: " "), limit: 300))")
+        }
+        guard fields.count == 5, fields[0] == "pick" else { return nil }
+        guard let destination = NamedDestination(fields[1]), ["once", "always"].contains(fields[2]), ["any", "opener"].contains(fields[3])
         else { return .unavailable("the chooser answered \(OutsideText.shown(line, limit: 300))") }
         return .picked(ChooserPick(
             destination: destination, always: fields[2] == "always", forOpenerOnly: fields[3] == "opener",
