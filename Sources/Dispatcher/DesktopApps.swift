@@ -39,13 +39,20 @@ struct DesktopApps: InstalledApps {
     /// The browser `browser(forScheme:)` gives, then every other installed handler of the scheme
     /// that is no participating app and would not hand links back.
     func browsers(forScheme scheme: String) throws(CatalogFailure) -> [InstalledApp] {
-        var browsers = try browser(forScheme: scheme).map { [$0] } ?? []
-        do {
-            for entry in try directory.entries(forScheme: scheme)
-            where !entry.participates && !handsLinksBack(entry) && !browsers.contains(where: { $0.id == entry.id }) {
-                browsers.append(InstalledApp(entry))
-            }
-        } catch { throw CatalogFailure(error.description) }
+        do { return try browserEntries(forScheme: scheme).map(InstalledApp.init) } catch { throw CatalogFailure(error.description) }
+    }
+
+    /// The installed browsers of a web scheme: the one recorded by `install --web` first, then
+    /// every other handler that is no participating app and would not hand links back.
+    func browserEntries(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
+        var browsers: [ApplicationEntry] = []
+        if let recorded = directory.previousDefault(forType: "x-scheme-handler/" + scheme, excluding: ownID), !handsLinksBack(recorded) {
+            browsers.append(recorded)
+        }
+        for entry in try directory.entries(forScheme: scheme)
+        where !entry.participates && !handsLinksBack(entry) && !browsers.contains(where: { $0.id == entry.id }) {
+            browsers.append(entry)
+        }
         return browsers
     }
 
@@ -95,14 +102,7 @@ extension Dispatcher {
         in directory: any ApplicationDirectory, configuration: Configuration = .init()
     ) throws(CatalogError) -> [ApplicationEntry] {
         let apps = DesktopApps(directory: directory, contentTypes: nil, ownID: configuration.ownEntryID, ownProgram: configuration.ownExecutable)
-        var browsers: [ApplicationEntry] = []
-        if let recorded = directory.previousDefault(forType: "x-scheme-handler/https", excluding: configuration.ownEntryID) {
-            browsers.append(recorded)
-        }
-        for entry in try directory.entries(forScheme: "https") where !browsers.contains(where: { $0.id == entry.id }) {
-            browsers.append(entry)
-        }
-        return browsers.filter { !apps.handsLinksBack($0) }
+        return try apps.browserEntries(forScheme: "https")
     }
 }
 

@@ -6,6 +6,9 @@ import TestSupport
 /// `Launcher.launch(_:adding:…)` through GIO for real: a program that writes down its arguments and
 /// tokens shows where the added arguments went and that the launch carried the opener's token.
 struct LaunchWithArgumentsTests {
+    /// GLib reads the XDG variables once per process: the test process's own, set first.
+    let desktop = DesktopTestEnvironment.shared
+
     @Test func addedArgumentsComeBeforeTheLinkAndTheTokenTravelsEvenForADBusActivatableEntry() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("waypost-added-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

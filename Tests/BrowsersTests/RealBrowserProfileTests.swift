@@ -15,6 +15,8 @@ import TestSupport
 ///
 /// `make test` sets WAYPOST_REQUIRE_BROWSER=1: where the browsers are missing these fail, not skip.
 @Suite(.serialized) struct RealBrowserProfileTests {
+    /// GLib reads the XDG variables once per process: the test process's own, set first.
+    let desktop = DesktopTestEnvironment.shared
     static let chromium = "/usr/bin/chromium"
     static let firefox = "/usr/bin/firefox-esr"
     static let required = ProcessInfo.processInfo.environment["WAYPOST_REQUIRE_BROWSER"] == "1"

@@ -1,6 +1,7 @@
 import Desktop
 import ExternalEvents
 import Testing
+import TestSupport
 
 /// Against the machine's real shared-mime-info database.
 @Suite("Content types through GIO")

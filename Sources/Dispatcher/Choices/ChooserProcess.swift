@@ -25,7 +25,7 @@ public actor ChooserProcess: ChooserWindows {
         let running: LineProcess
         switch await started() {
         case .success(let process): running = process
-        case .failure(let why): return .unavailable(why)
+        case .failure(let failure): return .unavailable(failure.why)
         }
         guard running.send(Self.line(for: request, token: platformData.activationToken ?? platformData.desktopStartupID)) else {
             process = nil
@@ -39,10 +39,10 @@ public actor ChooserProcess: ChooserWindows {
     }
 
     /// The running process, started (and its `ready` awaited) when there is none.
-    private func started() async -> Result<LineProcess, String> {
+    private func started() async -> Result<LineProcess, NoChooser> {
         if let process, !process.hasEnded { return .success(process) }
         let started: LineProcess
-        do { started = try LineProcess(program, ["choose", "--serve"]) } catch { return .failure(error.description) }
+        do { started = try LineProcess(program, ["choose", "--serve"]) } catch { return .failure(NoChooser(why: error.description)) }
         // Until `ready`, anything it prints is why it cannot show a window (no display, no GTK 4).
         var said: [String] = []
         while let line = await started.nextLine() {
@@ -53,7 +53,12 @@ public actor ChooserProcess: ChooserWindows {
             said.append(line)
         }
         let why = said.last.map { OutsideText.shown($0, limit: 300) } ?? "it ended without a word"
-        return .failure("the chooser window could not be shown: \(why)")
+        return .failure(NoChooser(why: "the chooser window could not be shown: \(why)"))
+    }
+
+    /// Why no chooser window can be shown.
+    struct NoChooser: Error {
+        let why: String
     }
 
     private func endWhenIdle() {

@@ -1,7 +1,5 @@
 import Foundation
 import Synchronization
-import Testing
-import TestSupport
 
 /// The one throwaway desktop for this whole test process: XDG directories, a `PATH` entry for test
 /// programs, and a private session bus.
@@ -12,15 +10,15 @@ import TestSupport
 /// run in parallel and share the directories, so each one uses its own app ids and schemes
 /// (`uniqueName`); writes to `mimeinfo.cache` and `mimeapps.list` are serialised here. Programs are
 /// started through TestSupport (`runProgram`, `ChildProcess`), never waited for on a cooperative thread.
-final class DesktopTestEnvironment: Sendable {
-    static let shared = DesktopTestEnvironment()
+public final class DesktopTestEnvironment: Sendable {
+    public static let shared = DesktopTestEnvironment()
 
-    let root: String
-    let dataHome: String
-    let configHome: String
-    let applications: String
-    let bin: String
-    let busAddress: String
+    public let root: String
+    public let dataHome: String
+    public let configHome: String
+    public let applications: String
+    public let bin: String
+    public let busAddress: String
 
     private struct State {
         var counter = 0
@@ -64,7 +62,7 @@ final class DesktopTestEnvironment: Sendable {
     }
 
     /// A fresh name component, unique in this process, usable in an app id, a scheme and a file name.
-    func uniqueName(_ stem: String) -> String {
+    public func uniqueName(_ stem: String) -> String {
         let number = state.withLock { state in
             state.counter += 1
             return state.counter
@@ -74,13 +72,13 @@ final class DesktopTestEnvironment: Sendable {
 
     /// Writes `<id>.desktop` into the user applications directory and refreshes `mimeinfo.cache`.
     @discardableResult
-    func install(id: String, _ lines: [String]) async throws -> String {
+    public func install(id: String, _ lines: [String]) async throws -> String {
         try await installRaw(id: id, (["[Desktop Entry]"] + lines).joined(separator: "\n").appending("\n"))
     }
 
     /// Writes raw bytes as `<id>.desktop` (for malformed entries) and refreshes `mimeinfo.cache`.
     @discardableResult
-    func installRaw(id: String, _ text: String) async throws -> String {
+    public func installRaw(id: String, _ text: String) async throws -> String {
         let path = applications + "/" + id + ".desktop"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         try await refreshCache()
@@ -89,7 +87,7 @@ final class DesktopTestEnvironment: Sendable {
 
     /// Runs `update-desktop-database` once every entry written before the call is on disk. Runs
     /// are chained: two at once could let the one that read the directory first write last.
-    func refreshCache() async throws {
+    public func refreshCache() async throws {
         let applications = applications
         let run = state.withLock { state in
             let previous = state.refresh
@@ -106,10 +104,10 @@ final class DesktopTestEnvironment: Sendable {
     }
 
     /// Returns once the private bus listens.
-    func busReady() async throws { _ = try await bus.value }
+    public func busReady() async throws { _ = try await bus.value }
 
     /// Makes `id` the `[Default Applications]` entry for `x-scheme-handler/<scheme>` in mimeapps.list.
-    func setDefault(scheme: String, to id: String) throws {
+    public func setDefault(scheme: String, to id: String) throws {
         try state.withLock { state in
             let type = "x-scheme-handler/" + scheme
             state.defaults.removeAll { $0.type == type }
@@ -122,7 +120,7 @@ final class DesktopTestEnvironment: Sendable {
 
     /// Writes an executable shell script into the test `bin` directory (or `path`, when absolute).
     @discardableResult
-    func writeScript(_ name: String, _ body: String) throws -> String {
+    public func writeScript(_ name: String, _ body: String) throws -> String {
         let path = name.hasPrefix("/") ? name : bin + "/" + name
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
