@@ -71,6 +71,14 @@ import Testing
         #expect(Array(fields.prefix(4)) == ["pick", "org.example.A", "once", "any"], "\(fields)")
         try await waitUntilGone(desktop)
 
+        // The window manager closes the window: a cancel, and the chooser goes on.
+        try input.write("\tmyscheme:item/4\tscheme:myscheme\t\torg.example.A\torg.example.B\n")
+        let fourth = try await helpers.focusedWindow(of: chooser, desktop)
+        try await desktop.closeWindow(fourth)
+        fields = try await nextFields(chooser, desktop, "the fourth answer")
+        #expect(fields == ["cancel"])
+        try await waitUntilGone(desktop)
+
         // Lines that do not read are answered `error`, and the chooser goes on.
         try input.write("one field only\n")
         fields = try await nextFields(chooser, desktop, "an error for one field")
@@ -94,6 +102,9 @@ import Testing
         #expect(try await chooser.nextLine("the chooser's output ends") == nil)
         #expect(try await withDeadline("the chooser exits") { try await chooser.status() } == 0)
         try await waitUntilGone(desktop)
+        // No GLib criticals: a window destroyed under the chooser would show as some here.
+        let log = try String(contentsOf: desktop.root.appendingPathComponent("logs/chooser.log"), encoding: .utf8)
+        #expect(!log.contains("CRITICAL") && !log.contains("GLib-GObject-WARNING"), "\(log)")
     }
 
     @Test func withoutADisplayItExits3SayingWhyAndPrintsNothing() async throws {

@@ -28,10 +28,12 @@ private let onAlwaysToggled: @convention(c) (OpaquePointer?, UnsafeMutableRawPoi
     chooser(data).alwaysToggled()
 }
 
-/// "close-request": the window's close button or the window manager. FALSE lets GTK close it.
+/// "close-request": the window's close button or the window manager. TRUE keeps GTK from destroying
+/// the window there and then: `ChooserWindow.close()` destroys it once the answer is out, and must
+/// not find it gone (a served chooser goes on after it).
 private let onCloseRequested: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = { _, data in
     chooser(data).cancel()
-    return 0
+    return 1
 }
 
 /// GtkEventControllerKey's "key-pressed" (keyval, keycode, modifiers): TRUE when handled.
