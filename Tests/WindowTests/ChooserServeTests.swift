@@ -89,6 +89,11 @@ import Testing
         try input.write("\tx:y\tbrowser\t\torg.example.A#incognito\n")
         fields = try await nextFields(chooser, desktop, "an error for a bad destination")
         #expect(fields == ["error", "not a destination: \"org.example.A#incognito\""], "\(fields)")
+        // 65536 bytes before the newline are read whole (the error is the scope's, not the length's).
+        let longest = "\t" + String(repeating: "x", count: 65536 - "\t\tnowhere\t\ta".utf8.count) + "\tnowhere\t\ta"
+        try input.write(longest + "\n")
+        fields = try await nextFields(chooser, desktop, "an error for the longest line")
+        #expect(fields == ["error", "not a scope: \"nowhere\""], "\(longest.utf8.count) bytes: \(fields)")
         try input.write(String(repeating: "x", count: 70_000) + "\n")
         fields = try await nextFields(chooser, desktop, "an error for a line too long")
         #expect(fields == ["error", "the line is longer than 65536 bytes"], "\(fields)")
