@@ -28,6 +28,9 @@ typedef struct _GMainContext GMainContext;
 
 typedef int gboolean;
 typedef void (*GCallback)(void);
+/// GLib's GUnixFDSourceFunc: called with the descriptor and what it is ready for (GIOCondition's
+/// bits); FALSE removes the watch.
+typedef gboolean (*WaypostUnixFDSourceFunc)(int fd, unsigned int condition, void *data);
 
 // GTK's enumerations, as ints: the values the chooser passes.
 enum {
@@ -42,6 +45,14 @@ enum {
     WAYPOST_PANGO_WRAP_WORD_CHAR = 2,
 };
 
+// GLib's GIOCondition bits, for g_unix_fd_add.
+enum {
+    WAYPOST_G_IO_IN = 1,
+    WAYPOST_G_IO_ERR = 8,
+    WAYPOST_G_IO_HUP = 16,
+    WAYPOST_G_IO_NVAL = 32,
+};
+
 // Each function as F(return type, name, parameters): its table field and its lookup by that name.
 #define WAYPOST_GTK_FUNCTIONS(F) \
     F(gboolean, gtk_init_check, (void)) \
@@ -52,6 +63,8 @@ enum {
     F(void, gtk_window_set_default_widget, (GtkWindow *window, GtkWidget *widget)) \
     F(void, gtk_window_set_focus, (GtkWindow *window, GtkWidget *focus)) \
     F(void, gtk_window_present, (GtkWindow *window)) \
+    F(void, gtk_window_set_startup_id, (GtkWindow *window, const char *startup_id)) \
+    F(void, gtk_window_destroy, (GtkWindow *window)) \
     F(GtkWidget *, gtk_window_get_focus, (GtkWindow *window)) \
     F(GtkWidget *, gtk_box_new, (int orientation, int spacing)) \
     F(void, gtk_box_append, (GtkBox *box, GtkWidget *child)) \
@@ -103,7 +116,10 @@ enum {
     F(GIcon *, g_app_info_get_icon, (GAppInfo *info)) \
     F(unsigned long, g_signal_connect_data, \
       (void *instance, const char *detailed_signal, GCallback handler, void *data, void (*destroy)(void *data, void *closure), int flags)) \
+    F(void, g_signal_handler_disconnect, (void *instance, unsigned long handler_id)) \
     F(void, g_set_prgname, (const char *name)) \
+    F(unsigned int, g_unix_fd_add, (int fd, unsigned int condition, WaypostUnixFDSourceFunc function, void *data)) \
+    F(gboolean, g_source_remove, (unsigned int tag)) \
     F(gboolean, g_main_context_iteration, (GMainContext *context, gboolean may_block)) \
     F(void, g_object_unref, (void *object)) \
     F(void, g_free, (void *memory))

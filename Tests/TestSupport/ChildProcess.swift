@@ -36,22 +36,33 @@ public final class ChildProcess: Sendable {
     private let signals: Signals
     private let execution: Task<Int32, any Error>
 
-    /// Starts `program`; its standard error is appended to `errors` (discarded when nil).
+    /// Starts `program`; its standard error is appended to `errors` (discarded when nil), and its
+    /// standard input is `input`'s pipe (none when nil).
     public static func start(
-        _ program: String, _ arguments: [String], environment: [String: String], errors: URL? = nil
+        _ program: String, _ arguments: [String], environment: [String: String], errors: URL? = nil, input: ChildInput? = nil
     ) async throws -> ChildProcess {
+        let stdin = try input?.takeReadEnd()
         if let errors {
             // Close-on-exec, and closed here once the child has its copy.
             let log = try FileDescriptor.open(
                 FilePath(errors.path), .writeOnly, options: [.create, .append, .closeOnExec],
                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
-            return try await start(program, arguments, environment, error: .fileDescriptor(log, closeAfterSpawningProcess: true))
+            if let stdin {
+                return try await start(
+                    program, arguments, environment, input: .fileDescriptor(stdin, closeAfterSpawningProcess: true),
+                    error: .fileDescriptor(log, closeAfterSpawningProcess: true))
+            }
+            return try await start(program, arguments, environment, input: .none, error: .fileDescriptor(log, closeAfterSpawningProcess: true))
         }
-        return try await start(program, arguments, environment, error: .discarded)
+        if let stdin {
+            return try await start(program, arguments, environment, input: .fileDescriptor(stdin, closeAfterSpawningProcess: true), error: .discarded)
+        }
+        return try await start(program, arguments, environment, input: .none, error: .discarded)
     }
 
     private static func start(
-        _ program: String, _ arguments: [String], _ environment: [String: String], error: some ErrorOutputProtocol
+        _ program: String, _ arguments: [String], _ environment: [String: String], input: some InputProtocol,
+        error: some ErrorOutputProtocol
     ) async throws -> ChildProcess {
         let (pids, pidSink) = AsyncStream<Int32>.makeStream()
         let (lines, lineSink) = AsyncStream<String>.makeStream()
@@ -63,7 +74,7 @@ public final class ChildProcess: Sendable {
             }
             let result = try await Subprocess.run(
                 .path(FilePath(program)), arguments: Arguments(arguments), environment: .exactly(environment),
-                input: .none, output: .sequence, error: error
+                input: input, output: .sequence, error: error
             ) { execution in
                 // Signals go through the execution's pidfd, and only while it is valid: never to a reused pid.
                 signals.sender.withLock { $0 = { signal in try? execution.send(signal: Signal(rawValue: signal)) } }
@@ -107,6 +118,46 @@ public final class ChildProcess: Sendable {
     /// in the failure.
     public func nextLine(_ what: String, seconds: Int = 30) async throws -> String? {
         try await withDeadline(what, seconds: seconds) { await self.nextLine() }
+    }
+}
+
+/// A pipe that a child started with it reads as its standard input; the test writes to it and
+/// closes it (the child then reads the end of its input). Both ends are close-on-exec, so no other
+/// child keeps the pipe open. Creating one ignores SIGPIPE in the test process, so that writing to
+/// a child that died fails instead of ending the tests (children start with default signals).
+public final class ChildInput: Sendable {
+    private let readEnd: Mutex<FileDescriptor?>
+    private let writeEnd: Mutex<FileDescriptor?>
+
+    public init() throws {
+        let ends = try FileDescriptor.pipe(options: .closeOnExec)  // pipe2, both ends at once
+        signal(SIGPIPE, SIG_IGN)
+        readEnd = Mutex(ends.readEnd)
+        writeEnd = Mutex(ends.writeEnd)
+    }
+
+    deinit { close() }
+
+    /// The reading end, for `ChildProcess.start` (which closes it once the child has it), once.
+    func takeReadEnd() throws -> FileDescriptor {
+        guard let end = readEnd.withLock({ end in defer { end = nil }; return end }) else {
+            throw TestFailure("a child already reads this input")
+        }
+        return end
+    }
+
+    /// Writes `text` in full.
+    public func write(_ text: String) throws {
+        try writeEnd.withLock { end in
+            guard let end else { throw TestFailure("the input is closed") }
+            _ = try end.writeAll(Array(text.utf8))
+        }
+    }
+
+    /// Closes the writing end (and the reading end, if no child took it): the child reads EOF.
+    public func close() {
+        writeEnd.withLock { end in try? end?.close(); end = nil }
+        readEnd.withLock { end in try? end?.close(); end = nil }
     }
 }
 

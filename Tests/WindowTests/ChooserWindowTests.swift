@@ -34,12 +34,22 @@ import Testing
     func startChooser(
         _ desktop: WindowDesktop, _ arguments: [String], extra: [String: String] = [:]
     ) async throws -> (chooser: ChildProcess, window: Int) {
-        for (id, text) in Self.entries {
-            try text.write(to: desktop.root.appendingPathComponent("data/applications/\(id).desktop"), atomically: true, encoding: .utf8)
-        }
+        try installEntries(desktop)
         let chooser = try await ChildProcess.start(
             Built.waypost.path, ["choose"] + arguments, environment: desktop.environment.merging(extra) { $1 },
             errors: desktop.root.appendingPathComponent("logs/chooser.log"))
+        return (chooser, try await focusedWindow(of: chooser, desktop))
+    }
+
+    /// The candidates' desktop entries, in the desktop's data directory.
+    func installEntries(_ desktop: WindowDesktop) throws {
+        for (id, text) in Self.entries {
+            try text.write(to: desktop.root.appendingPathComponent("data/applications/\(id).desktop"), atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// The chooser's window, once it is shown and has the keyboard focus.
+    func focusedWindow(of chooser: ChildProcess, _ desktop: WindowDesktop) async throws -> Int {
         var window: Int?
         var last = ""
         try await waitUntil("the chooser's window has the keyboard focus", context: last) {
@@ -49,7 +59,7 @@ import Testing
             last = "pid \(chooser.pid): \(found), focus: \(focus)"
             return window != nil && Int(focus.output.trimmingCharacters(in: .whitespacesAndNewlines)) == window
         }
-        return (chooser, window!)
+        return window!
     }
 
     /// `_NET_STARTUP_ID` of the window's client leader, where GDK's X11 backend puts the startup id

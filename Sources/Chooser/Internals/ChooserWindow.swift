@@ -2,10 +2,13 @@ internal import CGtkRuntime
 internal import Planning
 
 /// The chooser's widgets and the answer they lead to. GTK owns the widgets (the toplevel is kept by
-/// GTK, its children by their parents); this object lives for the whole of `run()`, and every signal
-/// handler reaches it through its user data (unretained).
+/// GTK, its children by their parents); this object lives for as long as the window can emit
+/// anything (`run()`, or from `show()` to `close()`), and every signal handler reaches it through
+/// its user data (unretained).
 final class ChooserWindow {
     private let request: ChooserRequest
+    /// The opener's token to present the window with; empty: none (or GTK's own from the environment).
+    private let token: String
     /// The candidates' entries, by row; nil where none is installed.
     private let entries: [AppEntry?]
     private var window: OpaquePointer! = nil
@@ -14,11 +17,14 @@ final class ChooserWindow {
     private var always: OpaquePointer! = nil
     private var openerOnly: OpaquePointer? = nil
     private var cancelButton: OpaquePointer! = nil
+    /// Every handler connected with this object as its data, to disconnect in `close()`.
+    var handlers: [(instance: OpaquePointer, id: UInt)] = []
     private(set) var answer: ChooserAnswer? = nil
 
     /// GTK must be loaded and initialised (`gtk_init_check`).
-    init(_ request: ChooserRequest) {
+    init(_ request: ChooserRequest, token: String = "") {
         self.request = request
+        self.token = token
         entries = request.candidates.map { AppEntry(id: $0.app) }
     }
 
@@ -26,10 +32,29 @@ final class ChooserWindow {
     /// The opener's token (`XDG_ACTIVATION_TOKEN`, `DESKTOP_STARTUP_ID`) is GTK's to use on this
     /// first `gtk_window_present`. `g_main_context_iteration`.
     func run() -> ChooserAnswer {
-        build()
-        gtk.gtk_window_present(window)
+        show()
         while answer == nil { _ = gtk.g_main_context_iteration(nil, 1) }
         return answer!
+    }
+
+    /// Builds the window and presents it, with `token` when there is one: in a process already
+    /// running, the token from the environment is long used, and the window needs the opener's own
+    /// (an xdg-activation token on Wayland, a startup id on X11). `gtk_window_set_startup_id`,
+    /// before `gtk_window_present` as GTK asks.
+    func show() {
+        build()
+        if !token.isEmpty { gtk.gtk_window_set_startup_id(window, token) }
+        gtk.gtk_window_present(window)
+    }
+
+    /// Destroys the window, once it has answered or is given up: its handlers are disconnected
+    /// first, so that nothing GTK still emits reaches this object once it is gone. GTK drops its
+    /// reference to the toplevel, and the widgets go with it. `gtk_window_destroy`.
+    func close() {
+        for handler in handlers { gtk.g_signal_handler_disconnect(UnsafeMutableRawPointer(handler.instance), handler.id) }
+        handlers = []
+        gtk.gtk_window_destroy(window)
+        window = nil
     }
 
     // MARK: Building

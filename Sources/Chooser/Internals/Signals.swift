@@ -1,7 +1,8 @@
 internal import CGtkRuntime
 
 // GTK's signals reach the chooser through C functions that take it back from their user data
-// (unretained: `ChooserWindow.run()` keeps it alive for as long as the window can emit anything).
+// (unretained: it is kept alive for as long as the window can emit anything, and its `close()`
+// disconnects them before the window goes).
 
 private func chooser(_ data: UnsafeMutableRawPointer?) -> ChooserWindow {
     Unmanaged<ChooserWindow>.fromOpaque(data!).takeUnretainedValue()
@@ -27,10 +28,12 @@ private let onAlwaysToggled: @convention(c) (OpaquePointer?, UnsafeMutableRawPoi
     chooser(data).alwaysToggled()
 }
 
-/// "close-request": the window's close button or the window manager. FALSE lets GTK close it.
+/// "close-request": the window's close button or the window manager. TRUE keeps GTK from destroying
+/// the window there and then: `ChooserWindow.close()` destroys it once the answer is out, and must
+/// not find it gone (a served chooser goes on after it).
 private let onCloseRequested: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = { _, data in
     chooser(data).cancel()
-    return 0
+    return 1
 }
 
 /// GtkEventControllerKey's "key-pressed" (keyval, keycode, modifiers): TRUE when handled.
@@ -57,7 +60,8 @@ extension ChooserWindow {
     /// `handler` is a C function of the signal's own type, cast where its type is concrete (a generic
     /// parameter would hold it as a Swift closure, of another size).
     private func connect(_ instance: OpaquePointer, _ signal: String, _ handler: GCallback) {
-        _ = gtk.g_signal_connect_data(
+        let id = gtk.g_signal_connect_data(
             UnsafeMutableRawPointer(instance), signal, handler, Unmanaged.passUnretained(self).toOpaque(), nil, 0)
+        handlers.append((instance, id))
     }
 }
