@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import TestSupport
+import Synchronization
 import Testing
 import WaypostContract
 
@@ -49,20 +50,31 @@ struct ShortcutItemTests {
         defer { session.close() }
         let app = try await InProcessApp(session, id: "org.example.Contacts", activityTypes: [])
         let dock = try await session.connect()
-        var updates = try await dock.signals(matching: MatchRule(interface: "com.canonical.Unity.LauncherEntry", member: "Update"))
-            .makeAsyncIterator()
-        try await app.call(Contract.Dispatcher1.setShortcutItems, Self.items(2))
-        func next() async throws -> (String, String) {
-            let message = try #require(try await updates.next())
-            let (uri, properties) = try message.decode(String.self, [String: Variant].self)
-            return (uri, try #require(properties["quicklist"]).decode(as: String.self))
+        let signals = try await dock.signals(matching: MatchRule(interface: "com.canonical.Unity.LauncherEntry", member: "Update"))
+        // Every update heard, in order; each awaited with a deadline (a dock that never hears one fails).
+        final class Heard: Sendable { let updates = Mutex<[(String, String)]>([]) }
+        let heard = Heard()
+        let listening = Task { @Sendable in
+            for try await message in signals {
+                let (uri, properties) = try message.decode(String.self, [String: Variant].self)
+                let quicklist = try properties["quicklist"]?.decode(as: String.self) ?? "(none)"
+                heard.updates.withLock { $0.append((uri, quicklist)) }
+            }
         }
-        let (uri, quicklist) = try await next()
+        defer { listening.cancel() }
+        func update(_ index: Int) async throws -> (String, String) {
+            try await waitUntil("the dock hears LauncherEntry.Update #\(index + 1)", context: session.busLog) {
+                heard.updates.withLock { $0.count > index }
+            }
+            return heard.updates.withLock { $0[index] }
+        }
+        try await app.call(Contract.Dispatcher1.setShortcutItems, Self.items(2))
+        let (uri, quicklist) = try await update(0)
         #expect(uri == "application://org.example.Contacts.desktop")
         #expect(quicklist == "/io/waypost/Dispatcher/quicklist/org/example/Contacts")
 
         try FileManager.default.removeItem(at: session.root.appendingPathComponent("data/applications/org.example.Contacts.desktop"))
-        let (goneURI, gone) = try await next()
+        let (goneURI, gone) = try await update(1)
         #expect(goneURI == "application://org.example.Contacts.desktop")
         #expect(gone == "")
     }
