@@ -60,6 +60,9 @@ let package = Package(
         // libcurl's headers only (libcurl4-openssl-dev): no pkgConfig, whose -lcurl would make every
         // start of `waypost` load libcurl and its 30-odd libraries; it is dlopen'd on the first fetch.
         .systemLibrary(name: "CCurl"),
+        // GTK 4's functions for the chooser window, declared by hand: no headers, no pkg-config, no
+        // link; Chooser opens libgtk-4.so.1 with dlopen when the window is asked for.
+        .systemLibrary(name: "CGtkRuntime"),
 
         // The Swift face of libdbus-1; every unsafe pointer stays inside it.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
@@ -102,6 +105,10 @@ let package = Package(
         // and link ownership. Pure: no bus, GIO, /proc or clock. `Open` carries plans out, `Explain` shows them.
         .target(name: "Planning", dependencies: ["ExternalEvents", "Associations"], swiftSettings: strict),
 
+        // `waypost choose`: the window that asks which app opens a link, on GTK 4 opened at run time
+        // (C only in Chooser/Internals). Only the executable uses it; the daemon runs it as a program.
+        .target(name: "Chooser", dependencies: ["CGtkRuntime", "Planning"], swiftSettings: strict),
+
         // Handoff between devices, pure: the payload a shared URL carries, and the offers a desktop holds.
         .target(name: "Handoff", dependencies: ["ExternalEvents"], swiftSettings: strict),
 
@@ -122,7 +129,7 @@ let package = Package(
             name: "waypost",
             dependencies: [
                 "ExternalEvents", "Desktop", "DBus", "Dispatcher", "Installation", "CMalloc", "WaypostContract",
-                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging", "Handoff", "Planning",
+                "Associations", "AssociationSources", "ActivityStore", "NativeMessaging", "Handoff", "Chooser", "Planning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -187,7 +194,7 @@ let package = Package(
             swiftSettings: strict),
         // The GTK samples' windows under Xvfb and openbox.
         .testTarget(
-            name: "WindowTests", dependencies: ["TestSupport", "waypost", "waypost-contacts-gtk", "waypost-icecream-gtk"],
+            name: "WindowTests", dependencies: ["TestSupport", "waypost", "Chooser", "waypost-contacts-gtk", "waypost-icecream-gtk"],
             exclude: ["Fixtures"], swiftSettings: strict),
         // The GTK samples on real Wayland compositors: GNOME Shell (mutter) and KWin, headless.
         .testTarget(

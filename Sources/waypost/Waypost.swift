@@ -8,7 +8,7 @@ struct Waypost: AsyncParsableCommand {
         subcommands: [
             Open.self, Continue.self, Shortcut.self, Activities.self, Notify.self, Explain.self, Status.self, Monitor.self, Daemon.self,
             Install.self, Uninstall.self, Refresh.self, Doctor.self, HandlerFile.self, Links.self, BrowserHost.self,
-            HandoffCommand.self, Choices.self,
+            HandoffCommand.self, Choices.self, Choose.self,
         ])
 }
 
@@ -20,6 +20,10 @@ enum Entry {
         // so plain `open` calls skip both.
         if let request = Open.PlainRequest(Array(CommandLine.arguments.dropFirst())) {
             exit(CallingThreadExecutor.run { await Open.open(request.uris, verbose: request.verbose) })
+        }
+        // The chooser's window needs GTK on the main thread, which dispatchMain below keeps for the queue.
+        if CommandLine.arguments.dropFirst().first == "choose" {
+            Choose.runOnThisThread(Array(CommandLine.arguments.dropFirst()))
         }
         // Everything else, as an async main would: on the global pool, the main queue served.
         Task {
