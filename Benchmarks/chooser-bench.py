@@ -21,7 +21,8 @@ viewable (its client and openbox's frame both mapped).
 A throwaway session: Xvfb, openbox, a private dbus-daemon loading the real xdg-desktop-portal, its
 GTK backend and permission store (portal-bench's session, XDG_CURRENT_DESKTOP=GNOME), the sample
 apps, `waypost install`. WAYPOST names the waypost binary (the release build); ROUNDS the rounds
-(20), WARM the uncounted rounds before them (3).
+(20), WARM the uncounted rounds before them (3); GSK_RENDERER, when set, is the session's (GTK 4's
+renderer: Xvfb has no GPU, so GTK 4's default GL renderer runs on Mesa's llvmpipe).
 """
 import json
 import os
@@ -43,6 +44,7 @@ ROUNDS = int(os.environ.get("ROUNDS", "20"))
 WARM = int(os.environ.get("WARM", "3"))
 OURS_TITLE = "Open with — Waypost"
 PORTAL_TITLE = "Open With…"  # xdg-desktop-portal-gtk 1.14's app chooser
+FLOOR_TITLE = "chooser-bench floor"  # gtk4-floor.c
 
 
 def entry(root, app_id, name, exec_line, schemes, participating):
@@ -57,7 +59,7 @@ class Watcher:
     def __init__(self, root, environment):
         binary = f"{root}/map-watch"
         subprocess.run(["cc", "-O2", "-o", binary, f"{HERE}/map-watch.c", "-lX11"], check=True)
-        self.process = subprocess.Popen([binary, OURS_TITLE, PORTAL_TITLE], env=environment, stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen([binary, OURS_TITLE, PORTAL_TITLE, FLOOR_TITLE], env=environment, stdout=subprocess.PIPE, text=True)
         assert self.process.stdout.readline().strip() == "ready"
         self.lines = queue.Queue()
         threading.Thread(target=self.read, daemon=True).start()
@@ -98,6 +100,24 @@ def choosers_running(bus_address):
     return found
 
 
+def resident_kib(pid):
+    """The process's resident memory now (VmRSS), in KiB."""
+    for row in open(f"/proc/{pid}/status"):
+        if row.startswith("VmRSS:"):
+            return int(row.split()[1])
+
+
+def portal_backend(bus_address):
+    """The pid of this session's xdg-desktop-portal-gtk."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if (open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[0].endswith(b"/xdg-desktop-portal-gtk")
+                    and b"DBUS_SESSION_BUS_ADDRESS=" + bus_address.encode() in open(f"/proc/{pid}/environ", "rb").read().split(b"\0")):
+                return int(pid)
+        except OSError:
+            continue
+
+
 def close(environment, watcher, window):
     """Escape to WINDOW, activated (GTK ignores xdotool's synthetic key --window), then its end."""
     for attempt in range(3):
@@ -135,6 +155,8 @@ def main():
             display += os.read(display_read, 64)
         display = display.decode().strip()
         bus, environment = portal_bench.start_session(root, display)
+        if os.environ.get("GSK_RENDERER"):  # GTK 4's renderer, for the chooser and the floor (the portal's GTK 3 draws with cairo)
+            environment["GSK_RENDERER"] = os.environ["GSK_RENDERER"]
         processes.append(bus)
         openbox = subprocess.Popen(["/usr/bin/openbox", "--sm-disable", "--startup", f"/usr/bin/touch {root}/openbox-ready"],
                                    env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -186,6 +208,28 @@ def main():
                 time.sleep(0.005)
             return (mapped - started) / 1e9
 
+        resident = {"choose": [], "floor": []}
+
+        def spawned(argv, index, name):
+            """ARGV started here → its window (title INDEX) viewable; closed, and the process gone."""
+            started = time.monotonic_ns()
+            process = subprocess.Popen(argv, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, _, window, mapped = watcher.next("mapped", index=index, timeout=30)
+            resident[name].append(resident_kib(process.pid))
+            close(environment, watcher, window)
+            process.wait(timeout=30)
+            return (mapped - started) / 1e9
+
+        floor = f"{root}/gtk4-floor"
+        subprocess.run(f"cc -O2 -o {floor} {HERE}/gtk4-floor.c $(pkg-config --cflags --libs gtk4)", shell=True, check=True)
+
+        def choose(i):
+            return spawned([WAYPOST, "choose", "--subject", f"benchpick://x?{i}", "--scope", "scheme:benchpick",
+                            "--candidate", "org.example.A", "--candidate", "org.example.B"], 0, "choose")
+
+        def gtk_floor(i):
+            return spawned([floor], 2, "floor")
+
         def portal(i):
             started = time.monotonic_ns()
             open_uri.OpenURI("", f"benchportal://x?{i}", {"ask": dbus.Boolean(True), "handle_token": f"bench{i}"})
@@ -196,15 +240,16 @@ def main():
         # Until the chooser window is in the build, the portal's side alone (the daemon answers AppNotChosen).
         probe = subprocess.run([WAYPOST, "choose", "--subject", "x", "--scope", "scheme:x"], capture_output=True, text=True)
         has_chooser = "Unknown option" not in probe.stderr
-        times = {"ours": [], "portal": []}
+        kinds = [("ours", ours), ("portal", portal), ("choose", choose), ("floor", gtk_floor)] if has_chooser else [("portal", portal), ("floor", gtk_floor)]
+        times = {name: [] for name, _ in kinds}
         for i in range(WARM + ROUNDS):
-            pair = [("ours", ours), ("portal", portal)] if has_chooser else [("portal", portal)]
-            for name, measure in (pair if i % 2 == 0 else reversed(pair)):
+            for name, measure in kinds[i % len(kinds):] + kinds[:i % len(kinds)]:  # each first in turn
                 took = measure(i)
                 if i >= WARM:
                     times[name].append(took)
                 time.sleep(0.2)  # the closed window's process settles
 
+        backend = resident_kib(portal_backend(environment["DBUS_SESSION_BUS_ADDRESS"]))
         # 2. The remembered choice beside the unambiguous link, both going to A.
         subprocess.run([WAYPOST, "choices", "set", "scheme:benchpick", "org.example.A"], env=environment, check=True, stdout=subprocess.DEVNULL)
 
@@ -231,7 +276,8 @@ def main():
                 if i >= WARM:
                     delivery[name].append(took)
 
-        print(f"bench-chooser: Xvfb + openbox, xdg-desktop-portal on the bus, {ROUNDS} rounds interleaved ({WARM} uncounted first)")
+        print(f"bench-chooser: Xvfb + openbox, xdg-desktop-portal on the bus, {ROUNDS} rounds interleaved ({WARM} uncounted first)"
+              + (f", GSK_RENDERER={environment['GSK_RENDERER']}" if "GSK_RENDERER" in environment else ""))
         if has_chooser:
             print(line("gio open, ambiguous → Waypost's chooser viewable", times["ours"]))
         else:
@@ -239,6 +285,13 @@ def main():
         print(line("OpenURI ask=true → the portal's GTK chooser viewable", times["portal"]))
         if has_chooser:
             print(f"  ratio: {statistics.median(times['ours']) / statistics.median(times['portal']):.2f}× (target ≤ 1.2×)")
+            print(line("waypost choose started here → its window viewable", times["choose"]))
+        print(line("gtk4-floor (C, GTK 4 linked) started here → viewable", times["floor"]))
+        if has_chooser:
+            print(f"  ratios to the floor: gio open → chooser {statistics.median(times['ours']) / statistics.median(times['floor']):.2f}×,"
+                  f" waypost choose {statistics.median(times['choose']) / statistics.median(times['floor']):.2f}×")
+            print(f"  resident with the window shown: waypost choose {statistics.median(resident['choose']) / 1024:.1f} MiB,"
+                  f" gtk4-floor {statistics.median(resident['floor']) / 1024:.1f} MiB; xdg-desktop-portal-gtk (always running) {backend / 1024:.1f} MiB")
         print(line("gio open, remembered choice → app A logged it", delivery["remembered"]))
         print(line("gio open, a scheme only A declares → app A logged it", delivery["unambiguous"]))
         print(f"  ratio: {statistics.median(delivery['remembered']) / statistics.median(delivery['unambiguous']):.2f}× (expected ~1.0)")
