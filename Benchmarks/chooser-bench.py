@@ -157,6 +157,8 @@ def main():
         bus, environment = portal_bench.start_session(root, display)
         if os.environ.get("GSK_RENDERER"):  # GTK 4's renderer, for the chooser and the floor (the portal's GTK 3 draws with cairo)
             environment["GSK_RENDERER"] = os.environ["GSK_RENDERER"]
+            # ... and for what the bus starts (Waypost, and so the chooser it spawns), before it starts anything.
+            subprocess.run(["/usr/bin/dbus-update-activation-environment", "GSK_RENDERER"], env=environment, check=True)
         processes.append(bus)
         openbox = subprocess.Popen(["/usr/bin/openbox", "--sm-disable", "--startup", f"/usr/bin/touch {root}/openbox-ready"],
                                    env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
