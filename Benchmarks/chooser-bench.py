@@ -6,13 +6,17 @@
    that loads GTK 4); timed from gio's start until a window titled "Open with — Waypost" is viewable.
    Beside it, `org.freedesktop.portal.OpenURI.OpenURI` with ask=true for a `benchportal:` link that
    two plain entries of the same names declare: until the GTK backend's "Open With…" dialog is
-   viewable (it lives in the already running xdg-desktop-portal-gtk). Each window is closed with
-   Escape, and the next round waits for it to be gone (and for `waypost choose` to exit).
+   viewable (it lives in the already running xdg-desktop-portal-gtk). And, to tell the process from
+   the rest: `waypost choose` with the same candidates and gtk4-floor.c (a C program linked with GTK
+   4 showing a window of the same shape) started here until viewable, with their resident memory
+   beside the portal backend's. Each window is closed with Escape (xdotool activates it and types by
+   XTEST: GTK ignores a synthetic `key --window`), and the next round waits for it to be gone (and
+   for its process to exit).
 2. A remembered choice beside an unambiguous link: `waypost choices set scheme:benchpick
    org.example.A`, then `gio open benchpick://…` beside `gio open benchsolo://…` (a scheme only A
    declares), both apps running; timed from gio's start until app A logged the link.
 
-Interleaved in one run (the order alternating each round); medians, p10-p90 and ratios.
+Interleaved in one run (each kind first in turn); medians, p10-p90 and ratios.
 Mapping is seen from X events, not polled: map-watch.c (built here with cc) selects
 SubstructureNotify on the root window and StructureNotify on each new top-level window, and stamps
 with CLOCK_MONOTONIC (the clock time.monotonic_ns reads) the event after which the titled window is
@@ -27,6 +31,7 @@ renderer: Xvfb has no GPU, so GTK 4's default GL renderer runs on Mesa's llvmpip
 import json
 import os
 import queue
+import select
 import shutil
 import statistics
 import subprocess
@@ -34,6 +39,8 @@ import sys
 import tempfile
 import threading
 import time
+
+import dbus
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -192,7 +199,6 @@ def main():
         watcher = Watcher(root, environment)
         processes.append(watcher.process)
 
-        import dbus
         connection = dbus.bus.BusConnection(environment["DBUS_SESSION_BUS_ADDRESS"])
         open_uri = dbus.Interface(connection.get_object("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop"),
                                   "org.freedesktop.portal.OpenURI")
@@ -259,7 +265,6 @@ def main():
             started = time.monotonic_ns()
             gio = subprocess.Popen(["/usr/bin/gio", "open", url], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             while True:
-                import select
                 ready, _, _ = select.select([events["A"]], [], [], 20)
                 if not ready:
                     gio.kill()
