@@ -373,6 +373,13 @@ bench-open: deps release
 bench-portal: deps release
 	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" /usr/bin/python3 Benchmarks/portal-bench.py
 
+# An ambiguous link → Waypost's chooser window mapped, beside the portal's own GTK chooser for the
+# same two apps; a remembered choice beside a link one app alone declares (Benchmarks/chooser-bench.py;
+# ROUNDS sets the rounds).
+.PHONY: bench-chooser
+bench-chooser: deps release
+	WAYPOST="$(CURDIR)/$(RELEASE_BIN)" /usr/bin/python3 Benchmarks/chooser-bench.py
+
 # On GNOME Shell headless (mutter): a link from a focused GTK app → the chosen window focused, beside
 # the same app given the link directly (Benchmarks/wayland-focus-bench.py; ROUNDS sets the rounds).
 .PHONY: bench-wayland-focus
