@@ -111,6 +111,8 @@ public final class PrivateSession: Sendable {
     /// The session's environment, `DBUS_SESSION_BUS_ADDRESS` included.
     public let environment: [String: String]
     private let bus: ChildProcess
+    /// This session's place among those alive at once (`SessionSlots`), given back once.
+    private let slot = Mutex(true)
 
     /// - Parameters:
     ///   - name: a prefix for the temporary root's name.
@@ -140,13 +142,20 @@ public final class PrivateSession: Sendable {
         environment.merge(extraEnvironment) { _, new in new }
         try prepare(root)
         let configFile = try Self.writeBusConfiguration(in: root, desktop: desktop)
+        await SessionSlots.shared.take()
 
         // The address it prints is its word that it listens.
-        bus = try await ChildProcess.start(
-            "/usr/bin/dbus-daemon", ["--config-file=\(configFile.path)", "--nofork", "--print-address=1"],
-            environment: environment, errors: root.appendingPathComponent("logs/bus.log"))
+        do {
+            bus = try await ChildProcess.start(
+                "/usr/bin/dbus-daemon", ["--config-file=\(configFile.path)", "--nofork", "--print-address=1"],
+                environment: environment, errors: root.appendingPathComponent("logs/bus.log"))
+        } catch {
+            SessionSlots.shared.give()
+            throw error
+        }
         guard let address = try? await bus.nextLine("dbus-daemon prints its address"), !address.isEmpty else {
             bus.kill()
+            SessionSlots.shared.give()
             throw TestFailure("dbus-daemon printed no address")
         }
         self.address = address
@@ -210,6 +219,13 @@ public final class PrivateSession: Sendable {
         stopBus()
         for mount in mounts().reversed() { umount2(mount, Int32(MNT_DETACH)) }
         try? FileManager.default.removeItem(at: root)
+        giveSlot()
+    }
+
+    deinit { giveSlot() }
+
+    private func giveSlot() {
+        if slot.withLock({ held in defer { held = false }; return held }) { SessionSlots.shared.give() }
     }
 
     /// The mount points below the session's root, outermost first (`/proc/self/mountinfo`).
@@ -223,5 +239,41 @@ public final class PrivateSession: Sendable {
     /// What the bus and the services it started logged, for failure messages.
     public var busLog: String {
         (try? String(contentsOf: root.appendingPathComponent("logs/bus.log"), encoding: .utf8)) ?? ""
+    }
+}
+
+/// How many private sessions may be alive at once in this test process. Swift Testing runs every
+/// test at once; each session's `dbus-daemon` and Waypost daemon hold an inotify instance, and the
+/// kernel allows 128 per user (`fs.inotify.max_user_instances`): past that, GIO watches nothing, and
+/// a test waiting for a change it should have seen fails. A test beyond the limit waits its turn.
+public final class SessionSlots: Sendable {
+    public static let shared = SessionSlots(limit: 32)
+    private let state: Mutex<(free: Int, waiting: [CheckedContinuation<Void, Never>])>
+
+    init(limit: Int) { state = Mutex((limit, [])) }
+
+    func take() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.free > 0 {
+                    state.free -= 1
+                    return true
+                }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func give() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.free += 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
     }
 }
