@@ -1,4 +1,4 @@
-public import Desktop
+import Desktop
 
 /// Firefox's `profiles.ini`: `[ProfileN]` sections (`Name=`, `Path=`, `IsRelative=`, `Default=`) and
 /// `[InstallHASH]` sections, whose `Default=` is the path the installation opens when told no profile.

@@ -4,7 +4,7 @@ public import DBus
 public import Desktop
 public import ExternalEvents
 public import Logging
-public import Planning
+import Planning
 public import AssociationSources
 import Synchronization
 import WaypostContract

@@ -1,5 +1,3 @@
-public import Associations
-
 /// Which window of a browser a link opens in.
 public enum BrowserWindow: Sendable, Hashable {
     /// The browser's own choice (its last used profile).
