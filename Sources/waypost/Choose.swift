@@ -19,11 +19,9 @@ struct Choose: ParsableCommand {
             Shows a window (GTK 4, loaded at run time) listing the candidates, and prints one line on stdout: \
             `pick<TAB>DEST<TAB>once|always<TAB>any|opener<TAB>TOKEN` once the user picked (TOKEN, an activation \
             token for the chosen app's window, may be empty), or `cancel` when they did not. Exits 3, printing \
-            nothing on stdout, when GTK cannot be loaded or no display can be opened.
-
+            nothing on stdout, when GTK cannot be loaded or no display can be opened. \
             DEST is APP, APP#profile=NAME or APP#private (APP a desktop-file id without .desktop). SCOPE is \
-            site:HOST, scheme:NAME, activity-type:TYPE or browser.
-
+            site:HOST, scheme:NAME, activity-type:TYPE or browser. \
             With --serve it stays running for the dispatcher: it prints `ready` once a display is open, then \
             reads requests on stdin, one a line, `TOKEN<TAB>SUBJECT<TAB>SCOPE<TAB>OPENER<TAB>DEST[<TAB>DEST...]` \
             (TOKEN, the opener's activation token, and OPENER may be empty), shows a window for each and prints \

@@ -49,13 +49,16 @@ actor Choosers {
         late: @escaping @Sendable (ChooserAnswer) -> Void
     ) async -> ChooserAnswer? {
         let first = FirstAnswer()
-        Task {
-            let answer = await self.ask(request, platformData: platformData)
-            if !first.give(answer) { late(answer) }
+        // Ended once the answer came: only a wait that ran its course answers nil.
+        let timer = Task {
+            guard (try? await Task.sleep(for: wait)) != nil else { return }
+            _ = first.give(nil)
         }
         Task {
-            try? await Task.sleep(for: wait)
-            _ = first.give(nil)
+            let answer = await self.ask(request, platformData: platformData)
+            let inTime = first.give(answer)
+            timer.cancel()
+            if !inTime { late(answer) }
         }
         return await first.value
     }
