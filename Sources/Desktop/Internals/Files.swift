@@ -129,51 +129,6 @@ public enum Files {
         return (exitStatus, text)
     }
 
-    /// Runs `program` on a thread of its own (it may run as long as a person takes), with this
-    /// process's environment changed by `environment` (nil removes a variable), and returns its
-    /// exit status, standard output and standard error; nil when it could not be started.
-    /// `g_spawn_sync` with an environment.
-    public static func runAside(
-        _ program: String, _ arguments: [String], environment: [String: String?] = [:]
-    ) async -> (status: Int32, output: String, errors: String)? {
-        guard (try? GIO.load()) != nil else { return nil }
-        var variables: [String] = []
-        var index = 0
-        while let entry = environ[index] {
-            let text = String(cString: entry)
-            let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text
-            if environment[name] == nil { variables.append(text) }
-            index += 1
-        }
-        for case let (name, value?) in environment { variables.append("\(name)=\(value)") }
-        let command = [program] + arguments
-        let settings = variables
-        return await withCheckedContinuation { continuation in
-            startThread {
-                let argv = command.map { strdup($0) } + [nil]
-                let envp = settings.map { strdup($0) } + [nil]
-                defer { (argv + envp).forEach { free($0) } }
-                var output: UnsafeMutablePointer<gchar>? = nil
-                var errors: UnsafeMutablePointer<gchar>? = nil
-                var status: gint = 0
-                let started = argv.withUnsafeBufferPointer { arguments in
-                    envp.withUnsafeBufferPointer { environment in
-                        (try? withGLibError { error in
-                            gio.g_spawn_sync(
-                                nil, UnsafeMutablePointer(mutating: arguments.baseAddress),
-                                UnsafeMutablePointer(mutating: environment.baseAddress), G_SPAWN_DEFAULT, nil, nil,
-                                &output, &errors, &status, error)
-                        }) ?? 0
-                    }
-                }
-                let printed = (takeGLibString(output) ?? "", takeGLibString(errors) ?? "")
-                guard started != 0 else { return continuation.resume(returning: nil) }
-                let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-                continuation.resume(returning: (exitStatus, printed.0, printed.1))
-            }
-        }
-    }
-
     public static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
