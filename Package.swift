@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ExternalEvents", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "WaypostCommandTests", dependencies: ["waypost", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "Planning", "Associations", "AssociationSources", "TestSupport", "WaypostContract", "waypost"],
+            name: "DispatcherTests", dependencies: ["DBus", "Dispatcher", "ExternalEvents", "Planning", "Associations", "AssociationSources", "Browsers", "TestSupport", "WaypostContract", "waypost"],
             swiftSettings: strict),
         .testTarget(
             name: "WaypostKitTests",

@@ -186,3 +186,42 @@ struct ChooserTests {
         #expect(session.received(Self.notes.id).count == 1)
     }
 }
+
+/// A remembered choice naming a browser's window, carried out by the daemon: the browser is started
+/// with its own arguments for that window (the real browsers take them in RealBrowserProfileTests).
+@Suite("a choice naming a browser's window, carried out")
+struct BrowserWindowChoiceTests {
+    @Test("links no app takes open in a private window; one site's in the Work profile, found in Chromium's Local State")
+    func privateAndProfile() async throws {
+        let session = try await PeerDesktop { root in
+            let data = root.appendingPathComponent("config/chromium")
+            try FileManager.default.createDirectory(at: data.appendingPathComponent("Profile 1"), withIntermediateDirectories: true)
+            try Data(#"{"profile": {"info_cache": {"Default": {"name": "Person 1"}, "Profile 1": {"name": "Work"}}}}"#.utf8)
+                .write(to: data.appendingPathComponent("Local State"))
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("config/waypost"), withIntermediateDirectories: true)
+            try "choice\tbrowser\t*\tchromium#private\t2026-12-01\nchoice\tsite:work.example\t*\tchromium#profile=Work\t2026-12-01\n"
+                .write(to: root.appendingPathComponent("config/waypost/choices"), atomically: true, encoding: .utf8)
+        }
+        defer { session.close() }
+        try await session.writeEntry(id: "chromium", """
+            [Desktop Entry]
+            Type=Application
+            Name=Chromium
+            Exec=/usr/bin/chromium %U
+            MimeType=x-scheme-handler/http;x-scheme-handler/https;
+
+            """)
+        let bus = try await session.connect()
+        let elsewhere = try await session.open("https://elsewhere.example/", with: bus)
+        #expect(elsewhere["app-id"] == "chromium" && elsewhere["action"] == "fallback", "\(elsewhere)")
+        let work = try await session.open("https://work.example/report", with: bus)
+        #expect(work["app-id"] == "chromium", "\(work)")
+        let launched = session.launches.withArguments.withLock { $0.map { "\($0.app) \($0.added) \($0.uris)" } }
+        #expect(launched == [
+            #"chromium ["--incognito"] ["https://elsewhere.example/"]"#,
+            #"chromium ["--profile-directory=Profile 1"] ["https://work.example/report"]"#,
+        ], "\(session.busLog)")
+        let explained = try await PlanCarriedOutTests().explain("https://work.example/x", bus)
+        #expect(explained["reason"]?.contains("your choice for work.example, made 2026-12-01: chromium, profile Work") == true, "\(explained)")
+    }
+}

@@ -1,5 +1,6 @@
 import ActivityStore
 import AssociationSources
+import Browsers
 import DBus
 import Desktop
 @testable import Dispatcher
@@ -71,6 +72,8 @@ final class PeerDesktop: TestDesktop {
     let directory: PeerDirectory
     let dispatcher: Dispatcher
     let service: DispatcherService
+    /// What the dispatcher launched (the apps' processes are started in process, as `PeerApp`s).
+    let launches: PeerLaunches
     private let log: LogLines
     /// The dispatcher's own pair: it owns its name there, as on a bus; the other side is the first
     /// connection `connect()` hands out.
@@ -107,7 +110,9 @@ final class PeerDesktop: TestDesktop {
         configuration.chooser = chooser
         configuration.chooserAnswerWait = chooserAnswerWait
         configuration.choiceFile = ChoiceFile(configHome: root.appendingPathComponent("config").path)
+        configuration.browserHomes = BrowserHomes(home: root.appendingPathComponent("home").path, configHome: root.appendingPathComponent("config").path)
         let launches = PeerLaunches()
+        self.launches = launches
         let store = try ActivityStore(path: root.appendingPathComponent("activities.sqlite").path) { log.append("error: \($0)") }
         dispatcher = Dispatcher(
             connection: own, directory: directory, launcher: launches, contentTypes: nil, store: store,
@@ -291,8 +296,10 @@ final class PeerDirectory: ApplicationDirectory {
 
 /// The dispatcher's launches in a `PeerDesktop`: a `PeerApp` started for the entry, which
 /// registers as a launched process does.
-private final class PeerLaunches: ApplicationLauncher {
+final class PeerLaunches: ApplicationLauncher {
     private let starting = Mutex<(@Sendable (ApplicationEntry) -> Void)?>(nil)
+    /// Every launch with arguments added (a browser's profile or private window): entry, arguments, links.
+    let withArguments = Mutex<[(app: String, added: [String], uris: [String])]>([])
 
     var start: (@Sendable (ApplicationEntry) -> Void)? {
         get { starting.withLock { $0 } }
@@ -301,6 +308,11 @@ private final class PeerLaunches: ApplicationLauncher {
 
     func launch(_ entry: ApplicationEntry, uris: [String], platformData: LaunchPlatformData) throws(LaunchError) -> [Int32] {
         start?(entry)
+        return []
+    }
+
+    func launch(_ entry: ApplicationEntry, adding added: [String], uris: [String], platformData: LaunchPlatformData) throws(LaunchError) -> [Int32] {
+        withArguments.withLock { $0.append((entry.id, added, uris)) }
         return []
     }
 }
