@@ -81,6 +81,10 @@ struct Choices: ParsableCommand {
 
         func run() throws {
             let scope = try Choices.scope(scope)
+            if let opener, opener.isEmpty || opener.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+                printError("waypost choices: \"\(OutsideText.shown(opener, limit: 200))\" is not a desktop-file id")
+                throw ExitCode(64)
+            }
             guard var named = NamedDestination(destination) else {
                 printError("waypost choices: \"\(OutsideText.shown(destination, limit: 200))\" is not a destination: APP, APP#profile=NAME or APP#private")
                 throw ExitCode(64)

@@ -42,6 +42,9 @@ actor Choosers {
 
     init(_ windows: (any ChooserWindows)?) { self.windows = windows }
 
+    /// Requests waiting for the chooser on the screen to be answered.
+    var waitingCount: Int { waiting.count }
+
     /// The user's answer to `request`, or nil when it did not come within `wait`: then `late` is
     /// told the answer when it comes (the caller was answered meanwhile).
     nonisolated func ask(
