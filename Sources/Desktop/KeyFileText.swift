@@ -108,43 +108,57 @@ public struct KeyFileText: Sendable, Hashable {
         if !lines.isEmpty { endsWithNewline = false }
     }
 
+    // Byte by byte over UTF-8 (every delimiter is ASCII): a record of a few hundred schemes is
+    // parsed in a link's path, and Character-wise it took 10 ms.
     static func parse(_ text: String, file: String, number: Int, inGroup: Bool) throws(KeyFileError) -> Line {
         func malformed(_ reason: String) -> KeyFileError {
             .malformed(file: file, line: number, text: text, reason: reason)
         }
-        let trimmed = text.drop { $0 == " " || $0 == "\t" }
-        if trimmed.isEmpty { return Line(text: text, kind: .blank) }
-        if trimmed.first == "#" { return Line(text: text, kind: .comment) }
+        let bytes = text.utf8
         // GLib skips leading blanks on every line.
-        if trimmed.first == "[" {
-            var name = trimmed.dropFirst()
-            while name.last == " " || name.last == "\t" { name = name.dropLast() }
-            guard name.last == "]" else { throw malformed("a group header must end with ']'") }
-            name = name.dropLast()
-            guard !name.isEmpty, !name.contains("["), !name.contains("]"),
-                  !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        guard let start = bytes.firstIndex(where: { !isBlank($0) }) else { return Line(text: text, kind: .blank) }
+        let first = bytes[start]
+        if first == UInt8(ascii: "#") { return Line(text: text, kind: .comment) }
+        if first == UInt8(ascii: "[") {
+            let end = endTrimmingBlanks(bytes, from: bytes.index(after: start))
+            guard end > bytes.index(after: start), bytes[bytes.index(before: end)] == UInt8(ascii: "]") else {
+                throw malformed("a group header must end with ']'")
+            }
+            let name = text[bytes.index(after: start)..<bytes.index(before: end)]
+            guard !name.isEmpty, !name.utf8.contains(where: { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") || isControl($0) })
             else { throw malformed("'\(name)' is not a valid group name") }
             return Line(text: text, kind: .group(String(name)))
         }
-        guard let equals = trimmed.firstIndex(of: "=") else {
+        guard let equals = bytes[start...].firstIndex(of: UInt8(ascii: "=")) else {
             throw malformed("not a [group] header, a key=value pair or a # comment")
         }
-        var key = trimmed[..<equals]
-        while key.last == " " || key.last == "\t" { key = key.dropLast() }
+        let key = text[start..<endTrimmingBlanks(bytes[start..<equals], from: start)]
         guard !key.isEmpty else { throw malformed("a key=value pair needs a key") }
         guard Self.isValidKey(key) else { throw malformed("'\(key)' is not a valid key") }
         guard inGroup else { throw malformed("key '\(key)' comes before the first [group] header") }
-        let value = trimmed[trimmed.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
-        return Line(text: text, kind: .entry(key: String(key), value: String(value)))
+        let afterEquals = bytes.index(after: equals)
+        let valueStart = bytes[afterEquals...].firstIndex { !isBlank($0) } ?? bytes.endIndex
+        return Line(text: text, kind: .entry(key: String(key), value: String(text[valueStart...])))
     }
 
     /// GLib's rule: no control characters; `[` only to open one trailing `[locale]`.
     static func isValidKey(_ key: Substring) -> Bool {
-        if key.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return false }
-        guard let open = key.firstIndex(of: "[") else { return !key.contains("]") }
-        let locale = key[key.index(after: open)...]
-        return open != key.startIndex && locale.last == "]" && !locale.dropLast().contains("[") && !locale.dropLast().contains("]")
-            && locale.count > 1
+        let bytes = key.utf8
+        if bytes.contains(where: isControl) { return false }
+        guard let open = bytes.firstIndex(of: UInt8(ascii: "[")) else { return !bytes.contains(UInt8(ascii: "]")) }
+        let locale = bytes[bytes.index(after: open)...]
+        guard open != bytes.startIndex, locale.count > 1, locale.last == UInt8(ascii: "]") else { return false }
+        return !locale.dropLast().contains { $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") }
+    }
+
+    static func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+    static func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
+
+    /// The end of `bytes` once trailing blanks are dropped, never before `start`.
+    static func endTrimmingBlanks<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes, from start: Bytes.Index) -> Bytes.Index {
+        var end = bytes.endIndex
+        while end > start, isBlank(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return end
     }
 }
 
@@ -183,34 +197,41 @@ extension KeyFileText {
 
     /// Undoes `escape`; an unknown escape is kept as written.
     public static func unescape(_ value: String) -> String {
-        var out = ""
-        var iterator = value.makeIterator()
-        while let character = iterator.next() {
-            guard character == "\\", let next = iterator.next() else {
-                out.append(character)
+        guard value.utf8.contains(UInt8(ascii: "\\")) else { return value }
+        var out: [UInt8] = []
+        out.reserveCapacity(value.utf8.count)
+        var bytes = value.utf8.makeIterator()
+        while let byte = bytes.next() {
+            guard byte == UInt8(ascii: "\\"), let next = bytes.next() else {
+                out.append(byte)
                 continue
             }
             switch next {
-            case "s": out += " "
-            case "n": out += "\n"
-            case "t": out += "\t"
-            case "r": out += "\r"
-            case "\\": out += "\\"
-            default: out += "\\" + String(next)
+            case UInt8(ascii: "s"): out.append(UInt8(ascii: " "))
+            case UInt8(ascii: "n"): out.append(UInt8(ascii: "\n"))
+            case UInt8(ascii: "t"): out.append(UInt8(ascii: "\t"))
+            case UInt8(ascii: "r"): out.append(UInt8(ascii: "\r"))
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+            default: out += [UInt8(ascii: "\\"), next]
             }
         }
-        return out
+        // Only ASCII bytes were replaced, by ASCII: the result is as valid as the value.
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The items of a `;`-separated list value (`a.desktop;b.desktop;`), unescaped.
     public static func list(_ value: String) -> [String] {
-        value.split(separator: ";", omittingEmptySubsequences: true)
-            .map { unescape(String($0)).trimmingBlanks() }.filter { !$0.isEmpty }
+        value.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: true)
+            .map { unescape(String(Substring(value[$0.startIndex..<$0.endIndex]))).trimmingBlanks() }.filter { !$0.isEmpty }
     }
 }
 
 extension String {
     func trimmingBlanks() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let bytes = utf8
+        guard let start = bytes.firstIndex(where: { !KeyFileText.isBlank($0) }) else { return "" }
+        let end = KeyFileText.endTrimmingBlanks(bytes, from: start)
+        if start == bytes.startIndex, end == bytes.endIndex { return self }
+        return String(self[start..<end])
     }
 }

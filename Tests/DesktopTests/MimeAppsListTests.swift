@@ -27,6 +27,10 @@ import Testing
         ("# c\n[Default Applications\n", 2, "must end with ']'"),
         ("[Default Applications]\n=a.desktop;\n", 2, "needs a key"),
         ("[G]\nkey[=v\n", 2, "not a valid key"),
+        ("[G]\na[x[y]]=v\n", 2, "not a valid key"),
+        ("[G]\na]=v\n", 2, "not a valid key"),
+        ("[G]\n[de]=v\n", 2, "must end with ']'"),
+        ("[G]\na[]=v\n", 2, "not a valid key"),
     ])
     func malformed(text: String, line: Int, fragment: String) throws {
         #expect {
@@ -36,6 +40,20 @@ import Testing
             return file == "/x/mimeapps.list" && number == line && "\(error)".contains(fragment)
                 && "\(error)".hasPrefix("/x/mimeapps.list:\(line): ")
         }
+    }
+
+    @Test("keys, values, groups and lists read as GLib reads them, escapes undone byte by byte")
+    func values() throws {
+        let text = "  [Group One]\t\nName[de_DE] \t=\t  Grüße \\s\\n\\x\\\\ \n# c\n[Two]\nx-scheme-handler/a=b.desktop; c\\sd.desktop ;;é.desktop;\n"
+        let parsed = try KeyFileText(bytes: Array(text.utf8), file: "f")
+        #expect(parsed.entries(in: "Group One").map(\.key) == ["Name[de_DE]"])
+        let value = try #require(parsed.entry("Name[de_DE]", in: "Group One")?.value)
+        #expect(value == "Grüße \\s\\n\\x\\\\ ")
+        #expect(KeyFileText.unescape(value) == "Grüße  \n\\x\\ ")
+        #expect(KeyFileText.unescape("end\\") == "end\\")
+        let list = try #require(parsed.entry("x-scheme-handler/a", in: "Two")?.value)
+        #expect(KeyFileText.list(list) == ["b.desktop", "c d.desktop", "é.desktop"])
+        #expect(try KeyFileText(bytes: Array("[G]\nName[sr@latin]=x\n".utf8), file: "f").entries(in: "G").map(\.key) == ["Name[sr@latin]"])
     }
 
     @Test func invalidUTF8IsAnErrorWithItsLine() {
