@@ -17,6 +17,8 @@ public struct ApplicationCatalog: Sendable {
     /// - Parameter id: with or without `.desktop`.
     /// - Throws: `invalidApplicationID`, `notInstalled`, or `unreadable` with the file and why.
     public func entry(id: String) throws(CatalogError) -> ApplicationEntry {
+        CatalogTurns.asking()
+        defer { CatalogTurns.answered() }
         let desktopFileID = try Self.validatedDesktopFileID(id)
         if let reference = AppInfoReference.load(desktopFileID: desktopFileID),
            let entry = ApplicationEntry(reading: reference) {
@@ -35,6 +37,8 @@ public struct ApplicationCatalog: Sendable {
     /// the user's choice first: the mimeapps.list default, then GIO's recommended order.
     /// - Throws: `invalidScheme` when `scheme` is not a URL scheme.
     public func handlers(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
+        CatalogTurns.asking()
+        defer { CatalogTurns.answered() }
         let contentType = try Self.schemeHandlerType(scheme)
         return schemeHandlers(contentType: contentType)
             .compactMap(ApplicationEntry.init(reading:))
@@ -52,6 +56,8 @@ public struct ApplicationCatalog: Sendable {
     public func fallbackHandler(
         forScheme scheme: String, excluding excludedID: String? = nil
     ) throws(CatalogError) -> ApplicationEntry? {
+        CatalogTurns.asking()
+        defer { CatalogTurns.answered() }
         let contentType = try Self.schemeHandlerType(scheme)
         let excluded = excludedID.map { $0.hasSuffix(".desktop") ? String($0.dropLast(8)) : $0 }
         return schemeHandlers(contentType: contentType)
@@ -64,13 +70,17 @@ public struct ApplicationCatalog: Sendable {
     /// mimeapps.list default, then GIO's recommended order): where a web link no app owns may go.
     /// - Throws: `invalidScheme`.
     public func entries(forScheme scheme: String) throws(CatalogError) -> [ApplicationEntry] {
-        schemeHandlers(contentType: try Self.schemeHandlerType(scheme)).compactMap(ApplicationEntry.init(reading:))
+        CatalogTurns.asking()
+        defer { CatalogTurns.answered() }
+        return schemeHandlers(contentType: try Self.schemeHandlerType(scheme)).compactMap(ApplicationEntry.init(reading:))
     }
 
     /// The ids GIO itself recommends for a type (what the portal offers, or opens when there is
     /// one), nothing added back: `waypost install` and `doctor` compare it with Waypost's entry alone.
     public func recommendedHandlerIDs(forType contentType: String) -> [String] {
-        recommendedHandlers(contentType: contentType).compactMap(\.desktopFileID)
+        CatalogTurns.asking()
+        defer { CatalogTurns.answered() }
+        return recommendedHandlers(contentType: contentType).compactMap(\.desktopFileID)
     }
 
     /// GIO's handlers of a scheme in the user's order, then those `waypost install` hid from GIO (its

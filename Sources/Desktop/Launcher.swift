@@ -46,6 +46,8 @@ public struct Launcher: Sendable {
     public func launch(
         _ entry: ApplicationEntry, uris: [String] = [], platformData: LaunchPlatformData = .init()
     ) throws(LaunchError) -> [Int32] {
+        CatalogTurns.asking()
+        defer { CatalogTurns.answered() }
         let failure = Self.failure(entry, uris)
         try Self.check(uris, platformData, failure)
         // Reload by id: the value may be older than the file, and GIO launches what is installed now.
@@ -70,6 +72,8 @@ public struct Launcher: Sendable {
     public func launch(
         _ entry: ApplicationEntry, adding added: [String], uris: [String], platformData: LaunchPlatformData = .init()
     ) throws(LaunchError) -> [Int32] {
+        CatalogTurns.asking()
+        defer { CatalogTurns.answered() }
         let failure = Self.failure(entry, uris)
         try Self.check(uris, platformData, failure)
         if let bad = added.first(where: { $0.contains("\0") }) { throw failure("argument \(bad.debugDescription) holds a NUL byte") }

@@ -27,10 +27,12 @@ func handlersInPreferenceOrder(contentType: String) -> [AppInfoReference] {
 /// the applications directories: `g_app_info_get_all` opens every `*.desktop` file there, and
 /// `open` on a FIFO of that name waits for a writer. An id whose file is not a regular file is left
 /// out, not replaced by one it shadows (GIO would take that file). An entry GIO's cache does not
-/// have from the file found yet is read from disk (`AppInfoReference.load`). `g_desktop_app_info_new`.
+/// have from the file found yet is read from disk (`AppInfoReference.load`). Each entry waits while
+/// a single question is answered (`CatalogTurns`). `g_desktop_app_info_new`.
 func allInstalledEntries() -> [AppInfoReference] {
     desktopFilesOnDisk().compactMap { file in
         guard file.isRegularFile else { return nil }
+        CatalogTurns.beforeNextEntry()
         if let cached = AppInfoReference.loadFromCheckedFile(desktopFileID: file.desktopFileID),
            cached.filename == file.path {
             return cached
