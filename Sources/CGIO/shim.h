@@ -18,6 +18,7 @@
     F(g_app_launch_context_get_type) \
     F(g_app_launch_context_setenv) \
     F(g_app_launch_context_unsetenv) \
+    F(g_bus_get_sync) \
     F(g_content_type_from_mime_type) \
     F(g_content_type_guess) \
     F(g_content_type_is_a) \

@@ -95,6 +95,16 @@ public struct Launcher: Sendable {
         }
     }
 
+    /// Opens GIO's connection to the session bus now and keeps it for the life of the process.
+    /// Every launch goes through it (GIO announces each spawn there, and activates `DBusActivatable`
+    /// entries over it), connecting first, synchronously, when no connection is open, and dropping
+    /// it after: without this, a launch waits for a connect and a `Hello`, and each makes a new
+    /// connection the bus and the dispatcher see come and go. Only for a process whose session bus
+    /// stays the same for its life (the daemon): a test process that starts one bus after another
+    /// would launch over a closed connection. Blocks for the connect: call it off any thread that
+    /// answers calls.
+    public func keepSessionBusOpen() { openKeptSessionBus() }
+
     private static func failure(_ entry: ApplicationEntry, _ uris: [String]) -> (String) -> LaunchError {
         { message in LaunchError(applicationID: entry.id, uris: uris, message: message) }
     }

@@ -5,6 +5,7 @@ import Browsers
 internal import CMalloc
 import DBus
 import Desktop
+import Dispatch
 import Dispatcher
 import Glibc
 import Handoff
@@ -72,6 +73,9 @@ struct Daemon: AsyncParsableCommand {
             throw ExitCode(69)
         }
         timeline.mark("connected to the bus")
+        // GIO's own connection, which every launch uses, made now beside the start-up: the link that
+        // started the daemon usually launches its app, and would wait for the connect.
+        DispatchQueue.global().async { launcher.keepSessionBusOpen() }
         configuration.ownExecutable = try? RunningProgram.executable(ofProcess: getpid())
         // The chooser is this program's `choose`, a process of its own that loads GTK itself.
         configuration.chooser = configuration.ownExecutable.map { ChooserProcess(program: $0) }

@@ -86,3 +86,11 @@ func launchEntry(
     }
     return pids
 }
+
+/// GIO's own session-bus connection, opened once and never released (`Launcher.keepSessionBusOpen`).
+/// `g_bus_get_sync` (transfer full: the reference kept here; nil when the bus cannot be reached,
+/// and GIO then tries again at each launch as it would have).
+nonisolated(unsafe) private let keptSessionBus: OpaquePointer? = gio.g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil)
+
+/// Opens the connection above, the first call only; later calls return at once.
+func openKeptSessionBus() { _ = keptSessionBus }
