@@ -23,6 +23,10 @@ public final class CachedDirectory: ApplicationDirectory {
     private let base: any ApplicationDirectory
     private let answers = Mutex(Answers())
     private let programsReading = Mutex(())
+    /// A reading ahead was started and has not ended.
+    private let readingAhead = Atomic<Bool>(false)
+    /// A thread of its own (a queue of ours gets one even while the global pool's are busy).
+    private static let readerQueue = DispatchQueue(label: "waypost.installed-programs")
 
     public init(_ base: any ApplicationDirectory) { self.base = base }
 
@@ -86,10 +90,23 @@ public final class CachedDirectory: ApplicationDirectory {
         programsReading.withLock { _ in remembered(\.programs, "") { base.installedPrograms() } }
     }
 
-    /// Reads `installedPrograms()` on a thread of its own: the first call of any connection waits
-    /// for its opener's walk (whom its calls count against), which needs them.
+    /// The remembered programs, or nil while they are not: then a reading starts on a thread of its
+    /// own (unless one is under way), and the caller goes on without them.
+    public func installedProgramsIfRead() -> InstalledPrograms? {
+        if let known = answers.withLock({ $0.programs[""] }) { return known }
+        readProgramsAhead()
+        return nil
+    }
+
+    /// Reads `installedPrograms()` on a thread of its own, unless a reading ahead is under way: the
+    /// first call of any connection would wait for its opener's walk (whom its calls count against),
+    /// which needs them, as would a link that a rule naming openers decides.
     public func readProgramsAhead() {
-        DispatchQueue.global().async { _ = self.installedPrograms() }
+        guard readingAhead.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        Self.readerQueue.async {
+            _ = self.installedPrograms()
+            self.readingAhead.store(false, ordering: .relaxed)
+        }
     }
 
     /// The remembered answer, or `ask()`'s, kept unless the desktop changed while it was asked.
@@ -106,3 +123,4 @@ public final class CachedDirectory: ApplicationDirectory {
         return value
     }
 }
+

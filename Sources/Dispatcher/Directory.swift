@@ -23,10 +23,18 @@ public protocol ApplicationDirectory: Sendable {
     func previousDefault(forType contentType: String, excluding excludedID: String?) -> ApplicationEntry?
     /// What the processes of every installed entry run (which app a process is).
     func installedPrograms() -> InstalledPrograms
+    /// `installedPrograms()` when they can be had at once; nil while they cannot (reading every entry
+    /// takes tens of milliseconds on a desktop): what may not wait for that reading asks this.
+    func installedProgramsIfRead() -> InstalledPrograms?
     /// The handler GIO picks for a file type, never `excludedID`.
     func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry?
     /// The static shortcut (a `[Desktop Action]` with Waypost keys) of the app's own installed entry.
     func shortcut(appID: String, action: String) throws(ShortcutLookupError) -> DesktopShortcut
+}
+
+extension ApplicationDirectory {
+    /// A directory that answers at once never has a reading under way.
+    public func installedProgramsIfRead() -> InstalledPrograms? { installedPrograms() }
 }
 
 /// Starts applications from their desktop entries.

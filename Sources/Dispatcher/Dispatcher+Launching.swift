@@ -32,6 +32,8 @@ extension Dispatcher {
 
     private struct LaunchTimedOut: Error {}
 
+    private static let launches = DispatchQueue(label: "waypost.launches", attributes: .concurrent)
+
     func launch(
         _ entry: ApplicationEntry, uris: [String], platformData: LaunchPlatformData
     ) async throws(LaunchError) -> [Int32] {
@@ -39,12 +41,13 @@ extension Dispatcher {
     }
 
     /// `launcher.launch` on a thread outside the cooperative pool: GIO spawns synchronously, and for a
-    /// DBusActivatable entry first connects to the session bus synchronously.
+    /// DBusActivatable entry first connects to the session bus synchronously. A queue of ours: it
+    /// gets a thread even while blocking work holds the global pool's (one per core).
     static func launch(
         _ entry: ApplicationEntry, uris: [String], platformData: LaunchPlatformData, with launcher: any ApplicationLauncher
     ) async throws(LaunchError) -> [Int32] {
         let result: Result<[Int32], LaunchError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            launches.async {
                 continuation.resume(returning: Result { () throws(LaunchError) in
                     try launcher.launch(entry, uris: uris, platformData: platformData)
                 })

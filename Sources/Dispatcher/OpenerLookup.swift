@@ -79,20 +79,38 @@ public final class OpenerLookup: Sendable {
     /// opener, as the walk made when it appeared finds it), else its process, else the connection
     /// itself when the bus does not tell. Decided at its first call, which waits for what is left
     /// of that walk, and kept for the connection's life: its calls in flight count against one caller.
+    /// While the installed programs are being read (as the daemon starts, when the link that started
+    /// it arrives; once after the entries change), the walk would wait for every entry: a connection
+    /// whose first call comes then counts against its process, its app's other processes apart.
     nonisolated(nonsending) func budgetCaller(of connection: BusName) async -> Budgets.Caller {
         if let decided = budgetCallers.withLock({ $0[connection] }) { return decided }
-        let opener = await find(caller: connection, askedAt: RunningProgram.bootTicksNow(), portalAppID: nil)
-        let pid: UInt32? = switch callers.withLock({ $0[connection] }) {
-        case .opener(_, let pid): pid
-        case .process(let caller): caller.pid
-        case .asking, nil: nil
+        let caller: Budgets.Caller
+        if directory.installedProgramsIfRead() != nil {
+            let opener = await find(caller: connection, askedAt: RunningProgram.bootTicksNow(), portalAppID: nil)
+            let pid: UInt32? = switch callers.withLock({ $0[connection] }) {
+            case .opener(_, let pid): pid
+            case .process(let caller): caller.pid
+            case .asking, nil: nil
+            }
+            caller = opener.appID.map(Budgets.Caller.app) ?? pid.map(Budgets.Caller.process) ?? .connection(connection.rawValue)
+        } else {
+            caller = await processID(of: connection).map(Budgets.Caller.process) ?? .connection(connection.rawValue)
         }
-        let caller = opener.appID.map(Budgets.Caller.app) ?? pid.map(Budgets.Caller.process) ?? .connection(connection.rawValue)
         return budgetCallers.withLock { decided in
             if let first = decided[connection] { return first }  // a call that got here first decided
             if decided.count >= Self.cacheLimit { decided.removeAll(keepingCapacity: true) }
             decided[connection] = caller
             return caller
+        }
+    }
+
+    /// The connection's process as the bus told it when the connection appeared, else asked now.
+    private nonisolated(nonsending) func processID(of connection: BusName) async -> UInt32? {
+        switch callers.withLock({ $0[connection] }) {
+        case .opener(_, let pid): return pid
+        case .process(let caller): return caller.pid
+        case .asking(let asking): return await asking.value?.pid
+        case nil: return try? await connections.connection(for: connection).processID(of: connection)
         }
     }
 

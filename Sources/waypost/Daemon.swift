@@ -84,8 +84,6 @@ struct Daemon: AsyncParsableCommand {
         configuration.shellActionTokens = .compositor(
             waylandDisplay: getenv("WAYLAND_DISPLAY").map { String(cString: $0) }, logger: logger)
         let directory = CachedDirectory(catalog)
-        // What the first call of any connection waits for, read beside the rest of the start-up.
-        directory.readProgramsAhead()
         // Universal links: the name is taken with the user's rules read (all a custom-scheme link
         // reads); every entry's claims and every association file are read after, off the
         // connection's thread: when the first web link or owned-domains question needs them, or
@@ -140,6 +138,9 @@ struct Daemon: AsyncParsableCommand {
             throw ExitCode(69)
         }
         timeline.mark("name taken")
+        // Every entry's program, for the openers' walks: read after the name, beside the link that
+        // started the daemon (whose budget and plan need none of them) rather than ahead of it.
+        directory.readProgramsAhead()
         Task.detached {
             // After the link that started the daemon, in the common case: never ahead of it.
             try? await Task.sleep(for: Self.wholeTableDelay)

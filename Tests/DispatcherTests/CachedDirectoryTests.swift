@@ -1,6 +1,7 @@
 import Desktop
 @testable import Dispatcher
 import Synchronization
+import TestSupport
 import Testing
 
 /// The desktop's answers remembered until it changes, over a directory that counts the questions.
@@ -42,7 +43,10 @@ struct CachedDirectoryTests {
         func previousDefault(forType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
             base.previousDefault(forType: contentType, excluding: excludedID)
         }
-        func installedPrograms() -> InstalledPrograms { base.installedPrograms() }
+        func installedPrograms() -> InstalledPrograms {
+            count("programs")
+            return base.installedPrograms()
+        }
         func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
             base.fallbackHandler(forContentType: contentType, excluding: excludedID)
         }
@@ -82,5 +86,18 @@ struct CachedDirectoryTests {
         #expect(try cache.entry(id: "zoom").id == "zoom")
         #expect(try cache.entry(id: "zoom").id == "zoom")
         #expect(base.times("entry zoom") == 2)
+    }
+
+    @Test("the installed programs are not read in the asker's turn: nil, one reading on a thread of its own, then remembered")
+    func programsReadAside() async throws {
+        let base = Counting(DesktopAppsTests.Directory(installed: [Self.zoom]))
+        let cache = CachedDirectory(base)
+        #expect(cache.installedProgramsIfRead() == nil)
+        try await waitUntil("the programs were read aside") { cache.installedProgramsIfRead() != nil }
+        #expect(base.times("programs") == 1)
+        cache.invalidate()
+        #expect(cache.installedProgramsIfRead() == nil)
+        try await waitUntil("the programs were read again") { cache.installedProgramsIfRead() != nil }
+        #expect(base.times("programs") == 2)
     }
 }

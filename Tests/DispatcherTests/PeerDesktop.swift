@@ -277,7 +277,30 @@ final class PeerDirectory: ApplicationDirectory {
         try entries(forScheme: scheme).first { !$0.participates && $0.id != excludedID }
     }
     func previousDefault(forType contentType: String, excluding excludedID: String?) -> ApplicationEntry? { nil }
+    /// While held (`holdProgramsReading`), `installedPrograms()` waits for the release and
+    /// `installedProgramsIfRead()` answers nil, as the daemon's cached directory does while it reads
+    /// every entry of a large desktop.
+    private let programsHeld = Mutex<DispatchSemaphore?>(nil)
+
+    /// Holds the reading of the installed programs until the returned function is called.
+    func holdProgramsReading() -> @Sendable () -> Void {
+        let held = DispatchSemaphore(value: 0)
+        programsHeld.withLock { $0 = held }
+        return { [self] in
+            programsHeld.withLock { $0 = nil }
+            held.signal()
+        }
+    }
+
+    func installedProgramsIfRead() -> InstalledPrograms? {
+        programsHeld.withLock { $0 } == nil ? installedPrograms() : nil
+    }
+
     func installedPrograms() -> InstalledPrograms {
+        if let held = programsHeld.withLock({ $0 }) {
+            held.wait()
+            held.signal()
+        }
         var signatures: [String: [ProgramSignature]] = [:]
         for entry in entries {
             let found = (try? InstalledPrograms.signatures(of: entry)) ?? []
