@@ -11,6 +11,7 @@ import WaypostContract
 /// `waypost activities`: what apps saved for search, found, continued and deleted from the terminal.
 struct Activities: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "activities",
         abstract: "Search, list, continue and delete the user activities apps saved for search; choose who continues a type.",
         subcommands: [Search.self, List.self, ContinueSaved.self, Delete.self, Choose.self])
 
@@ -20,6 +21,7 @@ struct Activities: AsyncParsableCommand {
 
     struct Search: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Saved activities whose title or keywords have words starting with each of WORDS, best first.",
             discussion: """
                 Words are runs of letters and digits, each matched as the start of a word, case and \
@@ -46,6 +48,7 @@ struct Activities: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "Saved activities, most recently used first.",
             discussion: """
                 Read page by page (ListSavedActivitiesPage: 100 activities, or 1 MiB of them, a \
@@ -105,6 +108,7 @@ struct Activities: AsyncParsableCommand {
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete an app's saved activities: those with the given persistent identifiers, or all of them.")
 
         @Option(help: "The app whose saved activities to delete.")
@@ -122,6 +126,7 @@ struct Activities: AsyncParsableCommand {
 
     struct Choose: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "choose",
             abstract: "Choose the app that continues an activity type when several apps list it and its publisher cannot.",
             discussion: """
                 A saved activity continues in the app that published it, as long as that app's desktop \

@@ -10,6 +10,7 @@ import Planning
 /// changes.
 struct Choices: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "choices",
         abstract: "List, set and forget the choices Waypost remembers when several apps could take a link.",
         discussion: """
             When more than one app could take an event (a scheme several participating apps declare, an \
@@ -49,7 +50,7 @@ struct Choices: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the remembered choices, and the apps whose links are off.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the remembered choices, and the apps whose links are off.")
 
         func run() throws {
             let file = try Choices.file
@@ -70,7 +71,7 @@ struct Choices: ParsableCommand {
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remember DESTINATION for SCOPE, as the chooser's \"always\" does.")
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Remember DESTINATION for SCOPE, as the chooser's \"always\" does.")
 
         @ArgumentParser.Argument(help: "site:HOST, scheme:NAME, activity-type:TYPE or browser.")
         var scope: String
@@ -101,7 +102,7 @@ struct Choices: ParsableCommand {
     }
 
     struct Forget: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget the choice for SCOPE: the chooser asks again.")
+        static let configuration = CommandConfiguration(commandName: "forget", abstract: "Forget the choice for SCOPE: the chooser asks again.")
 
         @ArgumentParser.Argument(help: "site:HOST, scheme:NAME, activity-type:TYPE or browser.")
         var scope: String
@@ -125,6 +126,7 @@ extension Links {
     /// `waypost links off APP` / `on APP`: Android's "Open supported links", per app.
     struct Off: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "off",
             abstract: "Stop opening web links in APP (its domains' links go to the browser or its co-owners).",
             discussion: "Undone by `waypost links on APP`. The user's own rules naming APP still hold.")
 
@@ -139,7 +141,7 @@ extension Links {
     }
 
     struct On: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Open the web links APP owns in APP again.")
+        static let configuration = CommandConfiguration(commandName: "on", abstract: "Open the web links APP owns in APP again.")
 
         @ArgumentParser.Argument(help: "A desktop-file id.")
         var app: String

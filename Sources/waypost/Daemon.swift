@@ -15,19 +15,28 @@ import WaypostContract
 /// `waypost daemon`: serves io.waypost.Dispatcher on the session bus until the bus goes away.
 struct Daemon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "daemon",
         abstract: "Run the dispatcher on the session bus (D-Bus activation starts it; logs go to stderr).")
 
     @Option(help: "Seconds a launched app has to register and declare its scenes.")
-    var launchTimeout: Double = 10
+    var launchTimeout: Double = Settings().launchTimeout
 
     @Option(help: "Seconds an app has to acknowledge an event before it counts as failed.")
-    var deliveryTimeout: Double = 5
+    var deliveryTimeout: Double = Settings().deliveryTimeout
 
     @Option(help: "Seconds an activity another device handed over stays on offer.")
-    var handoffOfferSeconds: Int = Int(OfferBook.lifetime)
+    var handoffOfferSeconds: Int = Settings().handoffOfferSeconds
 
     @Flag(help: "Log every registration and routed event.")
     var verbose = false
+
+    /// The options' values; the defaults are what D-Bus activation runs with.
+    struct Settings {
+        var launchTimeout: Double = 10
+        var deliveryTimeout: Double = 5
+        var handoffOfferSeconds = Int(OfferBook.lifetime)
+        var verbose = false
+    }
 
     func validate() throws {
         guard launchTimeout > 0, deliveryTimeout > 0 else {
@@ -36,6 +45,20 @@ struct Daemon: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await Self.serve(Settings(
+            launchTimeout: launchTimeout, deliveryTimeout: deliveryTimeout, handoffOfferSeconds: handoffOfferSeconds, verbose: verbose))
+    }
+
+    /// Whether the command line is `waypost daemon` alone, as D-Bus activation runs it: then it is
+    /// served with the defaults and not parsed (the parser's reflection costs the session's first
+    /// link about 1.5 ms of a static binary's start).
+    static func isPlain(_ arguments: some Collection<String>) -> Bool { arguments.elementsEqual(["daemon"]) }
+
+    /// Serves until the bus goes away.
+    /// - Throws: `ExitCode(69)` when GIO or the session bus cannot be had, or the name is taken.
+    static func serve(_ settings: Settings) async throws {
+        let (launchTimeout, deliveryTimeout) = (settings.launchTimeout, settings.deliveryTimeout)
+        let (handoffOfferSeconds, verbose) = (settings.handoffOfferSeconds, settings.verbose)
         // A fixed mmap threshold: glibc otherwise raises it after the first large block is freed,
         // and the router's rebuilt automatons (megabyte arrays, replaced on each merge) then come
         // from the heap, where the freed ones stay resident (dispatch-bench: 50 → 39 MiB at 10,000 scenes).

@@ -10,6 +10,7 @@ import WaypostContract
 /// where one event would go, and why.
 struct Explain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "explain",
         abstract: "Explain where an event would be routed, and by which rule.",
         discussion: """
             With a URI, asks the running dispatcher what it would do now, over the live scenes, and \

@@ -51,6 +51,7 @@ enum HandoffDevices {
 extension HandoffCommand {
     struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "devices",
             abstract: "List the paired, reachable devices, whether each runs Waypost as far as known, and its transport.",
             discussion: """
                 One line a device: id, name, type, Waypost, transport (kdeconnectd or gsconnect). \
@@ -72,6 +73,7 @@ extension HandoffCommand {
 
     struct Send: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "send",
             abstract: "Send the current activity (of the most recently active eligible scene) to a device.",
             discussion: """
                 To a phone or tablet, only the activity's webpage URL goes. Through the device's \
@@ -101,6 +103,7 @@ extension HandoffCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the offers other devices made here: id, \"From DEVICE: continue ‘TITLE’\", type, expiry.")
 
         func run() async throws {
@@ -123,6 +126,7 @@ extension HandoffCommand {
 
     struct Accept: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accept",
             abstract: "Continue an offer here, as its activity's rules say.",
             discussion: "An offer is taken once; one that is gone is named as what became of it: expired, accepted, or replaced by newer offers.")
 
@@ -140,6 +144,7 @@ extension HandoffCommand {
 
     struct Trust: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "trust",
             abstract: "Let a paired device's handoffs continue without asking (--revoke: ask again).",
             discussion: """
                 Only offers kdeconnectd said it received from that device; a local one always asks, and \

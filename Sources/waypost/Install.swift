@@ -67,6 +67,7 @@ private func installedProgram() throws -> String {
 
 struct Install: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "install",
         abstract: "Make the desktop hand links of opted-in apps' schemes to Waypost.",
         discussion: """
             Writes io.waypost.Dispatcher.desktop, the D-Bus activation file and a systemd user unit \
@@ -107,6 +108,7 @@ struct Install: ParsableCommand {
 
 struct Refresh: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "refresh",
         abstract: "Hand over the schemes of apps installed since, and give back those of apps removed.")
     @OptionGroup var options: LayoutOptions
 
@@ -119,6 +121,7 @@ struct Refresh: ParsableCommand {
 
 struct Uninstall: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "uninstall",
         abstract: "Remove Waypost's entries and put mimeapps.list back as it was.")
     @OptionGroup var options: LayoutOptions
 

@@ -7,6 +7,7 @@ import FoundationEssentials
 /// `waypost links …`: universal links. More subcommands join `match` in this group.
 struct Links: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "links",
         abstract: "Universal links: https links that open in the app their domain names.",
         subcommands: [Match.self, List.self, Verify.self, KeepInBrowser.self, UndoKeep.self, BrowserList.self, Off.self, On.self])
 }
@@ -16,6 +17,7 @@ extension Links {
     /// the way Apple's `swcutil match` lets a site owner test one.
     struct Match: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "match",
             abstract: "Match links against an association file (Apple's applinks format).",
             discussion: """
                 Prints one JSON object per URL, on its own line: {"url", "apps" (the matching details \

@@ -71,6 +71,7 @@ extension Links {
     /// `waypost links list`: every claimed domain, its app, its association's source and state.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "Show every domain installed apps claim: the app, where its association comes from, whether it is verified.",
             discussion: """
                 An https link opens in an app only when its entry claims the domain \
@@ -107,6 +108,7 @@ extension Links {
     /// `waypost links verify [DOMAIN…]`: fetches and checks associations now.
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Fetch and verify the associations of claimed domains now (the daemon also does, in the background).",
             discussion: """
                 Fetches https://DOMAIN/.well-known/apple-app-site-association (certificates verified, no \

@@ -5,6 +5,7 @@ import WaypostContract
 /// `waypost notify`: what becomes of the apps' notifications.
 struct Notify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "notify",
         abstract: "Post a notification whose click opens a link, and withdraw it.",
         discussion: """
             Apps post notifications through the dispatcher (PostNotification, WaypostKit's \
@@ -19,6 +20,7 @@ struct Notify: AsyncParsableCommand {
 
     struct Post: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "post",
             abstract: "Post a notification whose click opens URI in the scene the rules pick; prints its id.")
 
         @ArgumentParser.Argument(help: "The notification's title.")
@@ -39,7 +41,7 @@ struct Notify: AsyncParsableCommand {
     }
 
     struct Withdraw: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take a link notification off the screen.")
+        static let configuration = CommandConfiguration(commandName: "withdraw", abstract: "Take a link notification off the screen.")
 
         @ArgumentParser.Argument(help: "The id `waypost notify post` printed.")
         var id: String

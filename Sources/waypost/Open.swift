@@ -9,6 +9,7 @@ import WaypostContract
 /// `waypost open URI…`: what a desktop entry's `Exec=` runs. Exits 0 only once every URI was delivered.
 struct Open: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "open",
         abstract: "Open links through the dispatcher; exits 0 only once each was delivered.")
 
     @ArgumentParser.Argument(help: "The URIs to open.")
@@ -122,6 +123,7 @@ func fileURI(ofPath argument: String) -> String {
 /// `waypost continue TYPE`: hands a user activity to the app that lists its type.
 struct Continue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "continue",
         abstract: "Continue a user activity (Handoff, search result, shortcut) in the right scene.")
 
     @ArgumentParser.Argument(help: "The activity type, e.g. com.example.contact.show.")

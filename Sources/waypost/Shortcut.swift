@@ -5,6 +5,7 @@ import WaypostContract
 /// `waypost shortcut APP-ID ACTION`: what a static shortcut's `Exec` line runs (docs/shortcuts.md).
 struct Shortcut: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "shortcut",
         abstract: "Perform an app's static shortcut (a desktop action with Waypost keys) in the right scene.",
         discussion: """
             Asks the dispatcher to deliver the [Desktop Action ACTION] of APP-ID's installed desktop \

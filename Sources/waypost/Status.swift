@@ -5,7 +5,7 @@ import WaypostContract
 
 /// `waypost status`: every live process and open scene, in search order, with their sets.
 struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show registered apps, their processes and scenes.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show registered apps, their processes and scenes.")
 
     func run() async throws {
         let connection = try await BusClient.connect()
@@ -34,7 +34,7 @@ struct Status: AsyncParsableCommand {
 
 /// `waypost monitor`: prints each routed event as it happens.
 struct Monitor: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print every event the dispatcher routes, live.")
+    static let configuration = CommandConfiguration(commandName: "monitor", abstract: "Print every event the dispatcher routes, live.")
 
     @Option(help: "Exit after this many events.")
     var count: Int?

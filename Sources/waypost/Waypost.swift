@@ -4,6 +4,7 @@ import Glibc
 
 struct Waypost: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "waypost",
         abstract: "Routes links and user activities to the right scene of the right app.",
         subcommands: [
             Open.self, Continue.self, Shortcut.self, Activities.self, Notify.self, Explain.self, Status.self, Monitor.self, Daemon.self,
@@ -24,6 +25,13 @@ enum Entry {
         // The chooser's window needs GTK on the main thread, which dispatchMain below keeps for the queue.
         if CommandLine.arguments.dropFirst().first == "choose" {
             Choose.runOnThisThread(Array(CommandLine.arguments.dropFirst()))
+        }
+        if Daemon.isPlain(CommandLine.arguments.dropFirst()) {
+            Task {
+                do { try await Daemon.serve(Daemon.Settings()) } catch { Daemon.exit(withError: error) }
+                exit(0)
+            }
+            dispatchMain()
         }
         // Everything else, as an async main would: on the global pool, the main queue served.
         Task {
