@@ -14,6 +14,9 @@ installed association file. Samples are shuffled within each round; after each c
 more links go to the now running handler (the warm ratio). Prints medians, p10-p90 and ratios.
 
 WAYPOST names the waypost binary (the release build); ROUNDS the rounds (20), WARM (3).
+WAYPOST_BEFORE names another build (an earlier commit's) whose first links are taken in the same
+rounds, shuffled with the others, each desktop installed a second time for it: a change's effect
+measured within one run, beside the same floor.
 TRACE=DIR keeps each waypost sample's daemon log (`--verbose`) there, and STRACE=1 runs the daemon
 under `strace -f -tt` into the same directory (for the breakdown; its times are then not the
 benchmark's).
@@ -35,6 +38,7 @@ sys.path.insert(0, HERE)
 from lab_bus import lab_bus_config  # noqa: E402
 
 WAYPOST = os.path.realpath(os.environ.get("WAYPOST", os.path.join(ROOT, ".build/release/waypost")))
+BEFORE = os.environ.get("WAYPOST_BEFORE")
 ROUNDS = int(os.environ.get("ROUNDS", "20"))
 WARM = int(os.environ.get("WARM", "3"))
 TRACE = os.environ.get("TRACE")
@@ -76,8 +80,8 @@ def environment_of(root):
             "GIO_USE_VFS": "local", "LANG": "C.UTF-8"}
 
 
-def make_desktop(root, others, participating):
-    """A session's files: Waypost installed, the shop app, the direct app, and the extra entries."""
+def make_desktop(root, others, participating, waypost=WAYPOST):
+    """A session's files: Waypost (`waypost`) installed, the shop app, the direct app, and the extra entries."""
     environment = environment_of(root)
     for directory in ["home", "data/applications", "data/dbus-1/services", "data/waypost/associations", "config",
                       "cache", "state", "runtime", "share/applications"]:
@@ -117,12 +121,12 @@ def make_desktop(root, others, participating):
         defaults.write(f"[Default Applications]\nx-scheme-handler/benchdirect={DIRECT}.desktop;\n")
     for directory in [applications, f"{root}/share/applications"]:
         subprocess.run(["/usr/bin/update-desktop-database", directory], env=environment, check=True)
-    subprocess.run([WAYPOST, "install", "--user"], env=environment, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([waypost, "install", "--user"], env=environment, check=True, stdout=subprocess.DEVNULL)
     if TRACE or STRACE:
         service = f"{root}/data/dbus-1/services/io.waypost.Dispatcher.service"
         text = open(service).read()
         log = f"{TRACE or root}/daemon-{os.path.basename(root)}-$$.log"
-        wrapped = f"/bin/sh -c 'exec {'strace -f -tt --seccomp-bpf -e trace=execve,openat,connect,sendmsg,recvmsg,clone,clone3,vfork,exit_group -o ' + log.replace('.log', '.strace') + ' ' if STRACE else ''}{WAYPOST} daemon --verbose 2>>{log}'"
+        wrapped = f"/bin/sh -c 'exec {'strace -f -tt --seccomp-bpf -e trace=execve,openat,connect,sendmsg,recvmsg,clone,clone3,vfork,exit_group -o ' + log.replace('.log', '.strace') + ' ' if STRACE else ''}{waypost} daemon --verbose 2>>{log}'"
         with open(service, "w") as out:
             out.write("\n".join(f"Exec={wrapped}" if line.startswith("Exec=") else line for line in text.splitlines()) + "\n")
     return environment, fifo
@@ -192,12 +196,14 @@ def main():
         sys.exit(f"no waypost binary at {WAYPOST}: run make release")
     top = tempfile.mkdtemp(prefix="waypost-cold-bench-")
     desktops = [("one participating app", 0, 0), ("plus 150 other apps", 150, 0), ("plus 300 participating apps", 0, 300)]
+    paths = ["waypost", "direct"] + (["before"] if BEFORE else [])
     sessions = {}
     for name, others, participating in desktops:
-        root = f"{top}/{len(sessions)}"
-        os.makedirs(root)
-        sessions[name] = (root, *make_desktop(root, others, participating))
-    cold = {(name, path): [] for name, *_ in desktops for path in ["waypost", "direct"]}
+        for binary in [WAYPOST] + ([os.path.realpath(BEFORE)] if BEFORE else []):
+            root = f"{top}/{len(sessions)}"
+            os.makedirs(root)
+            sessions[(name, binary == WAYPOST)] = (root, *make_desktop(root, others, participating, binary))
+    cold = {(name, path): [] for name, *_ in desktops for path in paths}
     warm = {key: [] for key in cold}
     sample = 0
     try:
@@ -205,12 +211,12 @@ def main():
             order = list(cold)
             random.shuffle(order)
             for name, path in order:
-                root, environment, fifo = sessions[name]
+                root, environment, fifo = sessions[(name, path != "before")]
                 reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
                 keeper = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # no EOF between the apps' writes
                 session = Session(root, environment)
                 try:
-                    scheme = "benchshop" if path == "waypost" else "benchdirect"
+                    scheme = "benchdirect" if path == "direct" else "benchshop"
                     sample += 1
                     cold[(name, path)].append(open_link(session, reader, f"{scheme}:cold/{sample}"))
                     for n in range(WARM):
@@ -223,7 +229,7 @@ def main():
     finally:
         if not TRACE:
             shutil.rmtree(top, ignore_errors=True)
-    print(f"bench-cold: {ROUNDS} rounds, {WAYPOST}")
+    print(f"bench-cold: {ROUNDS} rounds, {WAYPOST}" + (f", before: {BEFORE}" if BEFORE else ""))
     print("| desktop | through Waypost, cold (p10-p90) | straight to the app (p10-p90) | ratio | warm ratio |")
     print("|---|---|---|---|---|")
     for name, *_ in desktops:
@@ -234,6 +240,13 @@ def main():
               f"| {direct[0] * 1e3:.1f} ms ({direct[1] * 1e3:.1f}-{direct[2] * 1e3:.1f}) "
               f"| **{through[0] / direct[0]:.2f}×** (rounds {summary(pairs)[1]:.2f}-{summary(pairs)[2]:.2f}) "
               f"| {warmed[0] / warmed[1]:.2f}× ({warmed[0] * 1e3:.1f} / {warmed[1] * 1e3:.1f} ms) |")
+    if BEFORE:
+        print("\n| desktop | before, cold (p10-p90) | its ratio to the floor | after / before |")
+        print("|---|---|---|---|")
+        for name, *_ in desktops:
+            before, through, direct = (summary(cold[(name, path)]) for path in ["before", "waypost", "direct"])
+            print(f"| {name} | {before[0] * 1e3:.1f} ms ({before[1] * 1e3:.1f}-{before[2] * 1e3:.1f}) "
+                  f"| {before[0] / direct[0]:.2f}× | {through[0] / before[0]:.2f}× |")
 
 
 if __name__ == "__main__":
