@@ -21,6 +21,7 @@
     F(g_bus_get_sync) \
     F(g_content_type_from_mime_type) \
     F(g_content_type_guess) \
+    F(g_dbus_connection_set_exit_on_close) \
     F(g_content_type_is_a) \
     F(g_desktop_app_info_get_boolean) \
     F(g_desktop_app_info_get_filename) \

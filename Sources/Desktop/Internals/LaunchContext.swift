@@ -88,9 +88,15 @@ func launchEntry(
 }
 
 /// GIO's own session-bus connection, opened once and never released (`Launcher.keepSessionBusOpen`).
-/// `g_bus_get_sync` (transfer full: the reference kept here; nil when the bus cannot be reached,
-/// and GIO then tries again at each launch as it would have).
-nonisolated(unsafe) private let keptSessionBus: OpaquePointer? = gio.g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil)
+/// GIO's bus connections raise SIGTERM when the bus closes them; this one does not: the process
+/// leaves by its own connection's close, as it would without this one. `g_bus_get_sync` (transfer
+/// full: the reference kept here; nil when the bus cannot be reached, and GIO then tries again at
+/// each launch as it would have), `g_dbus_connection_set_exit_on_close`.
+nonisolated(unsafe) private let keptSessionBus: OpaquePointer? = {
+    guard let connection = gio.g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil) else { return nil }
+    gio.g_dbus_connection_set_exit_on_close(connection, 0)
+    return connection
+}()
 
 /// Opens the connection above, the first call only; later calls return at once.
 func openKeptSessionBus() { _ = keptSessionBus }
