@@ -123,4 +123,3 @@ public final class CachedDirectory: ApplicationDirectory {
         return value
     }
 }
-
