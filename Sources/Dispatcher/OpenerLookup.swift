@@ -84,17 +84,17 @@ public final class OpenerLookup: Sendable {
     /// whose first call comes then counts against its process, its app's other processes apart.
     nonisolated(nonsending) func budgetCaller(of connection: BusName) async -> Budgets.Caller {
         if let decided = budgetCallers.withLock({ $0[connection] }) { return decided }
-        let caller: Budgets.Caller
+        var app: String?
         if directory.installedProgramsIfRead() != nil {
-            let opener = await find(caller: connection, askedAt: RunningProgram.bootTicksNow(), portalAppID: nil)
-            let pid: UInt32? = switch callers.withLock({ $0[connection] }) {
-            case .opener(_, let pid): pid
-            case .process(let caller): caller.pid
-            case .asking, nil: nil
-            }
-            caller = opener.appID.map(Budgets.Caller.app) ?? pid.map(Budgets.Caller.process) ?? .connection(connection.rawValue)
+            app = await find(caller: connection, askedAt: RunningProgram.bootTicksNow(), portalAppID: nil).appID
+        }
+        let caller: Budgets.Caller
+        if let app {
+            caller = .app(app)
+        } else if let pid = await processID(of: connection) {
+            caller = .process(pid)
         } else {
-            caller = await processID(of: connection).map(Budgets.Caller.process) ?? .connection(connection.rawValue)
+            caller = .connection(connection.rawValue)
         }
         return budgetCallers.withLock { decided in
             if let first = decided[connection] { return first }  // a call that got here first decided
