@@ -26,6 +26,34 @@ extension ActivityStore {
     /// today's layout (until the writer has made it so, a read fails as not ready, and is tried
     /// again once the writer has opened the file). Searches are short: one reader with a 1 MiB page
     /// cache keeps the daemon's memory flat however large the store grows.
+    /// The writer's connection for a store opened at first use (`Opening.onFirstUse`), with the care
+    /// `init` takes for `.now`: the directory made; a file SQLite finds damaged, or not the store's,
+    /// set aside (`settingAside` first, so that the reader lets go of it) and an empty store made
+    /// in its place; a lock another process holds logged once, the call failing with it.
+    static func openWriterAtFirstUse(
+        _ path: String, busyTimeout: Duration, clock: @Sendable () -> Int64, counts: AppCounts,
+        log: @Sendable (String) -> Void, firstUse: FirstUse, settingAside: () -> Void
+    ) throws(SQLiteError) -> Connection {
+        do { try makeDirectory(containing: path) } catch { throw SQLiteError(code: 14, message: error.description) }  // SQLITE_CANTOPEN
+        do {
+            return try openWriter(path, busyTimeout: busyTimeout, now: clock(), counts: counts)
+        } catch where error.isBusy {
+            if firstUse.lockIsNews() {
+                log("the activity store \(path) is locked by another process (\(error)); it is used once the lock is gone, and stays as it is")
+            }
+            throw error
+        } catch where error.isDamage || error.isForeign {
+            settingAside()
+            let aside: String
+            do { aside = try setAside(path, error, now: clock()) } catch let failure {
+                log("the activity store \(path) could not be rebuilt: \(failure)")
+                throw SQLiteError(code: 14, message: failure.description)
+            }
+            log("the activity store \(path) \(error.isForeign ? "is not the store's" : "could not be read") (\(error.message)); moved it to \(aside) untouched and started an empty one")
+            return try openWriter(path, busyTimeout: busyTimeout, now: clock(), counts: counts)
+        }
+    }
+
     static func openReader(_ path: String, busyTimeout: Duration) throws(SQLiteError) -> Connection {
         let db = try Connection(path: try checkedPath(path), create: false, busyTimeout: busyTimeout)
         try db.execute("PRAGMA query_only = 1; PRAGMA cache_size = -1024")

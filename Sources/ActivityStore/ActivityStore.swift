@@ -103,16 +103,28 @@ public final class ActivityStore: Sendable {
     /// What reads have read so far (rows, payloads and their bytes): the difference over a call is its cost.
     public var reads: ReadCounts { readTotals.withLock { $0 } }
 
-    /// Opens (or creates) the store at `path`, creating its directory.
+    /// When the store's file is first opened.
+    public enum Opening: Sendable {
+        /// By `init`, which sets a damaged or foreign file aside before it returns.
+        case now
+        /// By the first save or read, on the writer's thread, with the same care: the directory
+        /// made, a damaged or foreign file set aside and an empty store made before that call
+        /// goes on, a lock another process holds logged once. What a daemon that may never be
+        /// asked for an activity does: its start-up opens nothing.
+        case onFirstUse
+    }
+
+    /// Opens (or creates) the store at `path`, creating its directory (at `opening`).
     /// - Parameters:
     ///   - clock: the current Unix time in seconds (tests move it to expire activities).
     ///   - log: told, for the daemon's log, when a file is set aside (damaged, or not the store's), is
     ///     locked, or cannot be written, and when it is written again.
     /// - Throws: `StoreError.unavailable` when neither the file nor a new one in its place can be
-    ///   used; not when another process holds it locked (logged; the next use tries again).
+    ///   used; not when another process holds it locked (logged; the next use tries again). Never
+    ///   for `.onFirstUse`: the uses fail instead, each naming why.
     public init(
         path: String, limits: Limits = Limits(), clock: @escaping @Sendable () -> Int64 = ActivityStore.unixTime,
-        log: @escaping @Sendable (String) -> Void
+        opening: Opening = .now, log: @escaping @Sendable (String) -> Void
     ) throws(StoreError) {
         self.path = path
         self.limits = limits
@@ -123,14 +135,23 @@ public final class ActivityStore: Sendable {
         let counts = AppCounts()
         self.counts = counts
         let busyTimeout = limits.busyTimeout
+        let reader = SerialConnection(label: "waypost.activities.reader") { () throws(SQLiteError) in
+            try Self.openReader(path, busyTimeout: busyTimeout)
+        }
+        self.reader = reader
+        let firstUse = opening == .onFirstUse ? FirstUse() : nil
         writer = SerialConnection(label: "waypost.activities.writer") { () throws(SQLiteError) in
-            let connection = try Self.openWriter(path, busyTimeout: busyTimeout, now: clock(), counts: counts)
+            let connection = if let firstUse {
+                try Self.openWriterAtFirstUse(
+                    path, busyTimeout: busyTimeout, clock: clock, counts: counts, log: log, firstUse: firstUse,
+                    settingAside: { file.withLock { $0 = ($0.generation + 1, false) }; reader.close() })
+            } else {
+                try Self.openWriter(path, busyTimeout: busyTimeout, now: clock(), counts: counts)
+            }
             file.withLock { $0.ready = true }
             return connection
         }
-        reader = SerialConnection(label: "waypost.activities.reader") { () throws(SQLiteError) in
-            try Self.openReader(path, busyTimeout: busyTimeout)
-        }
+        guard opening == .now else { return }
         try Self.makeDirectory(containing: path)
         switch writer.sync({ _ in }) {
         case .success: break
@@ -229,6 +250,14 @@ public final class ActivityStore: Sendable {
         }
         return .database(error)
     }
+}
+
+/// Whether a store opened at first use has said that another process holds its file locked.
+final class FirstUse: Sendable {
+    private let lockLogged = Atomic<Bool>(false)
+
+    /// True the first time only.
+    func lockIsNews() -> Bool { !lockLogged.exchange(true, ordering: .relaxed) }
 }
 
 /// Which file the connections have open (see `ActivityStore.file`), shared with the writer's opening.

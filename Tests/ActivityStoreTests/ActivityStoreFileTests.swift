@@ -30,6 +30,17 @@ struct ActivityStoreFileTests {
             guard case .locked(let path, let sqlite) = error as? StoreError else { return false }
             return path == place.path && sqlite.isBusy
         }
+        // Opened at first use, the store finds the lock then: each use fails with it, said once.
+        let later = try place.open(.init(busyTimeout: .milliseconds(50)), opening: .onFirstUse)
+        for title in ["Later while locked", "Again while locked"] {
+            await #expect {
+                try await later.save(ActivityStoreTests.activity("org.example.A", title, id: "l"))
+            } throws: { error in
+                guard case .locked(let path, let sqlite) = error as? StoreError else { return false }
+                return path == place.path && sqlite.isBusy
+            }
+        }
+        #expect(place.logged.withLock { $0 }.filter { $0.contains("is locked by another process") }.count == 2)
         holder.kill()
         _ = try await withDeadline("the lock's holder exits") { try await holder.status() }
 

@@ -32,8 +32,10 @@ struct ActivityStoreTests {
         }
         deinit { try? FileManager.default.removeItem(atPath: directory) }
 
-        func open(_ limits: ActivityStore.Limits = .init()) throws -> ActivityStore {
-            try ActivityStore(path: path, limits: limits, clock: { self.now.withLock { $0 } }, log: { line in self.logged.withLock { $0.append(line) } })
+        func open(_ limits: ActivityStore.Limits = .init(), opening: ActivityStore.Opening = .now) throws -> ActivityStore {
+            try ActivityStore(
+                path: path, limits: limits, clock: { self.now.withLock { $0 } }, opening: opening,
+                log: { line in self.logged.withLock { $0.append(line) } })
         }
     }
 
@@ -238,6 +240,46 @@ struct ActivityStoreTests {
         let garbage = Data(repeating: 0x5A, count: 8192)
         try garbage.write(to: URL(fileURLWithPath: place.path))
         let store = try place.open()
+        try await store.save(Self.activity("org.example.A", "After", id: "a"))
+        #expect(try await store.search(["after"], limit: 5).count == 1)
+        let logged = place.logged.withLock { $0 }
+        #expect(logged.count == 1)
+        #expect(logged.first?.contains("moved it to \(place.path).damaged-") == true)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: (place.path as NSString).deletingLastPathComponent)
+            .filter { $0.hasPrefix("activities.sqlite.damaged-") }
+        #expect(aside.count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: (place.path as NSString).deletingLastPathComponent + "/" + aside[0])) == garbage)
+    }
+
+    @Test("a store opened at first use makes nothing until it is used; its first save makes the directory and the file, and is kept")
+    func opensAtFirstUse() async throws {
+        let place = try Place()
+        let store = try place.open(opening: .onFirstUse)
+        #expect(!FileManager.default.fileExists(atPath: (place.path as NSString).deletingLastPathComponent))
+        let id = try await store.save(Self.activity("org.example.A", "First", id: "f"))
+        #expect(FileManager.default.fileExists(atPath: place.path))
+        #expect(try await store.record(id: id)?.title == "First")
+        #expect(try await place.open().search(["first"], limit: 5).map(\.id) == [id])
+        #expect(place.logged.withLock { $0 }.isEmpty)
+    }
+
+    @Test("a store opened at first use searches before any save: an empty store, made then")
+    func searchesAtFirstUse() async throws {
+        let place = try Place()
+        let store = try place.open(opening: .onFirstUse)
+        #expect(try await store.search(["anything"], limit: 5).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: place.path))
+    }
+
+    @Test("a damaged file found at first use is set aside with a log line before that save, which is kept")
+    func damagedFileAtFirstUse() async throws {
+        let place = try Place()
+        try FileManager.default.createDirectory(
+            atPath: (place.path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let garbage = Data(repeating: 0x5A, count: 8192)
+        try garbage.write(to: URL(fileURLWithPath: place.path))
+        let store = try place.open(opening: .onFirstUse)
+        #expect(place.logged.withLock { $0 }.isEmpty, "nothing is read before the first use")
         try await store.save(Self.activity("org.example.A", "After", id: "a"))
         #expect(try await store.search(["after"], limit: 5).count == 1)
         let logged = place.logged.withLock { $0 }
