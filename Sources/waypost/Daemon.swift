@@ -75,30 +75,27 @@ struct Daemon: AsyncParsableCommand {
         var configuration = Dispatcher.Configuration()
         configuration.launchTimeout = .milliseconds(Int64(launchTimeout * 1000))
         configuration.deliveryTimeout = .milliseconds(Int64(deliveryTimeout * 1000))
-        // The desktop first: without GIO the daemon could route nothing, so it must not take the name.
-        let catalog: ApplicationCatalog, launcher: Launcher, contentTypes: ContentTypes, xdg: XDGDirectories
-        do {
-            catalog = try ApplicationCatalog()
-            launcher = try Launcher()
-            contentTypes = try ContentTypes()
-            xdg = try XDGDirectories()
-        } catch {
-            printError("waypost daemon: \(error)")
-            throw ExitCode(69)
+        // Until the name, two halves side by side: the bus connect here, and on a thread of its own
+        // the desktop, which needs no bus. Without GIO the daemon could route nothing, so it must not
+        // take the name: both are awaited before it.
+        let desktopOpening = Task.detached { () async -> Result<DaemonDesktop, GIOLoadError> in
+            do throws(GIOLoadError) { return .success(try await DaemonDesktop(logger: logger)) } catch { return .failure(error) }
         }
-        timeline.mark("GIO opened")
-        // The store (SQLite's open and schema, a few ms) is opened on a thread of its own beside the
-        // rest of the start-up, and awaited only where the dispatcher is made.
-        let storeOpening = Task.detached { Self.openActivityStore(xdg, logger) }
         let connection: Connection
         do { connection = try await Connection.session() } catch {
             printError("waypost daemon: cannot reach the session bus: \(error)")
             throw ExitCode(69)
         }
         timeline.mark("connected to the bus")
-        // GIO's own connection, which every launch uses, made now beside the start-up: the link that
-        // started the daemon usually launches its app, and would wait for the connect.
-        DispatchQueue.global().async { launcher.keepSessionBusOpen() }
+        let desktop: DaemonDesktop
+        switch await desktopOpening.value {
+        case .success(let opened): desktop = opened
+        case .failure(let error):
+            printError("waypost daemon: \(error)")
+            throw ExitCode(69)
+        }
+        timeline.mark("desktop read")
+        let (catalog, launcher, xdg, associations) = (desktop.catalog, desktop.launcher, desktop.xdg, desktop.associations)
         configuration.ownExecutable = try? RunningProgram.executable(ofProcess: getpid())
         // The chooser is this program's `choose`, a process of its own that loads GTK itself.
         configuration.chooser = configuration.ownExecutable.map { ChooserProcess(program: $0) }
@@ -106,44 +103,10 @@ struct Daemon: AsyncParsableCommand {
         configuration.browserHomes = BrowserHomes(home: getenv("HOME").map { String(cString: $0) } ?? "", configHome: xdg.configHome)
         configuration.shellActionTokens = .compositor(
             waylandDisplay: getenv("WAYLAND_DISPLAY").map { String(cString: $0) }, logger: logger)
-        let directory = CachedDirectory(catalog)
-        // Universal links: the name is taken with the user's rules read (all a custom-scheme link
-        // reads); every entry's claims and every association file are read after, off the
-        // connection's thread: when the first web link or owned-domains question needs them, or
-        // `wholeTableDelay` after the name, whichever comes first. Rebuilt whenever entries,
-        // association files or the verification cache change.
-        let webLinks = WebLinkTable(wholeLater: ())
-        let associations = AssociationLoader(
-            table: webLinks, directory: directory, directories: AssociationDirectories(xdg),
-            verifier: Verifier(cache: AssociationCache(AssociationDirectories(xdg))), logger: logger)
-        webLinks.builds { Task { await associations.reload() } }
-        await catalog.onChange {
-            directory.invalidate()
-            Task {
-                await associations.reload()
-                await associations.verifyDueDomains()
-            }
-        }
-        // Made before they are watched: GIO polls a directory that does not exist every 4 s, and the
-        // user's first rule (the browser extension's "Keep opening …") would wait for that.
-        for made in [AssociationDirectories(xdg).user, AssociationDirectories(xdg).cache] { try? Files.makeDirectories(made) }
-        do {
-            let unwatched = try await DirectoryChanges.watch(associations.watchedDirectories) { _ in Task { await associations.reload() } }
-            for directory in unwatched {
-                logger.warning("cannot watch \(directory.path) (\(directory.reason)): it is checked every \(DirectoryChanges.pollingInterval) instead")
-            }
-        } catch {
-            printError("waypost daemon: \(error)")
-            throw ExitCode(69)
-        }
-        // Watched first: a rule written while they are read is seen by the watch.
-        await associations.loadUserRules()
-        timeline.mark("user rules read")
-        let store = await storeOpening.value
-        timeline.mark("activity store opened")
+        let store = Self.openActivityStore(xdg, logger)
         let dispatcher = Dispatcher(
-            connection: connection, directory: directory, launcher: launcher,
-            contentTypes: contentTypes, webLinks: webLinks, store: store, configuration: configuration, logger: logger)
+            connection: connection, directory: desktop.directory, launcher: launcher,
+            contentTypes: desktop.contentTypes, webLinks: desktop.webLinks, store: store, configuration: configuration, logger: logger)
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         // An app's dock menu goes with its desktop entry (after the handler above forgot the entries).
         await catalog.onChange { service.dock.withdrawMenusOfRemovedEntries() }
@@ -163,11 +126,11 @@ struct Daemon: AsyncParsableCommand {
         timeline.mark("name taken")
         // Every entry's program, for the openers' walks: read after the name, beside the link that
         // started the daemon (whose budget and plan need none of them) rather than ahead of it.
-        directory.readProgramsAhead()
+        desktop.directory.readProgramsAhead()
         Task.detached {
             // After the link that started the daemon, in the common case: never ahead of it.
             try? await Task.sleep(for: Self.wholeTableDelay)
-            await webLinks.whole()
+            await desktop.webLinks.whole()
             timeline.mark("web-link table whole")
             // Domains due now, then again as records fall due (about weekly; sooner after failures).
             while true {
@@ -212,12 +175,9 @@ struct Daemon: AsyncParsableCommand {
             logger.error("no state directory ($XDG_STATE_HOME or HOME): activities will not be saved")
             return nil
         }
-        let state = directories.stateHome
-        do {
-            return try ActivityStore(path: state + "/waypost/activities.sqlite") { line in logger.error("\(line)") }
-        } catch {
-            logger.error("\(error); activities will not be saved")
-            return nil
-        }
+        // Opened when an activity is first saved or asked for, on the store's own thread: a session
+        // may never ask, and its first link should not share the start-up with SQLite.
+        let path = directories.stateHome + "/waypost/activities.sqlite"
+        return try? ActivityStore(path: path, opening: .onFirstUse) { line in logger.error("\(line)") }
     }
 }
