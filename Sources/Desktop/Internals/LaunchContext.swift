@@ -1,5 +1,6 @@
 internal import CGIO
 internal import CLinux
+internal import Glibc
 
 /// Key under which a launch context keeps the startup id its `get_startup_notify_id` returns.
 private let startupIDDataKey = "waypost-startup-id"
@@ -60,8 +61,10 @@ final class LaunchContextReference {
 
 /// Launches a loaded entry through GIO: D-Bus activation for `DBusActivatable` entries (when a session
 /// bus is reachable), otherwise one spawn per command line that the field codes make (one per URI for
-/// `%u`/`%f`). Children are reaped by GLib's double fork (no `G_SPAWN_DO_NOT_REAP_CHILD`) and get no
-/// descriptor beyond 0–2 (no `G_SPAWN_LEAVE_DESCRIPTORS_OPEN`). Each starts with no signal blocked
+/// `%u`/`%f`). One fork per program (`G_SPAWN_DO_NOT_REAP_CHILD`: GLib's double fork, which leaves
+/// children to init, costs a launch a second copy of the daemon's page tables, about 1 ms), each
+/// child reaped once it exits (`reapWhenExited`). No descriptor beyond 0–2 is inherited (no
+/// `G_SPAWN_LEAVE_DESCRIPTORS_OPEN`). Each starts with no signal blocked
 /// and default dispositions (`waypost_reset_signals` between fork and exec): the calling thread's
 /// mask would be inherited, and an app that blocks SIGTERM outlives `kill` and the session's end.
 /// - Returns: the pid of each spawned program, in launch order; empty after D-Bus activation.
@@ -80,11 +83,23 @@ func launchEntry(
     _ = try withUnsafeMutablePointer(to: &pids) { pidsPointer throws(GLibFailure) in
         try withGLibError { error in
             gio.g_desktop_app_info_launch_uris_as_manager(
-                entry.pointer, list, context.pointer, G_SPAWN_SEARCH_PATH, waypost_reset_signals, nil,
-                recordPid, pidsPointer, error)
+                entry.pointer, list, context.pointer, GSpawnFlags(G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_DO_NOT_REAP_CHILD.rawValue),
+                waypost_reset_signals, nil, recordPid, pidsPointer, error)
         }
     }
+    for pid in pids { reapWhenExited(pid) }
     return pids
+}
+
+/// Reaps child `pid` once it has exited: through the process's pidfd watcher, or, where the kernel
+/// gives no pidfd, on a thread of its own blocked in `waitpid`. Only for our own children, which
+/// nothing else waits for: the pid cannot be reused before this reaps it. `waitpid`.
+func reapWhenExited(_ pid: Int32) {
+    if let handle = try? ProcessHandle(pid: pid) {
+        ProcessExits.shared.watch(handle) { _ = waitpid(pid, nil, WNOHANG) }
+    } else {
+        startThread { while waitpid(pid, nil, 0) == -1 && errno == EINTR {} }
+    }
 }
 
 /// GIO's own session-bus connection, opened once and never released (`Launcher.keepSessionBusOpen`).
