@@ -23,8 +23,8 @@ public final class CachedDirectory: ApplicationDirectory {
     private let base: any ApplicationDirectory
     private let answers = Mutex(Answers())
     private let programsReading = Mutex(())
-    /// A reading ahead was started and has not ended.
-    private let readingAhead = Atomic<Bool>(false)
+    /// Whether a reading ahead was started and has not ended, and who awaits its answer.
+    private let readingAhead = Mutex<(underWay: Bool, waiters: [CheckedContinuation<InstalledPrograms, Never>])>((false, []))
     /// A thread of its own (a queue of ours gets one even while the global pool's are busy).
     private static let readerQueue = DispatchQueue(label: "waypost.installed-programs")
 
@@ -98,14 +98,33 @@ public final class CachedDirectory: ApplicationDirectory {
         return nil
     }
 
+    /// The programs, once read: a walk that needs them while they are read is suspended until that
+    /// reading ends, holding no thread (the connection's would answer nobody meanwhile).
+    public func installedProgramsWhenRead() async -> InstalledPrograms {
+        if let known = answers.withLock({ $0.programs[""] }) { return known }
+        return await withCheckedContinuation { waiter in readAhead(then: waiter) }
+    }
+
     /// Reads `installedPrograms()` on a thread of its own, unless a reading ahead is under way: the
     /// first call of any connection would wait for its opener's walk (whom its calls count against),
     /// which needs them, as would a link that a rule naming openers decides.
-    public func readProgramsAhead() {
-        guard readingAhead.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+    public func readProgramsAhead() { readAhead(then: nil) }
+
+    /// Starts a reading ahead unless one is under way; `waiter` gets that reading's answer.
+    private func readAhead(then waiter: CheckedContinuation<InstalledPrograms, Never>?) {
+        let starts = readingAhead.withLock { reading in
+            if let waiter { reading.waiters.append(waiter) }
+            defer { reading.underWay = true }
+            return !reading.underWay
+        }
+        guard starts else { return }
         Self.readerQueue.async {
-            _ = self.installedPrograms()
-            self.readingAhead.store(false, ordering: .relaxed)
+            let programs = self.installedPrograms()
+            let waiters = self.readingAhead.withLock { reading in
+                defer { reading = (false, []) }
+                return reading.waiters
+            }
+            for waiter in waiters { waiter.resume(returning: programs) }
         }
     }
 

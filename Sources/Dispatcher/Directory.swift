@@ -35,6 +35,10 @@ public protocol ApplicationDirectory: Sendable {
 extension ApplicationDirectory {
     /// A directory that answers at once never has a reading under way.
     public func installedProgramsIfRead() -> InstalledPrograms? { installedPrograms() }
+
+    /// `installedPrograms()`, awaited: a directory that reads them on a thread of its own suspends
+    /// the caller until they are read, holding no thread meanwhile (`CachedDirectory`).
+    public func installedProgramsWhenRead() async -> InstalledPrograms { installedPrograms() }
 }
 
 /// Starts applications from their desktop entries.

@@ -142,7 +142,7 @@ public final class OpenerLookup: Sendable {
             }
             remember(.process(known), for: caller)
         }
-        let opener = opener(of: known, askedAt: askedAt, portalAppID: portalAppID)
+        let opener = await opener(of: known, askedAt: askedAt, portalAppID: portalAppID)
         if Self.isTheConnections(opener) { remember(.opener(opener, process: known.pid), for: caller) }
         return opener
     }
@@ -189,7 +189,7 @@ public final class OpenerLookup: Sendable {
         let seen = RunningProgram.bootTicksNow()
         let asking = Task(executorPreference: connection.executor) { () -> Caller? in
             guard let pid = try? await self.connection.processID(of: caller) else { return nil }
-            let walk = Task.detached { self.walkAhead(caller, pid: pid, seen: seen) }
+            let walk = Task.detached { await self.walkAhead(caller, pid: pid, seen: seen) }
             let known = Caller(pid: pid, connectedBy: seen, walkAhead: walk)
             self.callers.withLock { cache in
                 if case .asking = cache[caller] { cache[caller] = .process(known) }
@@ -206,8 +206,8 @@ public final class OpenerLookup: Sendable {
 
     /// The walk as the connection appeared, kept as the connection's opener when it holds for all
     /// its events (a process started after `seen` took the pid of one that exited: `unknown`).
-    private func walkAhead(_ caller: BusName, pid: UInt32, seen: UInt64) -> Opener {
-        let opener = opener(of: Caller(pid: pid, connectedBy: seen), askedAt: seen, portalAppID: nil)
+    private func walkAhead(_ caller: BusName, pid: UInt32, seen: UInt64) async -> Opener {
+        let opener = await opener(of: Caller(pid: pid, connectedBy: seen), askedAt: seen, portalAppID: nil)
         guard Self.isTheConnections(opener) else { return opener }
         callers.withLock { cache in
             if case .process(let process) = cache[caller], process.pid == pid { cache[caller] = .opener(opener, process: pid) }
@@ -223,11 +223,13 @@ public final class OpenerLookup: Sendable {
     }
 
     /// The walk itself, for a pid already known: each process read as far as identifying it against
-    /// the installed programs needs (`KnownProcesses`).
-    func opener(of caller: Caller, askedAt: UInt64, portalAppID: String?) -> Opener {
-        Self.opener(
+    /// the installed programs needs (`KnownProcesses`), once they are read (awaited, while a reading
+    /// of every entry is under way, without holding the caller's thread).
+    nonisolated(nonsending) func opener(of caller: Caller, askedAt: UInt64, portalAppID: String?) async -> Opener {
+        let programs = await directory.installedProgramsWhenRead()
+        return Self.opener(
             ofProcess: caller.pid, askedAt: min(askedAt, caller.connectedBy), portalAppID: portalAppID,
-            programs: directory.installedPrograms(), processes: processes, passesLinksOn: passesLinksOn)
+            programs: programs, processes: processes, passesLinksOn: passesLinksOn)
     }
 
     /// The walk from process `pid` to the first app over any `RunningProcesses`: the choice alone,

@@ -1,4 +1,6 @@
 import Desktop
+import Dispatch
+import Foundation
 @testable import Dispatcher
 import Synchronization
 import TestSupport
@@ -12,6 +14,8 @@ struct CachedDirectoryTests {
         let base: DesktopAppsTests.Directory
         let asked = Mutex<[String: Int]>([:])
         let during = Mutex<(@Sendable () -> Void)?>(nil)
+        /// Runs inside each `installedPrograms()`.
+        let duringPrograms = Mutex<(@Sendable () -> Void)?>(nil)
 
         init(_ base: DesktopAppsTests.Directory) { self.base = base }
 
@@ -45,6 +49,7 @@ struct CachedDirectoryTests {
         }
         func installedPrograms() -> InstalledPrograms {
             count("programs")
+            duringPrograms.withLock { $0 }?()
             return base.installedPrograms()
         }
         func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry? {
@@ -55,6 +60,9 @@ struct CachedDirectoryTests {
             return try base.shortcut(appID: appID, action: action)
         }
     }
+
+    /// How many walks have started.
+    final class Waiting: Sendable { let count = Mutex(0) }
 
     static let zoom = DesktopAppsTests.entry("zoom", participates: true, schemes: ["zoommtg"])
 
@@ -99,5 +107,37 @@ struct CachedDirectoryTests {
         #expect(cache.installedProgramsIfRead() == nil)
         try await waitUntil("the programs were read again") { cache.installedProgramsIfRead() != nil }
         #expect(base.times("programs") == 2)
+    }
+
+    @Test("walks that meet the programs being read await that one reading, holding no thread: more of them than Swift's pool has threads all wait at once, and get its answer")
+    func programsAwaited() async throws {
+        let base = Counting(DesktopAppsTests.Directory(installed: [Self.zoom]))
+        let held = DispatchSemaphore(value: 0)
+        base.duringPrograms.withLock { $0 = { held.wait() } }
+        let expected = base.base.installedPrograms().signatures
+        let cache = CachedDirectory(base)
+        cache.readProgramsAhead()
+        try await waitUntil("the reading is under way") { base.times("programs") == 1 }
+        // A walk that blocked its thread would leave the pool (one thread per core) to the first few.
+        let walks = ProcessInfo.processInfo.activeProcessorCount * 4
+        let waiting = Waiting()
+        let answers = Task {
+            await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<walks {
+                    group.addTask {
+                        waiting.count.withLock { $0 += 1 }
+                        return await cache.installedProgramsWhenRead().signatures == expected
+                    }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+        }
+        try await waitUntil("every walk waits for the reading", context: "\(waiting.count.withLock { $0 }) of \(walks)") {
+            waiting.count.withLock { $0 } == walks
+        }
+        held.signal()
+        let identified = try await withDeadline("every walk has the reading's answer") { await answers.value }
+        #expect(identified == walks)
+        #expect(base.times("programs") == 1)
     }
 }
