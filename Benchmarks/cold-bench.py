@@ -3,10 +3,13 @@
 
 Each sample starts a fresh private dbus-daemon, so no process is warm, then `gio open`s one link:
 - waypost: a participating app's link (`benchshop:`) after `waypost install --user`: the bus starts
-  Waypost, Waypost launches the app (Tests/Apps/sample_app.py, an `Exec=` entry), the app registers,
-  the link is delivered;
+  Waypost, Waypost launches the app (an `Exec=` entry), the app registers, the link is delivered;
 - direct: a link whose default handler is the same kind of Python app (dbus-python, GLib) as a plain
   DBusActivatable entry: the bus starts it and hands it the link (the floor).
+Both apps are written here, alike but for what each protocol asks: the participating one registers,
+declares its scene group, opens one scene allowing every link, and answers CreateScene with AddScene
+(as WaypostKit does); PARTICIPANT=sample runs the test suite's Tests/Apps/sample_app.py instead, which
+also serves a test interface, follows the dispatcher's name and logs in JSON.
 From just before `gio open` starts to the app's line on a FIFO (each app writes one when the link
 arrives; the script waits for it with a deadline). Three desktops: the app alone; plus 150 of this
 machine's other entries installed; plus 300 participating apps, each claiming a domain with an
@@ -44,6 +47,7 @@ WARM = int(os.environ.get("WARM", "3"))
 TRACE = os.environ.get("TRACE")
 STRACE = os.environ.get("STRACE") == "1"
 PYTHON = "/usr/bin/python3"
+SAMPLE = os.environ.get("PARTICIPANT") == "sample"
 DEADLINE = 10.0
 SHOP = "org.example.Shop"
 DIRECT = "org.example.Direct"
@@ -65,6 +69,42 @@ class App(dbus.service.Object):
     def Activate(self, platform_data): pass
 name = dbus.service.BusName("org.example.Direct", bus)
 App(bus, "/org/example/Direct")
+GLib.MainLoop().run()
+'''
+
+# The participating app, from dbus/io.waypost.Application1.xml: registers, declares "main", opens
+# "products" allowing every link, then serves; a new scene (CreateScene carries its event) is
+# announced with AddScene before the reply.
+PARTICIPATING_APP = r'''
+import sys
+import dbus, dbus.service
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+DBusGMainLoop(set_as_default=True)
+bus = dbus.SessionBus()
+dispatcher = dbus.Interface(bus.get_object("io.waypost.Dispatcher", "/io/waypost/Dispatcher", introspect=False),
+                            "io.waypost.Dispatcher1")
+class App(dbus.service.Object):
+    scenes = 0
+    @dbus.service.method("io.waypost.Application1", in_signature="ssa{sv}", out_signature="")
+    def OpenURL(self, scene, uri, platform_data):
+        delivered("OpenURL", uri)
+    @dbus.service.method("io.waypost.Application1", in_signature="sa{sv}a{sv}", out_signature="s")
+    def CreateScene(self, declaration, event, platform_data):
+        self.scenes += 1
+        scene = "%s-%d" % (declaration, self.scenes)
+        dispatcher.AddScene(scene, declaration)
+        delivered("CreateScene", event.get("uri", ""))
+        return scene
+def delivered(event, uri):
+    with open(sys.argv[2], "a") as log: log.write('{"event": "%s", "uri": "%s"}\n' % (event, uri))
+App(bus, "/org/example/Shop")
+dispatcher.RegisterApplication(sys.argv[1], dbus.ObjectPath("/org/example/Shop"), dbus.Dictionary({}, signature="sv"))
+dispatcher.DeclareScenes(dbus.Array([("main", dbus.Dictionary({"kind": "window-group"}, signature="sv"))], signature="(sa{sv})"))
+dispatcher.AddScene("products", "main")
+dispatcher.SetExternalEvents("products", dbus.Array([(dbus.Array([], signature="s"), dbus.Array(["*"], signature="s"))],
+                                                    signature="(asas)"))
+delivered("ready", "")
 GLib.MainLoop().run()
 '''
 
@@ -94,9 +134,13 @@ def make_desktop(root, others, participating, waypost=WAYPOST):
     with open(f"{root}/shop.json", "w") as config:
         config.write('{"app_id": "%s", "log": "%s", "behaviour": {}, "declarations": [["main", {"kind": "window-group"}]],'
                      ' "scenes": [{"id": "products", "declaration": "main", "modifiers": [[[], ["*"]]]}]}' % (SHOP, fifo))
+    with open(f"{root}/participating_app.py", "w") as app:
+        app.write(PARTICIPATING_APP)
+    participant = (lambda app, config: f"{ROOT}/Tests/Apps/sample_app.py {config}") if SAMPLE else (
+        lambda app, config: f"{root}/participating_app.py {app} {fifo}")
     applications = f"{root}/data/applications"
     with open(f"{applications}/{SHOP}.desktop", "w") as entry:
-        entry.write(f"[Desktop Entry]\nType=Application\nName=Shop\nExec={PYTHON} {ROOT}/Tests/Apps/sample_app.py {root}/shop.json\n"
+        entry.write(f"[Desktop Entry]\nType=Application\nName=Shop\nExec={PYTHON} {participant(SHOP, f'{root}/shop.json')}\n"
                     "MimeType=x-scheme-handler/benchshop;\nX-Waypost=true\n")
     with open(f"{root}/direct_app.py", "w") as app:
         app.write(DIRECT_APP)
@@ -113,7 +157,7 @@ def make_desktop(root, others, participating, waypost=WAYPOST):
     for n in range(participating):
         app = f"org.example.p{n}"
         with open(f"{applications}/{app}.desktop", "w") as entry:
-            entry.write(f"[Desktop Entry]\nType=Application\nName=App {n}\nExec={PYTHON} {ROOT}/Tests/Apps/sample_app.py {root}/p{n}.json\n"
+            entry.write(f"[Desktop Entry]\nType=Application\nName=App {n}\nExec={PYTHON} {participant(app, f'{root}/p{n}.json')}\n"
                         f"MimeType=x-scheme-handler/benchp{n};\nX-Waypost=true\nX-Waypost-Associated-Domains=p{n}.example;\n")
         with open(f"{root}/data/waypost/associations/p{n}.example.json", "w") as association:
             association.write(ASSOCIATION % app)
