@@ -232,14 +232,17 @@ struct ActivityStoreTests {
         #expect(try await reopened.list(appID: nil).map(\.title) == ["Kept later", "Kept"])
     }
 
-    @Test("a file that is not a database is set aside with a log line, and an empty store takes its place")
-    func damagedFile() async throws {
+    @Test(
+        "a file that is not a database is set aside with a log line, and an empty store takes its place: when the store opens, or at the first save of one opened then",
+        arguments: [ActivityStore.Opening.now, .onFirstUse])
+    func damagedFile(opening: ActivityStore.Opening) async throws {
         let place = try Place()
         try FileManager.default.createDirectory(
             atPath: (place.path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let garbage = Data(repeating: 0x5A, count: 8192)
         try garbage.write(to: URL(fileURLWithPath: place.path))
-        let store = try place.open()
+        let store = try place.open(opening: opening)
+        if opening == .onFirstUse { #expect(place.logged.withLock { $0 }.isEmpty, "nothing is read before the first use") }
         try await store.save(Self.activity("org.example.A", "After", id: "a"))
         #expect(try await store.search(["after"], limit: 5).count == 1)
         let logged = place.logged.withLock { $0 }
@@ -269,25 +272,5 @@ struct ActivityStoreTests {
         let store = try place.open(opening: .onFirstUse)
         #expect(try await store.search(["anything"], limit: 5).isEmpty)
         #expect(FileManager.default.fileExists(atPath: place.path))
-    }
-
-    @Test("a damaged file found at first use is set aside with a log line before that save, which is kept")
-    func damagedFileAtFirstUse() async throws {
-        let place = try Place()
-        try FileManager.default.createDirectory(
-            atPath: (place.path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let garbage = Data(repeating: 0x5A, count: 8192)
-        try garbage.write(to: URL(fileURLWithPath: place.path))
-        let store = try place.open(opening: .onFirstUse)
-        #expect(place.logged.withLock { $0 }.isEmpty, "nothing is read before the first use")
-        try await store.save(Self.activity("org.example.A", "After", id: "a"))
-        #expect(try await store.search(["after"], limit: 5).count == 1)
-        let logged = place.logged.withLock { $0 }
-        #expect(logged.count == 1)
-        #expect(logged.first?.contains("moved it to \(place.path).damaged-") == true)
-        let aside = try FileManager.default.contentsOfDirectory(atPath: (place.path as NSString).deletingLastPathComponent)
-            .filter { $0.hasPrefix("activities.sqlite.damaged-") }
-        #expect(aside.count == 1)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: (place.path as NSString).deletingLastPathComponent + "/" + aside[0])) == garbage)
     }
 }
