@@ -75,9 +75,9 @@ struct Daemon: AsyncParsableCommand {
         var configuration = Dispatcher.Configuration()
         configuration.launchTimeout = .milliseconds(Int64(launchTimeout * 1000))
         configuration.deliveryTimeout = .milliseconds(Int64(deliveryTimeout * 1000))
-        // Until the name, two halves side by side: the bus connect here, and on a thread of its own
-        // the desktop, which needs no bus. Without GIO the daemon could route nothing, so it must not
-        // take the name: both are awaited before it.
+        // Until the name, two halves side by side: the bus connect here, and in a task of its own the
+        // desktop, which needs no bus. Without GIO the daemon could route nothing, so it must not take
+        // the name: both are awaited before it.
         let desktopOpening = Task.detached { () async -> Result<DaemonDesktop, GIOLoadError> in
             do throws(GIOLoadError) { return .success(try await DaemonDesktop(logger: logger)) } catch { return .failure(error) }
         }
@@ -103,7 +103,7 @@ struct Daemon: AsyncParsableCommand {
         configuration.browserHomes = BrowserHomes(home: getenv("HOME").map { String(cString: $0) } ?? "", configHome: xdg.configHome)
         configuration.shellActionTokens = .compositor(
             waylandDisplay: getenv("WAYLAND_DISPLAY").map { String(cString: $0) }, logger: logger)
-        let store = Self.openActivityStore(xdg, logger)
+        let store = Self.activityStore(xdg, logger)
         let dispatcher = Dispatcher(
             connection: connection, directory: desktop.directory, launcher: launcher,
             contentTypes: desktop.contentTypes, webLinks: desktop.webLinks, store: store, configuration: configuration, logger: logger)
@@ -170,7 +170,7 @@ struct Daemon: AsyncParsableCommand {
 
     /// `$XDG_STATE_HOME/waypost/activities.sqlite` (`~/.local/state` by default, as GLib resolves it).
     /// Without it the daemon still routes, and activities are current only, not saved: it says so in its log.
-    static func openActivityStore(_ directories: XDGDirectories, _ logger: Logger) -> ActivityStore? {
+    static func activityStore(_ directories: XDGDirectories, _ logger: Logger) -> ActivityStore? {
         guard directories.stateHome.hasPrefix("/") else {
             logger.error("no state directory ($XDG_STATE_HOME or HOME): activities will not be saved")
             return nil

@@ -5,8 +5,7 @@ import Dispatcher
 import Logging
 
 /// What `waypost daemon` reads of the desktop before it takes its name, none of which needs the
-/// bus: made while the daemon connects (docs/architecture.md, "What the
-/// daemon reads when").
+/// bus: made while the daemon connects (docs/architecture.md, "What the daemon reads when").
 struct DaemonDesktop: Sendable {
     let catalog: ApplicationCatalog
     let launcher: Launcher
