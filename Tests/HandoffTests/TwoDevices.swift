@@ -192,7 +192,8 @@ final class TwoDevices: Sendable {
             pairing = try await ChildProcess.start(
                 Device.python, [Device.fixtures.appendingPathComponent(aRuns.rawValue).path] + configs,
                 environment: ["PATH": "/usr/sbin:/usr/bin:/bin"], errors: a.root.appendingPathComponent("logs/pairing.log"))
-            let line = try await pairing.nextLine("the two devices pair")
+            // Past the script's own bound (LIMIT_MS), which says what each side reached.
+            let line = try await pairing.nextLine("the two devices pair", seconds: 100)
             guard let line, let paired = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: [String: String]],
                 let aID = paired["a"]?["id"], let bID = paired["b"]?["id"], let bNamespace = paired["b"]?["netns"]
             else {
