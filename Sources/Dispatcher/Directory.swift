@@ -26,6 +26,9 @@ public protocol ApplicationDirectory: Sendable {
     /// `installedPrograms()` when they can be had at once; nil while they cannot (reading every entry
     /// takes tens of milliseconds on a desktop): what may not wait for that reading asks this.
     func installedProgramsIfRead() -> InstalledPrograms?
+    /// `installedPrograms()`, awaited: a directory that reads them on a thread of its own suspends
+    /// the caller until they are read, holding no thread meanwhile (`CachedDirectory`).
+    func installedProgramsWhenRead() async -> InstalledPrograms
     /// The handler GIO picks for a file type, never `excludedID`.
     func fallbackHandler(forContentType contentType: String, excluding excludedID: String?) -> ApplicationEntry?
     /// The static shortcut (a `[Desktop Action]` with Waypost keys) of the app's own installed entry.
@@ -36,8 +39,7 @@ extension ApplicationDirectory {
     /// A directory that answers at once never has a reading under way.
     public func installedProgramsIfRead() -> InstalledPrograms? { installedPrograms() }
 
-    /// `installedPrograms()`, awaited: a directory that reads them on a thread of its own suspends
-    /// the caller until they are read, holding no thread meanwhile (`CachedDirectory`).
+    /// A directory that answers at once has them at once.
     public func installedProgramsWhenRead() async -> InstalledPrograms { installedPrograms() }
 }
 
