@@ -80,6 +80,8 @@ func launchEntry(
     let recordPid: GDesktopAppLaunchCallback = { _, pid, userData in
         userData?.assumingMemoryBound(to: [Int32].self).pointee.append(pid)
     }
+    // Every child spawned is reaped, also when a later spawn of the same launch failed.
+    defer { for pid in pids { reapWhenExited(pid) } }
     _ = try withUnsafeMutablePointer(to: &pids) { pidsPointer throws(GLibFailure) in
         try withGLibError { error in
             gio.g_desktop_app_info_launch_uris_as_manager(
@@ -87,7 +89,6 @@ func launchEntry(
                 waypost_reset_signals, nil, recordPid, pidsPointer, error)
         }
     }
-    for pid in pids { reapWhenExited(pid) }
     return pids
 }
 
