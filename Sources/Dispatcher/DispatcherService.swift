@@ -77,8 +77,8 @@ public final class DispatcherService: Sendable {
             throw BusError(.failed, "\(Contract.busName) is taken: \(await currentOwner())")
         }
         // After the name: the link that started the daemon waits for none of it.
-        Task { [portalRequests, connection, logger] in
-            do { try await portalRequests.watch(on: connection) } catch {
+        Task { [portalRequests, connection, logger, openers = dispatcher.openers] in
+            do { try await portalRequests.watch(on: connection) { openers.start(throughPortal: $0) } } catch {
                 logger.warning("cannot watch the portal's requests (\(error)): links apps open through it keep no token and name the portal as their opener")
             }
         }
@@ -240,7 +240,7 @@ public final class DispatcherService: Sendable {
                     // The portal passes on one app's link: that app is its opener, and its token (which
                     // portal 1.16 drops) goes with it.
                     if uris.count == 1, let request = await self.portalRequests.claim(uris[0], from: call.sender) {
-                        opener = self.dispatcher.openers.start(throughPortal: request.caller)
+                        opener = request.opener
                         if platform[Contract.PlatformData.Keys.activationToken.name] == nil, let token = request.activationToken {
                             platform[Contract.PlatformData.Keys.activationToken.name] = Variant(token)
                         }

@@ -115,17 +115,27 @@ public final class OpenerLookup: Sendable {
     }
 
     /// Who opened a link the OpenURI portal passed on: the app behind `caller`, the connection that
-    /// asked the portal, named as opening through it.
+    /// asked the portal, named as opening through it. Found at once, while the asking app is
+    /// surely there (its call is in flight), not when the portal's `Open` needs it: the app does
+    /// not wait for its link, and once it leaves, what was known of its connection is forgotten.
     func start(throughPortal caller: BusName) -> PendingOpener {
         let askedAt = RunningProgram.bootTicksNow()
-        return PendingOpener { Opener(throughPortal: await self.find(caller: caller, askedAt: askedAt, portalAppID: nil)) }
+        let known = callers.withLock { $0[caller] }
+        let opener = PendingOpener { Opener(throughPortal: await self.find(caller: caller, known: known, askedAt: askedAt, portalAppID: nil)) }
+        Task.detached { _ = await opener.value() }
+        return opener
     }
 
     /// On the caller's executor (the connection's thread): a walk is a few reads of `/proc` per
     /// process, at most `OpenerSearch.maximumDepth` of them, cheaper than two thread hops.
     nonisolated(nonsending) func find(caller: BusName, askedAt: UInt64, portalAppID: String?) async -> Opener {
+        await find(caller: caller, known: callers.withLock { $0[caller] }, askedAt: askedAt, portalAppID: portalAppID)
+    }
+
+    /// `find` from what was known of `caller` when `cached` was read.
+    private nonisolated(nonsending) func find(caller: BusName, known cached: Known?, askedAt: UInt64, portalAppID: String?) async -> Opener {
         let known: Caller
-        switch callers.withLock({ $0[caller] }) {
+        switch cached {
         case .opener(let opener, _): return opener
         case .process(let process):
             if let opener = await Self.settled(process, portalAppID: portalAppID) { return opener }

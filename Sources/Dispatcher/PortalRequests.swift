@@ -16,10 +16,13 @@ import Synchronization
 /// link goes on without a token, its opener the portal. Requests are links other apps open: kept
 /// at most `capacity` of them for `lifetime`, never logged.
 final class PortalRequests: Sendable {
-    struct Request: Sendable, Hashable {
+    struct Request: Sendable {
         let uri: String
         /// The connection that asked the portal.
         let caller: BusName
+        /// Who that is, found from the moment the request is seen: the app does not wait for its
+        /// link, and once it leaves the bus what the daemon knew of its connection is gone.
+        let opener: PendingOpener
         let activationToken: String?
         let seenAt: ContinuousClock.Instant
     }
@@ -50,7 +53,7 @@ final class PortalRequests: Sendable {
     /// - Returns: whether it watches.
     /// - Throws: `BusError` when the bus refuses a monitor (then links through the portal keep no token).
     @discardableResult
-    func watch(on connection: Connection) async throws -> Bool {
+    func watch(on connection: Connection, finding: @escaping @Sendable (BusName) -> PendingOpener) async throws -> Bool {
         let owners = try await connection.nameOwnerChanges(for: Self.portal)
         let owner = try await connection.nameOwner(of: Self.portal)
         if owner == nil {
@@ -74,7 +77,9 @@ final class PortalRequests: Sendable {
                       let (_, uri, options) = try? copy.decode(String.self, String.self, [String: Variant].self)
                 else { continue }
                 let token = try? options["activation_token"]?.decode(as: String.self)
-                self.record(Request(uri: uri, caller: sender, activationToken: token?.isEmpty == false ? token : nil, seenAt: .now))
+                self.record(Request(
+                    uri: uri, caller: sender, opener: finding(sender), activationToken: token?.isEmpty == false ? token : nil,
+                    seenAt: .now))
             }
             _ = monitor  // kept open for as long as the stream runs
         }
