@@ -38,7 +38,6 @@
     F(g_dir_read_name) \
     F(g_error_free) \
     F(g_file_monitor_directory) \
-    F(g_file_new_for_path) \
     F(g_file_test) \
     F(g_filename_from_uri) \
     F(g_find_program_in_path) \
@@ -74,7 +73,9 @@
     F(g_strdup) \
     F(g_strfreev) \
     F(g_type_check_instance_is_a) \
-    F(g_type_register_static_simple)
+    F(g_type_register_static_simple) \
+    F(g_vfs_get_file_for_path) \
+    F(g_vfs_get_local)
 
 /// Pointers to the functions above, each typed as its header declares it.
 typedef struct WaypostGIOFunctions {
