@@ -33,6 +33,17 @@ public struct ApplicationCatalog: Sendable {
             reason: diagnoseDesktopFile(at: file.path) ?? "GIO does not load it")
     }
 
+    /// Reads GIO's index of the applications directories (which entries there are, the
+    /// mimeapps.list, defaults.list and mimeinfo.cache files), which the first question about
+    /// handlers reads otherwise: a daemon calls this beside its start-up, off the path of the link
+    /// that started it. A question asked meanwhile waits for the reading under way (GIO's lock).
+    public func readAhead() {
+        CatalogTurns.asking()
+        defer { CatalogTurns.answered() }
+        // A type no entry lists: the index is read, and no entry is loaded.
+        _ = schemeHandlers(contentType: "x-scheme-handler/x-waypost-read-ahead")
+    }
+
     /// The participating (`X-Waypost=true`) entries that declare `x-scheme-handler/<scheme>`,
     /// the user's choice first: the mimeapps.list default, then GIO's recommended order.
     /// - Throws: `invalidScheme` when `scheme` is not a URL scheme.

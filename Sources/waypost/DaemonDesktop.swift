@@ -34,6 +34,9 @@ struct DaemonDesktop: Sendable {
         // GIO's own connection, which every launch uses, made now beside the start-up: the link that
         // started the daemon usually launches its app, and would wait for the connect.
         DispatchQueue.global().async { launcher.keepSessionBusOpen() }
+        // GIO's index of the applications directories, which every link's handlers are looked up in.
+        let catalog = catalog
+        DispatchQueue.global().async { catalog.readAhead() }
         let directory = CachedDirectory(catalog)
         let webLinks = WebLinkTable(wholeLater: ())
         let associations = AssociationLoader(

@@ -61,6 +61,24 @@ struct ApplicationCatalogTests {
         #expect(try catalog.fallbackHandler(forScheme: scheme)?.id == plain)
     }
 
+    /// Reading GIO's index ahead, as the daemon does as it starts, changes no answer: a question
+    /// asked while it runs gets the handlers, and an entry installed after it is seen.
+    @Test func readingAheadChangesNoAnswer() async throws {
+        let scheme = desktop.uniqueName("ahead")
+        let first = "org.waypost.test." + desktop.uniqueName("Ahead")
+        try await participating(first, schemes: [scheme])
+        try await waitUntil("the scheme has its handler") { try catalog.handlers(forScheme: scheme).count == 1 }
+        let shared = catalog
+        let reading = Task.detached { shared.readAhead() }
+        #expect(try catalog.handlers(forScheme: scheme).map(\.id) == [first])
+        await reading.value
+        let second = "org.waypost.test." + desktop.uniqueName("After")
+        try await participating(second, schemes: [scheme])
+        try await waitUntil("the entry installed after the reading handles the scheme") {
+            try catalog.handlers(forScheme: scheme).map(\.id).sorted() == [first, second].sorted()
+        }
+    }
+
     @Test func mimeappsDefaultOrdersParticipatingHandlers() async throws {
         let scheme = desktop.uniqueName("pref")
         let first = "org.waypost.test." + desktop.uniqueName("Alpha")
