@@ -133,9 +133,12 @@ public actor Dispatcher {
         caller: BusName, appID: String, objectPath: ObjectPath, singleScene: Bool, announcesReady: Bool = false
     ) async throws(DispatchError) {
         let entry = try Self.registrable(appID, in: directory)
+        // Usually told as the connection appeared (`OpenerLookup.watchConnections`): no round trip.
         let pid: UInt32
-        do { pid = try await callers.connection(for: caller).processID(of: caller) } catch {
-            throw .invalidArgument(caller.rawValue, reason: "the bus does not tell this connection's process: \(error)")
+        if let told = await openers.processIDToldAtConnect(of: caller) { pid = told } else {
+            do { pid = try await callers.connection(for: caller).processID(of: caller) } catch {
+                throw .invalidArgument(caller.rawValue, reason: "the bus does not tell this connection's process: \(error)")
+            }
         }
         let identified = try identifyForRegistration(caller: caller, pid: pid, of: entry)
         registry.register(

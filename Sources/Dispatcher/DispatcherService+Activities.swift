@@ -36,7 +36,7 @@ extension DispatcherService {
                 try call.reply(Contract.CurrentActivity.variants(await self.dispatcher.currentActivity))
             },
             serving.method(Members.monitorCurrentActivity) { call in
-                if await self.dispatcher.announceCurrentActivity(to: call.sender) { await self.forgetWhenGone(call.sender) }
+                if await self.dispatcher.announceCurrentActivity(to: call.sender) { self.forgetWhenGone(call.sender) }
                 return try call.reply()
             },
             serving.method(Members.searchActivities) { call in

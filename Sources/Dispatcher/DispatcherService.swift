@@ -111,7 +111,7 @@ public final class DispatcherService: Sendable {
                     try await self.dispatcher.register(
                         caller: call.sender, appID: appID, objectPath: path, singleScene: options.singleScene,
                         announcesReady: options.announcesReady)
-                    await self.forgetWhenGone(call.sender)
+                    self.forgetWhenGone(call.sender)
                     return try call.reply()
                 },
                 serving.method(Members.declareScenes) { call in
@@ -201,7 +201,7 @@ public final class DispatcherService: Sendable {
                 serving.method(Members.monitorRouted) { call in
                     let (raw) = try call.arguments([String: Variant].self)
                     let options = try Self.decode("options") { () throws(Contract.KeyError) in try Contract.MonitorOptions(raw) }
-                    if self.dispatcher.reports.monitor(call.sender, options) { await self.forgetWhenGone(call.sender) }
+                    if self.dispatcher.reports.monitor(call.sender, options) { self.forgetWhenGone(call.sender) }
                     return try call.reply()
                 },
                 serving.method(Members.ownedDomains) { call in
@@ -317,8 +317,11 @@ public final class DispatcherService: Sendable {
     }
 
     /// Watches a connection that registered or monitors: once it leaves the bus, its process and
-    /// scenes go, and `Routed` and `CurrentActivityChanged` are no longer emitted for it.
-    func forgetWhenGone(_ name: BusName) async {
+    /// scenes go, and `Routed` and `CurrentActivityChanged` are no longer emitted for it. The watch
+    /// is set up in the background (a match rule, then the name's owner asked, two round trips to
+    /// the bus): the call that started it is answered meanwhile, and a connection that left before
+    /// the watch was in place is forgotten all the same.
+    func forgetWhenGone(_ name: BusName) {
         guard watched.withLock({ $0.insert(name).inserted }) else { return }
         let forget: @Sendable () async -> Void = {
             self.dispatcher.reports.forget(name)
@@ -328,19 +331,19 @@ public final class DispatcherService: Sendable {
             self.dispatcher.callers.remove(name)
         }
         let connection = dispatcher.callers.connection(for: name)
-        let changes: AsyncThrowingStream<NameOwnerChange, any Error>
-        do { changes = try await connection.nameOwnerChanges(for: name) } catch {
-            watched.withLock { _ = $0.remove(name) }
-            return
-        }
-        // It may have left before the watch was in place.
-        let current: BusName?
-        do { current = try await connection.nameOwner(of: name) } catch {
-            logger.error("cannot ask the bus about \(name): \(error)")
-            current = nil
-        }
-        guard current != nil else { return await forget() }
         Task {
+            let changes: AsyncThrowingStream<NameOwnerChange, any Error>
+            do { changes = try await connection.nameOwnerChanges(for: name) } catch {
+                self.watched.withLock { _ = $0.remove(name) }
+                return
+            }
+            // It may have left before the watch was in place.
+            let current: BusName?
+            do { current = try await connection.nameOwner(of: name) } catch {
+                self.logger.error("cannot ask the bus about \(name): \(error)")
+                current = nil
+            }
+            guard current != nil else { return await forget() }
             for try await change in changes where change.newOwner == nil {
                 await forget()
                 break

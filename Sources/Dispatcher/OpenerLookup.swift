@@ -106,11 +106,19 @@ public final class OpenerLookup: Sendable {
 
     /// The connection's process as the bus told it when the connection appeared, else asked now.
     private nonisolated(nonsending) func processID(of connection: BusName) async -> UInt32? {
+        if let pid = await processIDToldAtConnect(of: connection) { return pid }
+        return try? await connections.connection(for: connection).processID(of: connection)
+    }
+
+    /// The connection's process as the bus told it when the connection appeared (awaited while that
+    /// question is out): a pid stays its connection's for the connection's life. Nil when nobody
+    /// asked (no watch of connections, or forgotten) or the bus did not tell.
+    nonisolated(nonsending) func processIDToldAtConnect(of connection: BusName) async -> UInt32? {
         switch callers.withLock({ $0[connection] }) {
         case .opener(_, let pid): return pid
         case .process(let caller): return caller.pid
         case .asking(let asking): return await asking.value?.pid
-        case nil: return try? await connections.connection(for: connection).processID(of: connection)
+        case nil: return nil
         }
     }
 
