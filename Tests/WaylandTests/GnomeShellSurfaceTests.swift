@@ -31,6 +31,12 @@ import Testing
         let shell = try #require(desktop.compositor as? GnomeShell)
         // Ada's window publishes her contact as an activity eligible for search.
         _ = try await FocusScenarios.contactsAndAFocusedOpener(on: desktop)
+        // The shell asks the search provider as each key is typed, not again: Ada must be found
+        // by the time "ada" is typed (her window saves her activity after it is shown).
+        try await waitUntil("Waypost's search finds Ada", context: desktop.busLog) {
+            let found = try await desktop.run(WaylandDesktop.waypost, ["activities", "search", "ada"])
+            return found.status == 0 && found.output.contains("Ada Lovelace")
+        }
 
         try await shell.showOverview()
         try await shell.type("ada")
