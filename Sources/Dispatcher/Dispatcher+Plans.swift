@@ -148,7 +148,7 @@ extension Dispatcher {
                 Task { await dispatcher.carryLate(late, of: request, for: event) }
             }
             guard let answer else { return nil }
-            let pick = try await dispatcher.settle(answer, of: request, for: pending.label)
+            let pick = try dispatcher.settle(answer, of: request, for: pending.label)
             if let token = pick.token { pending.platformData = LaunchPlatformData(activationToken: token, desktopStartupID: token) }
             return pick.destination
         }

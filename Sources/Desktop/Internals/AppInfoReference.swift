@@ -71,7 +71,8 @@ final class AppInfoReference {
             throw GLibFailure(domain: "waypost", code: 0, message: "the entry has no Exec line")
         }
         gio.g_key_file_set_string(keyFile, group, "Exec", try changingExec(exec))
-        gio.g_key_file_remove_key(keyFile, group, "DBusActivatable", nil)
+        // False when the entry had no such key: nothing to remove, which is as good.
+        _ = gio.g_key_file_remove_key(keyFile, group, "DBusActivatable", nil)
         guard let info = gio.g_desktop_app_info_new_from_keyfile(keyFile) else {
             throw GLibFailure(domain: "waypost", code: 0, message: "GIO refuses the entry with the changed Exec line")
         }
