@@ -2,6 +2,7 @@ import DBus
 import Foundation
 import TestSupport
 import Testing
+import WaypostContract
 
 /// Registration of real processes over the bus: an interpreter running some other script, or code
 /// that only names the app's script, or another program behind a bind mount, is refused, and the
@@ -96,5 +97,32 @@ struct IdentityTests {
         #expect(refused.line == nil)
         #expect(refused.errors.contains("io.waypost.Error.ProgramMismatch"), "\(refused.errors)")
         #expect(refused.errors.contains("another file, in mount namespace"), "\(refused.errors)")
+    }
+
+    @Test("a connection that leaves the bus as soon as its registration is answered is forgotten; one that stays is listed")
+    func leavesRightAfterRegistering() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let id = "org.example.Quick"
+        try await session.writeEntry(id: id, """
+            [Desktop Entry]
+            Type=Application
+            Name=Quick
+            Exec=\(InProcessApp.program)
+            X-Waypost=true
+
+            """)
+        let stays = try await session.connect()
+        let leaves = try await session.connect()
+        for app in [stays, leaves] {
+            _ = try await app.call(
+                destination: Contract.busName, path: Contract.objectPath, interface: Contract.Dispatcher1.interface,
+                member: Contract.Dispatcher1.registerApplication.name, id, ObjectPath("/app"), [String: Variant]())
+        }
+        // Gone before the daemon's watch of its name is surely in place (it is set up after the reply).
+        leaves.close()
+        try await waitUntil("only the connection that stayed is registered") {
+            try await session.status(with: stays).processes.map { $0["owner"] } == [stays.uniqueName.rawValue]
+        }
     }
 }
