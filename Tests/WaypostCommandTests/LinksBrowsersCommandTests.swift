@@ -22,7 +22,7 @@ struct LinksBrowsersCommandTests {
                 [Desktop Entry]
                 Type=Application
                 Name=Test Firefox
-                Exec=/usr/bin/firefox-esr %u
+                Exec=\(root)/bin/firefox-esr %u
                 MimeType=x-scheme-handler/https;
                 """,
             "data/applications/test-viewer.desktop": """
@@ -34,6 +34,7 @@ struct LinksBrowsersCommandTests {
                 """,
             // A name with an escape sequence in it: shown, never sent to the terminal.
             "chromium/Local State": #"{"profile": {"info_cache": {"Default": {"name": "Person 1"}, "Profile 1": {"name": "Work\u001b[31m"}}, "last_used": "Profile 1"}}"#,
+            "bin/firefox-esr": "#!/bin/sh\nexit 0\n",
             "home/.mozilla/firefox/profiles.ini": "[Profile0]\nName=personal\nIsRelative=1\nPath=p.personal\nDefault=1\n",
         ]
         for (path, text) in files {
@@ -42,6 +43,9 @@ struct LinksBrowsersCommandTests {
             try Data(text.utf8).write(to: file)
         }
         try FileManager.default.createDirectory(atPath: root + "/system", withIntermediateDirectories: true)
+        // Firefox known by its program's name, installed on this machine or not (GIO lists no entry
+        // whose program is missing).
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root + "/bin/firefox-esr")
         // GIO learns who opens a scheme from mimeinfo.cache, as installed packages leave it.
         let update = try await runProgram("/usr/bin/update-desktop-database", [root + "/data/applications"], environment: ["PATH": "/usr/bin:/bin"])
         try #require(update.status == 0, "\(update.errors)")
