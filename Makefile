@@ -45,6 +45,9 @@ DEB_PACKAGES += xdg-desktop-portal xdg-desktop-portal-gtk flatpak
 # ... and the compositors people run, headless: GNOME Shell (with gjs, its notification server and
 # extensions' runtime) and KWin, with the GTK 4 samples' windows on them (PyGObject's GTK 4 too).
 DEB_PACKAGES += gnome-shell gjs kwin-wayland gir1.2-gtk-4.0
+# ... and a session run by systemd's user manager (its bus, the daemon as a unit, apps in scopes),
+# started by the tests in a mount namespace of its own.
+DEB_PACKAGES += systemd
 # `check-install`'s tools: groff renders the manual pages, desktop-file-validate the entry.
 CHECK_INSTALL_PACKAGES := groff-base desktop-file-utils
 DEB_PACKAGES += groff-base

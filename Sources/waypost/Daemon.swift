@@ -105,7 +105,8 @@ struct Daemon: AsyncParsableCommand {
             waylandDisplay: getenv("WAYLAND_DISPLAY").map { String(cString: $0) }, logger: logger)
         let store = Self.activityStore(xdg, logger)
         let dispatcher = Dispatcher(
-            connection: connection, directory: desktop.directory, launcher: launcher,
+            connection: connection, directory: desktop.directory,
+            launcher: ScopedLauncher(launcher, scopes: LaunchScopes(connection: connection, logger: logger)),
             contentTypes: desktop.contentTypes, webLinks: desktop.webLinks, store: store, configuration: configuration, logger: logger)
         let service = DispatcherService(connection: connection, dispatcher: dispatcher, logger: logger)
         // An app's dock menu goes with its desktop entry (after the handler above forgot the entries).

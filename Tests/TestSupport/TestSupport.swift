@@ -84,11 +84,16 @@ public enum ModelledDesktop: Sendable {
     /// backend and permission store (not the document portal: its FUSE mount outlives a killed
     /// session). The shell itself is started by the test, on the session's Wayland display.
     case gnomeShell
+    /// A session run by a real systemd user manager, as GNOME's and Plasma's are: the manager runs
+    /// the bus (socket-activated, with `--systemd-activation`), so a service file's
+    /// `SystemdService=` makes the bus ask the manager to start that unit, found in the session's
+    /// `data/systemd/user`. Nothing of the machine's is started (`UserManager`).
+    case systemd
 
     /// The machine's service files the bus may start, by bus name.
     var machineServices: [String] {
         switch self {
-        case .lab: []
+        case .lab, .systemd: []
         case .portal:
             ["org.freedesktop.portal.Desktop", "org.freedesktop.impl.portal.PermissionStore", "org.freedesktop.impl.portal.desktop.gtk"]
                 + (FileManager.default.fileExists(atPath: "/dev/fuse") ? ["org.freedesktop.portal.Documents"] : [])
@@ -111,6 +116,8 @@ public final class PrivateSession: Sendable {
     /// The session's environment, `DBUS_SESSION_BUS_ADDRESS` included.
     public let environment: [String: String]
     private let bus: ChildProcess
+    /// The control groups of a `.systemd` session's manager, one per hierarchy; empty otherwise.
+    private let managerGroups: [String]
     /// This session's place among those alive at once (`SessionSlots`), given back once.
     private let slot = Mutex(true)
 
@@ -144,6 +151,19 @@ public final class PrivateSession: Sendable {
         let configFile = try Self.writeBusConfiguration(in: root, desktop: desktop)
         await SessionSlots.shared.take()
 
+        if desktop == .systemd {
+            do {
+                (bus, managerGroups) = try await UserManager.start(root: root, environment: environment, busConfiguration: configFile)
+                address = try await UserManager.busAddress(root: root, context: root.appendingPathComponent("logs/bus.log"))
+            } catch {
+                SessionSlots.shared.give()
+                throw error
+            }
+            environment["DBUS_SESSION_BUS_ADDRESS"] = address
+            self.environment = environment
+            return
+        }
+        managerGroups = []
         // The address it prints is its word that it listens.
         do {
             bus = try await ChildProcess.start(
@@ -211,7 +231,9 @@ public final class PrivateSession: Sendable {
 
     /// Kills the bus alone, as when the session ends under its services (they exit with it).
     /// SIGKILL: dbus-daemon does not always stop on SIGTERM while clients are connected.
-    public func stopBus() { bus.kill() }
+    public func stopBus() {
+        if managerGroups.isEmpty { bus.kill() } else { UserManager.stop(groups: managerGroups) }
+    }
 
     /// Kills the bus and removes every file of the session. A mount below the root (the document
     /// portal's FUSE mount, which can outlive its portal) is detached first, so that none is left.
