@@ -13,14 +13,17 @@ also serves a test interface, follows the dispatcher's name and logs in JSON.
 From just before `gio open` starts to the app's line on a FIFO (each app writes one when the link
 arrives; the script waits for it with a deadline). Three desktops: the app alone; plus 150 of this
 machine's other entries installed; plus 300 participating apps, each claiming a domain with an
-installed association file. Samples are shuffled within each round; after each cold sample, WARM
+installed association file; and the first again in a session a real systemd user manager runs, as
+GNOME's and Plasma's are (the manager runs the bus, the bus asks it to start `waypost.service`, and
+the direct app is forked by the bus as before; `SYSTEMD=0` leaves it out: it needs root, a mount
+namespace and /usr/lib/systemd/systemd). Samples are shuffled within each round; after each cold sample, WARM
 more links go to the now running handler (the warm ratio). Prints medians, p10-p90 and ratios.
 
 WAYPOST names the waypost binary (the release build); ROUNDS the rounds (20), WARM (3).
 WAYPOST_BEFORE names another build (an earlier commit's) whose first links are taken in the same
 rounds, shuffled with the others, each desktop installed a second time for it: a change's effect
 measured within one run, beside the same floor.
-TRACE=DIR keeps each waypost sample's daemon log (`--verbose`) there, and STRACE=1 runs the daemon
+TRACE=DIR keeps each waypost sample's daemon log (`--verbose`) there (not in the systemd session), and STRACE=1 runs the daemon
 under `strace -f -tt` into the same directory (for the breakdown; its times are then not the
 benchmark's).
 """
@@ -34,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -48,6 +52,8 @@ TRACE = os.environ.get("TRACE")
 STRACE = os.environ.get("STRACE") == "1"
 PYTHON = "/usr/bin/python3"
 SAMPLE = os.environ.get("PARTICIPANT") == "sample"
+SYSTEMD = os.environ.get("SYSTEMD", "1") == "1"
+MANAGED = "one participating app, systemd session"
 DEADLINE = 10.0
 SHOP = "org.example.Shop"
 DIRECT = "org.example.Direct"
@@ -203,6 +209,78 @@ class Session:
         os.killpg(self.bus.pid, signal.SIGKILL)
 
 
+MANAGED_UNITS = {
+    "dbus.socket": "[Unit]\nDescription=The session's bus socket\n\n[Socket]\nListenStream=%t/bus\n",
+    "dbus.service": "[Unit]\nDescription=The session's bus\nRequires=dbus.socket\n\n[Service]\nType=notify\nNotifyAccess=main\n"
+                    "ExecStart=/usr/bin/dbus-daemon --config-file={root}/bus.conf --address=systemd: --nofork --nopidfile --systemd-activation\n",
+    "lab.target": "[Unit]\nDescription=The session\nRequires=dbus.socket\nAfter=dbus.socket\n",
+}
+
+
+class ManagedSession:
+    """A session run by a real `systemd --user`, as the tests' UserManager runs one: in a mount
+    namespace where /run/systemd/system exists and the machine's environment generators are hidden,
+    starting lab.target (the bus socket) rather than the machine's default.target, in a control group
+    of its own (a manager takes every process of the group it starts in); `close` kills that group."""
+
+    def __init__(self, root, environment):
+        units = f"{root}/config/systemd/user"
+        os.makedirs(units, exist_ok=True)
+        for name, text in MANAGED_UNITS.items():
+            with open(f"{units}/{name}", "w") as unit:
+                unit.write(text.format(root=root))
+        base = "/sys/fs/cgroup"
+        hierarchies = [base] if os.path.exists(f"{base}/cgroup.procs") else [
+            h for h in [f"{base}/systemd", f"{base}/unified"] if os.path.exists(f"{h}/cgroup.procs")]
+        self.groups = [f"{h}/waypost-bench-{uuid.uuid4()}" for h in hierarchies]
+        generators = "/usr/lib/systemd/user-environment-generators"
+        script = (f'set -e; for g in {" ".join(self.groups)}; do mkdir "$g"; echo $$ > "$g/cgroup.procs"; done; '
+                  "exec unshare --mount --propagation private /bin/sh -c 'set -e; mkdir -p /run/systemd; "
+                  "mount -t tmpfs tmpfs /run/systemd; mkdir /run/systemd/system; "
+                  f"if [ -d {generators} ]; then mount -t tmpfs tmpfs {generators}; fi; "
+                  "exec /usr/lib/systemd/systemd --user --unit=lab.target'")
+        self.environment = dict(environment, DBUS_SESSION_BUS_ADDRESS=f"unix:path={root}/runtime/bus")
+        self.manager = subprocess.Popen(["/bin/sh", "-c", script], env=self.environment,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Ready when the manager is on its bus (the first connection starts the bus), as a session
+        # is once logged in.
+        deadline = time.monotonic() + DEADLINE
+        while True:
+            asked = subprocess.run(["/usr/bin/gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path",
+                                    "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.NameHasOwner",
+                                    "org.freedesktop.systemd1"], env=self.environment, capture_output=True, text=True)
+            if "true" in asked.stdout:
+                return
+            if time.monotonic() > deadline:
+                self.close()
+                raise RuntimeError(f"the user manager is not on its bus: {asked.stderr}")
+            time.sleep(0.01)
+
+    def close(self):
+        deadline = time.monotonic() + DEADLINE
+        while time.monotonic() < deadline:
+            pids = set()
+            for group in self.groups:
+                for directory, _, _ in os.walk(group):
+                    with open(f"{directory}/cgroup.procs") as procs:
+                        pids.update(int(line) for line in procs if line.strip())
+            if not pids:
+                break
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.005)
+        self.manager.wait()
+        for group in self.groups:
+            for directory, _, _ in sorted(os.walk(group), key=lambda entry: -len(entry[0])):
+                try:
+                    os.rmdir(directory)
+                except OSError:
+                    pass
+
+
 def open_link(session, reader, uri):
     """Seconds from starting `gio open URI` to the handler's line naming it on the FIFO."""
     started = time.monotonic()
@@ -240,6 +318,8 @@ def main():
         sys.exit(f"no waypost binary at {WAYPOST}: run make release")
     top = tempfile.mkdtemp(prefix="waypost-cold-bench-")
     desktops = [("one participating app", 0, 0), ("plus 150 other apps", 150, 0), ("plus 300 participating apps", 0, 300)]
+    if SYSTEMD:
+        desktops.append((MANAGED, 0, 0))
     paths = ["waypost", "direct"] + (["before"] if BEFORE else [])
     sessions = {}
     for name, others, participating in desktops:
@@ -258,7 +338,7 @@ def main():
                 root, environment, fifo = sessions[(name, path != "before")]
                 reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
                 keeper = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # no EOF between the apps' writes
-                session = Session(root, environment)
+                session = (ManagedSession if name == MANAGED else Session)(root, environment)
                 try:
                     scheme = "benchdirect" if path == "direct" else "benchshop"
                     sample += 1
