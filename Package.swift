@@ -171,7 +171,7 @@ let package = Package(
 
         // What the integration test targets share (not a test target itself).
         .target(
-            name: "TestSupport", dependencies: ["DBus", "WaypostContract", .product(name: "Subprocess", package: "swift-subprocess")],
+            name: "TestSupport", dependencies: ["CLinux", "DBus", "WaypostContract", .product(name: "Subprocess", package: "swift-subprocess")],
             path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "ExternalEventsTests", dependencies: ["ExternalEvents"], swiftSettings: strict),

@@ -232,7 +232,9 @@ class ManagedSession:
         base = "/sys/fs/cgroup"
         hierarchies = [base] if os.path.exists(f"{base}/cgroup.procs") else [
             h for h in [f"{base}/systemd", f"{base}/unified"] if os.path.exists(f"{h}/cgroup.procs")]
-        self.groups = [f"{h}/waypost-bench-{uuid.uuid4()}" for h in hierarchies]
+        # One name in every hierarchy: the manager mirrors its unified group's path into systemd's v1 one.
+        group = f"waypost-bench-{uuid.uuid4()}"
+        self.groups = [f"{h}/{group}" for h in hierarchies]
         generators = "/usr/lib/systemd/user-environment-generators"
         script = (f'set -e; for g in {" ".join(self.groups)}; do mkdir "$g"; echo $$ > "$g/cgroup.procs"; done; '
                   "exec unshare --mount --propagation private /bin/sh -c 'set -e; mkdir -p /run/systemd; "
@@ -257,6 +259,7 @@ class ManagedSession:
             time.sleep(0.01)
 
     def close(self):
+        # Round after round (one may fork meanwhile), each waiting on pidfds until its processes exited.
         deadline = time.monotonic() + DEADLINE
         while time.monotonic() < deadline:
             pids = set()
@@ -266,19 +269,23 @@ class ManagedSession:
                         pids.update(int(line) for line in procs if line.strip())
             if not pids:
                 break
+            exits = []
             for pid in pids:
                 try:
+                    exits.append(os.pidfd_open(pid))
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            time.sleep(0.005)
+            waiting = list(exits)
+            while waiting and time.monotonic() < deadline:
+                ready = select.select(waiting, [], [], max(0, deadline - time.monotonic()))[0]
+                waiting = [fd for fd in waiting if fd not in ready]
+            for fd in exits:
+                os.close(fd)
         self.manager.wait()
         for group in self.groups:
             for directory, _, _ in sorted(os.walk(group), key=lambda entry: -len(entry[0])):
-                try:
-                    os.rmdir(directory)
-                except OSError:
-                    pass
+                os.rmdir(directory)
 
 
 def open_link(session, reader, uri):

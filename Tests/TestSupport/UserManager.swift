@@ -1,5 +1,6 @@
 // A real systemd user manager for one private session (`ModelledDesktop.systemd`): what GNOME and
 // Plasma sessions run, on machines that boot no systemd.
+import CLinux
 import DBus
 import Foundation
 import Glibc
@@ -83,15 +84,24 @@ enum UserManager {
     }
 
     /// Kills every process in the manager's groups (what it started would outlive a manager killed
-    /// alone), until none is left, then removes the groups.
+    /// alone), round after round until none is left (one may have forked meanwhile), each round
+    /// waiting until its processes have exited; then removes the groups.
     static func stop(groups: [String]) {
         let deadline = ContinuousClock.now + .seconds(10)
-        repeat {
+        while ContinuousClock.now < deadline {
             let pids = groups.flatMap(processes(below:)).filter { $0 != getpid() }
             if pids.isEmpty { break }
-            for pid in pids { kill(pid, SIGKILL) }
-            usleep(10_000)
-        } while ContinuousClock.now < deadline
+            // A pidfd, opened before the kill, reads once its process has exited.
+            var exits = pids.compactMap { pid -> pollfd? in
+                let descriptor = waypost_pidfd_open(pid)
+                kill(pid, SIGKILL)
+                return descriptor < 0 ? nil : pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            }
+            defer { for exit in exits { close(exit.fd) } }
+            while exits.contains(where: { $0.revents == 0 }), ContinuousClock.now < deadline {
+                if poll(&exits, nfds_t(exits.count), 1000) < 0, errno != EINTR { break }
+            }
+        }
         for group in groups {
             let below = ((try? FileManager.default.subpathsOfDirectory(atPath: group)) ?? [])
                 .map { "\(group)/\($0)" }.filter { isGroup($0) }
