@@ -17,6 +17,10 @@ public final class Connection: Sendable {
     /// side goes by (`Connection.pair`).
     public var uniqueName: BusName { core.uniqueName }
 
+    /// The bus's own id, its GUID, new each time a bus starts: what tells this bus from an earlier
+    /// one at the same address, whose unique names mean nothing here. Nil on a peer connection.
+    public var serverID: String? { core.serverID }
+
     /// On a peer connection, the name the other side goes by (what its messages arrive stamped
     /// with); nil on a bus.
     public var peerName: BusName? { core.peer }

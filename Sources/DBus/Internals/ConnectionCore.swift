@@ -18,6 +18,8 @@ import Synchronization
 final class ConnectionCore: Sendable {
     let connection: LibdbusReference
     let uniqueName: BusName
+    /// The bus's GUID (new each time a bus starts); nil when libdbus has none for the connection.
+    let serverID: String?
     /// The other side's name on a peer connection (`Connection.pair`); nil on a bus.
     let peer: BusName?
     /// The names the sides of a pair own, shared by both (`PairNames.swift`); nil on a bus.
@@ -40,9 +42,12 @@ final class ConnectionCore: Sendable {
     /// (`PeerPairing.swift`); what `Hello` is on a bus.
     let authentication = Mutex(PeerAuthentication())
 
-    private init(connection: LibdbusReference, uniqueName: BusName, peer: BusName?, pairNames: PairNames?, wakeDescriptor: Int32) {
+    private init(
+        connection: LibdbusReference, uniqueName: BusName, serverID: String?, peer: BusName?, pairNames: PairNames?, wakeDescriptor: Int32
+    ) {
         self.connection = connection
         self.uniqueName = uniqueName
+        self.serverID = serverID
         self.peer = peer
         self.pairNames = pairNames
         let loop = LoopJobs(wakeDescriptor: wakeDescriptor)
@@ -58,6 +63,7 @@ final class ConnectionCore: Sendable {
     struct Opened: Sendable {
         let connection: LibdbusReference
         let uniqueName: BusName
+        var serverID: String? = nil
         var peer: BusName? = nil
         var pairNames: PairNames? = nil
     }
@@ -112,7 +118,11 @@ final class ConnectionCore: Sendable {
             throw failure.map { BusError(ErrorName(unchecked: $0.name), $0.message) }
                 ?? BusError(.badAddress, "cannot connect to \(address ?? "the session bus")")
         }
-        return Opened(connection: connection, uniqueName: BusName(unchecked: String(cString: name)))
+        let serverID = dbus_connection_get_server_id(connection.pointer).map { id in
+            defer { dbus_free(id) }
+            return String(cString: id)
+        }
+        return Opened(connection: connection, uniqueName: BusName(unchecked: String(cString: name)), serverID: serverID)
     }
 
     /// Body of the loop thread: `opening`, then the loop until the connection closes.
@@ -130,8 +140,8 @@ final class ConnectionCore: Sendable {
             return
         }
         let core = ConnectionCore(
-            connection: opened.connection, uniqueName: opened.uniqueName, peer: opened.peer, pairNames: opened.pairNames,
-            wakeDescriptor: descriptor)
+            connection: opened.connection, uniqueName: opened.uniqueName, serverID: opened.serverID, peer: opened.peer,
+            pairNames: opened.pairNames, wakeDescriptor: descriptor)
         core.hookCallbacks()
         start.continuation.resume(returning: core)
         core.runLoop()
