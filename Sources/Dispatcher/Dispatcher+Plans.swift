@@ -83,6 +83,7 @@ extension Dispatcher {
     }
 
     private func carryOut(_ pending: Event) async throws(DispatchError) -> Outcome {
+        await returningAppsSettled()
         await readWholeTableIfNeeded(for: pending.planned)
         var destinations = Destinations(dispatcher: self, pending: pending)
         return try await CarryingOut.carryOut(

@@ -41,6 +41,8 @@ public actor Dispatcher {
         public var chooserAnswerWait = Budgets.chooserAnswerWait
         /// Where browsers keep their profiles; nil: `$HOME` and `$XDG_CONFIG_HOME` of this process.
         public var browserHomes: BrowserHomes?
+        /// Where registrations are kept for a daemon started after this one; nil: nowhere.
+        public var registrationRecord: RegistrationRecord?
         public init() {}
     }
 
@@ -67,6 +69,10 @@ public actor Dispatcher {
     var readyWaiters: [String: [Int: CheckedContinuation<Void, any Error>]] = [:]
     var nextWaiter = 0
     var launching: Set<String> = []
+    // Processes registered with the daemon before this one, registering again, and the events
+    // waiting for them (Dispatcher+Returning.swift).
+    var returning: [String: String] = [:]
+    var returningWaiters: [CheckedContinuation<Void, Never>] = []
     // Current activities and the store of saved ones (Dispatcher+Activities.swift).
     var activities = ActivityState()
     // Events waiting for each app, bounded (DeliveryQueue.swift).
@@ -145,6 +151,7 @@ public actor Dispatcher {
             owner: caller, appID: appID, objectPath: objectPath, pid: pid, singleScene: singleScene,
             announcesReady: announcesReady)
         hold(caller.rawValue, identified)
+        recordRegistrations()
         logger.info("registered \(appID) as \(caller) (pid \(pid))")
     }
 
@@ -167,7 +174,10 @@ public actor Dispatcher {
     func declare(caller: String, _ declared: [Contract.Declaration]) throws(DispatchError) {
         try Budgets.check(declared, app: try registry.registered(caller).appID)
         try registry.declare(owner: caller, declared.map(SceneDeclaration.init))
-        if let process = registry.processes[caller], process.isReady { wakeLaunchWaiters(of: process.appID) }
+        if let process = registry.processes[caller], process.isReady {
+            wakeLaunchWaiters(of: process.appID)
+            returned(caller)
+        }
         if let appID = registry.processes[caller]?.appID { mergeIfDue(appID) }
     }
 
@@ -179,7 +189,10 @@ public actor Dispatcher {
 
     func ready(caller: String) throws(DispatchError) {
         try registry.markReady(owner: caller)
-        if let appID = registry.processes[caller]?.appID { wakeLaunchWaiters(of: appID) }
+        if let process = registry.processes[caller], process.isReady {
+            wakeLaunchWaiters(of: process.appID)
+            returned(caller)
+        }
     }
 
     func addScene(caller: String, scene: String, declaration: String) throws(DispatchError) {
@@ -223,6 +236,7 @@ public actor Dispatcher {
     func connectionVanished(_ owner: String) {
         forgetIdentity(of: owner)
         stopAnnouncingCurrentActivity(to: owner)
+        returned(owner)
         if let process = registry.removeProcess(owner) { registrationGone(process, "\(process.appID) (\(owner)) went away") }
     }
 
@@ -230,6 +244,7 @@ public actor Dispatcher {
     /// ran another program first): the app's index is merged, the current activity told again, and
     /// the services told once no process of the app is left (its dock menu goes).
     func registrationGone(_ process: AppProcess, _ message: String, level: Logger.Level = .info) {
+        recordRegistrations()
         mergeIfDue(process.appID)
         logger.log(level: level, "\(message)")
         currentActivityMayHaveChanged()

@@ -103,6 +103,10 @@ struct Daemon: AsyncParsableCommand {
         configuration.browserHomes = BrowserHomes(home: getenv("HOME").map { String(cString: $0) } ?? "", configHome: xdg.configHome)
         configuration.shellActionTokens = .compositor(
             waylandDisplay: getenv("WAYLAND_DISPLAY").map { String(cString: $0) }, logger: logger)
+        // The runtime directory only: the record names this bus's connections, and ends with the session.
+        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") {
+            configuration.registrationRecord = RegistrationRecord(runtimeDirectory: runtime)
+        }
         let store = Self.activityStore(xdg, logger)
         let dispatcher = Dispatcher(
             connection: connection, directory: desktop.directory,
@@ -116,6 +120,8 @@ struct Daemon: AsyncParsableCommand {
         let handoff = HandoffService(
             service: service, trustFile: xdg.configHome + "/waypost/handoff-trusted-devices",
             presenter: NotifiedOffers(poster: service.notifications.poster), offerLifetime: Int64(max(1, handoffOfferSeconds)), now: { Int64(time(nil)) })
+        // Apps registered with a daemon before this one register again once the name is taken.
+        await dispatcher.expectReturningApps()
         do {
             try await handoff.start()
             timeline.mark("handoff started")

@@ -135,6 +135,32 @@ struct SecurityAndFaultTests {
         #expect(try await session.openAsPlanned("contacts://show?id=MALLORY", with: bus)["scene-id"] == "keep")
     }
 
+    /// The link is the call that starts the new daemon: it arrives before the running app has had
+    /// the name's change, and waits until the app (registered with the daemon before) has registered
+    /// again, its scenes with it, rather than launching a second process or opening a new scene.
+    @Test("a link that starts the daemon again goes to the scene the running app registers again; nothing is launched")
+    func linkAfterRestart() async throws {
+        let session = try await DesktopSession()
+        defer { session.close() }
+        let app = try await session.installApp(SampleApp(
+            RoutingTests.contacts, schemes: ["contacts"], announceReady: true, declarations: [("contacts", ["kind": "window-group"])],
+            scenes: [("keep", "contacts", [(["mallory"], [])])]))
+        let pid = try await session.start(app)
+        let bus = try await session.connect()
+        let record = session.root.appendingPathComponent("runtime/waypost/registered")
+        try await waitUntil("the daemon recorded the registration", context: session.busLog) {
+            ((try? String(contentsOf: record, encoding: .utf8)) ?? "").contains("\t\(app.id)\n")
+        }
+        let first = try await bus.processID(of: Self.dispatcher)
+        kill(Int32(first), SIGKILL)  // a crash: nothing said on the way out
+        try await waitUntil("the old daemon is gone") { (try? await bus.nameOwner(of: Self.dispatcher)) == nil }
+
+        let outcome = try await session.open("contacts://show?id=MALLORY", with: bus)
+        #expect(outcome["scene-id"] == "keep" && outcome["rule"] == "preferring", "\(outcome)\n\(session.busLog)")
+        #expect(!session.busLog.contains("launched \(app.id)"), "\(session.busLog)")
+        #expect(try await session.status(with: bus).processes.map { $0["pid"] } == ["\(pid)"])
+    }
+
     @Test("the daemon exits when the bus goes away")
     func exitsWithTheBus() async throws {
         let session = try await DesktopSession()
