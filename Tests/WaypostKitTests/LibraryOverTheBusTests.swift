@@ -154,6 +154,45 @@ struct LibraryOverTheBusTests {
         #expect(inbox.received(by: "w2") == ["contacts://show?id=gina"], "\(session.busLog)")
     }
 
+    /// The link is the call that starts the new dispatcher, before the app has registered again:
+    /// it waits for the app's scenes and `Ready`, and goes to the scene preferring it (nothing is
+    /// launched; the app here is this process, which a launch could not reach).
+    @Test("a link that starts the dispatcher again goes to the scene that prefers it, once the app is back")
+    func linkStartsTheDispatcherAgain() async throws {
+        let session = try await KitSession()
+        defer { session.close() }
+        let inbox = Inbox()
+        let app = try await Self.contacts(in: session, inbox: inbox)
+        let w1 = try app.openScene("list", id: "w1")
+        let w2 = try app.openScene("list", id: "w2")
+        for scene in [w1, w2] { Self.receive(scene, into: inbox) }
+        w1.handlesExternalEvents(preferring: [], allowing: ["*"])
+        w2.handlesExternalEvents(preferring: ["gina"], allowing: [])
+        try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
+        defer { app.stop() }
+        let bus = try await session.connect()
+        let record = session.root.appendingPathComponent("runtime/waypost/registered")
+        try await waitUntil("the dispatcher recorded the registration", context: session.busLog) {
+            ((try? String(contentsOf: record, encoding: .utf8)) ?? "").contains("\t\(Self.appID)\n")
+        }
+        let first = try #require(try await session.dispatcherPID(with: bus))
+
+        // Held, the app does not register again (nor start a dispatcher) until the link is in.
+        app.holdSynchronization(true)
+        kill(first, SIGKILL)
+        try await waitUntil("the dispatcher is gone") { (try? await bus.nameOwner(of: "io.waypost.Dispatcher")) == nil }
+        async let opened = session.open("contacts://show?id=gina", with: bus)
+        try await waitUntil("the new dispatcher expects the app back", context: session.busLog) {
+            session.busLog.contains("events wait for the apps registered before this daemon started: \(Self.appID)")
+        }
+        app.holdSynchronization(false)
+        let outcome = try await opened
+        #expect(outcome["scene-id"] == "w2" && outcome["rule"] == "preferring", "\(outcome)\n\(session.busLog)")
+        #expect(!session.busLog.contains("launched \(Self.appID)"), "\(session.busLog)")
+        await app.handlersFinished()  // handlers run after the acknowledgement
+        #expect(inbox.received(by: "w2") == ["contacts://show?id=gina"], "\(session.busLog)")
+    }
+
     @Test("changes are coalesced, and nothing is sent when nothing changed")
     func coalescing() async throws {
         let session = try await KitSession()
