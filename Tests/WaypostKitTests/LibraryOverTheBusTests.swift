@@ -22,6 +22,15 @@ struct LibraryOverTheBusTests {
         return app
     }
 
+    /// Two windows of the list, `w1` allowing every link, `w2` nothing yet: the restart tests' app.
+    static func twoWindows(of app: Application, inbox: Inbox) throws -> (Scene, Scene) {
+        let w1 = try app.openScene("list", id: "w1")
+        let w2 = try app.openScene("list", id: "w2")
+        for scene in [w1, w2] { receive(scene, into: inbox) }
+        w1.handlesExternalEvents(preferring: [], allowing: ["*"])
+        return (w1, w2)
+    }
+
     static func receive(_ scene: Scene, into inbox: Inbox) {
         scene.onOpenURL { url, _ in inbox.record(scene.id, url) }
         scene.onContinueUserActivity("io.waypost.test.contact") { activity, _ in
@@ -126,10 +135,7 @@ struct LibraryOverTheBusTests {
         defer { session.close() }
         let inbox = Inbox()
         let app = try await Self.contacts(in: session, inbox: inbox)
-        let w1 = try app.openScene("list", id: "w1")
-        let w2 = try app.openScene("list", id: "w2")
-        for scene in [w1, w2] { Self.receive(scene, into: inbox) }
-        w1.handlesExternalEvents(preferring: [], allowing: ["*"])
+        let (w1, w2) = try Self.twoWindows(of: app, inbox: inbox)
         try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
         let bus = try await session.connect()
@@ -163,10 +169,7 @@ struct LibraryOverTheBusTests {
         defer { session.close() }
         let inbox = Inbox()
         let app = try await Self.contacts(in: session, inbox: inbox)
-        let w1 = try app.openScene("list", id: "w1")
-        let w2 = try app.openScene("list", id: "w2")
-        for scene in [w1, w2] { Self.receive(scene, into: inbox) }
-        w1.handlesExternalEvents(preferring: [], allowing: ["*"])
+        let (_, w2) = try Self.twoWindows(of: app, inbox: inbox)
         w2.handlesExternalEvents(preferring: ["gina"], allowing: [])
         try await app.start(busAddress: session.address, dispatcherProgram: KitSession.waypost.path)
         defer { app.stop() }
