@@ -7,13 +7,11 @@ extension Dispatcher {
     /// The longest an event waits for apps registering again: they do so as soon as the name changes hands.
     static let returningAppsWait: Duration = .seconds(2)
 
-    /// Reads the record the daemon before this one left and keeps the connections still on the bus:
-    /// every event carried from now on waits until each has registered again and is ready (gone,
-    /// or `returningAppsWait` passed). Before taking the name; one round trip (`ListNames`), and only
-    /// when the record of this bus names a connection.
-    public func expectReturningApps() async {
-        guard let record = configuration.registrationRecord, let bus = connection.serverID else { return }
-        let recorded = record.read(busID: bus)
+    /// Keeps the connections of `recorded` (what the daemon before this one left, read by the caller:
+    /// not a file read on the connection's thread) still on the bus: every event carried from now on
+    /// waits until each has registered again and is ready (gone, or `returningAppsWait` passed).
+    /// Before taking the name; one round trip (`ListNames`), and only when `recorded` names anyone.
+    public func expectReturningApps(_ recorded: [(owner: String, appID: String)]) async {
         guard !recorded.isEmpty else { return }
         let names: [String]
         do {

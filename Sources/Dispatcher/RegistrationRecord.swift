@@ -42,7 +42,7 @@ public final class RegistrationRecord: Sendable {
 
     /// What the record holds for the bus `busID`; nothing when it is missing, unreadable, too long,
     /// or written on another bus (an earlier one at the same address: its names mean nothing here).
-    func read(busID: String) -> [(owner: String, appID: String)] {
+    public func read(busID: String) -> [(owner: String, appID: String)] {
         guard let bytes = try? Files.read(path, limit: Self.limit) else { return [] }
         return Self.parse(String(decoding: bytes, as: UTF8.self), busID: busID)
     }

@@ -120,8 +120,11 @@ struct Daemon: AsyncParsableCommand {
         let handoff = HandoffService(
             service: service, trustFile: xdg.configHome + "/waypost/handoff-trusted-devices",
             presenter: NotifiedOffers(poster: service.notifications.poster), offerLifetime: Int64(max(1, handoffOfferSeconds)), now: { Int64(time(nil)) })
-        // Apps registered with a daemon before this one register again once the name is taken.
-        await dispatcher.expectReturningApps()
+        // Apps registered with a daemon before this one on this bus register again once the name is
+        // taken. Read here, not on the connection's thread, where the dispatcher runs.
+        if let record = configuration.registrationRecord, let bus = connection.serverID {
+            await dispatcher.expectReturningApps(record.read(busID: bus))
+        }
         do {
             try await handoff.start()
             timeline.mark("handoff started")
